@@ -1,0 +1,206 @@
+"""The command line: a thin click layer that parses options, runs, and returns an exit code."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from relialint import __version__
+
+FAIL_LEVELS = {"blocker": 3, "major": 2, "minor": 1, "never": 99}
+
+
+class DefaultGroup(click.Group):
+    """``relialint serve-cmd.sh`` means ``relialint check serve-cmd.sh``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+            args = ["check", *args]
+        elif not args:
+            args = ["--help"]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="relialint")
+def main() -> None:
+    """Lint LLM-serving deployment configs (vLLM, llama.cpp) against known silent failures."""
+
+
+def _split(values: tuple[str, ...]) -> list[str]:
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def _facts(values: tuple[str, ...]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in values:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise click.UsageError(f"--fact takes KEY=VALUE, not {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--gpu", help="target GPU: product name, compute capability (sm_90) or AMD target (gfx1151)")
+@click.option("--engine-version", help="engine version when the files do not pin it (0.30.0, b6327)")
+@click.option("--os", "os_name", type=click.Choice(["linux", "windows", "macos"]), help="host OS")
+@click.option("--fact", "fact", multiple=True, metavar="KEY=VALUE", help="any fact of the vocabulary")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--select", multiple=True, help="record ids or prefixes (RL1, RL105), comma separated")
+@click.option("--ignore", multiple=True, help="record ids or prefixes to leave out")
+@click.option("--fail-on", type=click.Choice(list(FAIL_LEVELS)), default="major", show_default=True,
+              help="lowest severity of a definite finding that makes the exit code 1")
+@click.option("--strict", is_flag=True, help="possible findings count toward the exit code too")
+@click.option("--records", "records_dirs", multiple=True, type=click.Path(file_okay=False),
+              help="a folder of your own records, used beside the shipped ones")
+def check(paths: tuple[str, ...], gpu: str | None, engine_version: str | None, os_name: str | None,
+          fact: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str,
+          strict: bool, records_dirs: tuple[str, ...]) -> None:
+    """Lint deployment files (the default command)."""
+    from relialint.lint import Options, Target, UsageError, lint_paths
+    from relialint.report import formatter
+
+    options = Options(Target(gpu, engine_version, os_name, _facts(fact)), _split(select), _split(ignore),
+                      [Path(d) for d in records_dirs])
+    try:
+        run = lint_paths(list(paths), options)
+    except UsageError as exc:
+        click.echo(f"relialint: error: {exc}", err=True)
+        sys.exit(2)
+    color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    sys.stdout.write(formatter(fmt)(run, color))
+    level = FAIL_LEVELS[fail_on]
+    failing = [f for f in run.findings if FAIL_LEVELS[f.severity] >= level and (f.certainty == "definite" or strict)]
+    sys.exit(2 if run.errors else (1 if failing else 0))
+
+
+def _records() -> list[dict[str, Any]]:
+    from relialint.lint import Options, load_records
+
+    records, errors = load_records(Options())
+    for error in errors:
+        click.echo(f"{error.path}:{error.line}:{error.column}: error: {error.message}", err=True)
+    return records
+
+
+@main.command()
+@click.argument("record_id")
+def explain(record_id: str) -> None:
+    """Show a record in full (by id or slug)."""
+    from relialint.kb.describe import explain as render
+
+    for record in _records():
+        if record_id.upper() == record["id"] or record_id == record["slug"]:
+            click.echo(render(record), nl=False)
+            return
+    click.echo(f"relialint: error: no record {record_id!r}; `relialint records` lists them", err=True)
+    sys.exit(2)
+
+
+@main.command()
+@click.argument("query", required=False)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def records(query: str | None, fmt: str) -> None:
+    """List or search the catalogue."""
+    from relialint import record_url
+
+    found = []
+    for record in _records():
+        haystack = json.dumps(record).lower()
+        if query and query.lower() not in haystack:
+            continue
+        found.append(record)
+    if fmt == "json":
+        rows = [{"id": r["id"], "slug": r["slug"], "title": r["title"], "severity": r["severity"],
+                 "impact": r["impact"], "engines": r.get("engines") or [], "trigger": bool(r.get("trigger")),
+                 "url": record_url(r["id"])} for r in found]
+        click.echo(json.dumps({"records": rows}, indent=2))
+        return
+    for r in found:
+        kind = "trigger" if r.get("trigger") else "knowledge"
+        click.echo(f"{r['id']}  {r['severity']:<7}  {r['impact']:<14}  {kind:<9}  {r['title']}")
+    click.echo(f"{len(found)} record{'s' if len(found) != 1 else ''}")
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--gpu")
+@click.option("--engine-version")
+@click.option("--os", "os_name", type=click.Choice(["linux", "windows", "macos"]))
+@click.option("--fact", "fact", multiple=True, metavar="KEY=VALUE")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def facts(paths: tuple[str, ...], gpu: str | None, engine_version: str | None, os_name: str | None,
+          fact: tuple[str, ...], fmt: str) -> None:
+    """Every deployment found and every fact, with where it came from."""
+    from relialint.facts import json_value, render
+    from relialint.lint import Options, Target, UsageError, lint_paths
+
+    try:
+        run = lint_paths(list(paths), Options(Target(gpu, engine_version, os_name, _facts(fact)),
+                                              select=["-none-"]))
+    except UsageError as exc:
+        click.echo(f"relialint: error: {exc}", err=True)
+        sys.exit(2)
+    deployments = []
+    for d in run.deployments:
+        entry: dict[str, Any] = {"path": d.path, "line": d.span.line, "engine": d.engine, "kind": d.kind,
+                                 "facts": {}}
+        for key, f in d.facts.items():
+            item: dict[str, Any] = {"value": json_value(f.value), "origin": f.origin}
+            if f.path is not None:
+                item.update({"path": f.path, "line": f.line, "column": f.column})
+            if f.note:
+                item["note"] = f.note
+            entry["facts"][key] = item
+        deployments.append(entry)
+    errors = [{"path": e.path, "line": e.line, "column": e.column, "message": e.message} for e in run.errors]
+    if fmt == "json":
+        click.echo(json.dumps({"deployments": deployments, "errors": errors}, indent=2, ensure_ascii=False))
+    else:
+        for e in run.errors:
+            click.echo(f"{e.path}:{e.line}:{e.column}: error: {e.message}")
+        for entry in deployments:
+            click.echo(f"{entry['path']}:{entry['line']}: {entry['engine']} ({entry['kind']})")
+            for key, item in entry["facts"].items():
+                where = f"{item['path']}:{item['line']}:{item['column']}" if "path" in item else ""
+                value = render(item["value"]) if not isinstance(item["value"], str) else item["value"]
+                note = f"  ({item['note']})" if "note" in item else ""
+                click.echo(f"  {key:<34} {value:<28} {item['origin']:<12} {where}{note}")
+    sys.exit(2 if run.errors else 0)
+
+
+@main.command()
+@click.argument("dirs", nargs=-1, type=click.Path())
+def validate(dirs: tuple[str, ...]) -> None:
+    """Validate record files (schema, semantic checks, examples); the shipped ones by default."""
+    from relialint.kb.loader import load_dir, shipped_dir
+    from relialint.kb.validate import validate_dirs
+
+    folders = [Path(d) for d in dirs] or [shipped_dir()]
+    known = {r.record.id for r in load_dir(shipped_dir()).records} if dirs else set()
+    problems = validate_dirs(folders, known)
+    for p in problems:
+        click.echo(f"{p.path}:{p.line}:{p.column}: {p.code} {p.message}")
+    count = sum(len(list(f.glob("*.y*ml"))) for f in folders if f.is_dir())
+    click.echo(f"{count} record file{'s' if count != 1 else ''}, {len(problems)} problem"
+               f"{'s' if len(problems) != 1 else ''}")
+    sys.exit(2 if problems else 0)
+
+
+@main.command()
+def schema() -> None:
+    """Print the record JSON Schema."""
+    from relialint.kb.model import json_schema
+
+    click.echo(json.dumps(json_schema(), indent=2, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,24 @@
+"""A deployment: one engine invocation found in the inputs, with its facts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from relialint.facts import FactSet
+from relialint.readers.located import Span
+
+
+@dataclass
+class Deployment:
+    """One engine launch (or one benchmark run) and what is known about it."""
+
+    engine: str
+    kind: str
+    span: Span
+    facts: FactSet = field(default_factory=FactSet)
+    name: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def path(self) -> str:
+        return self.span.path

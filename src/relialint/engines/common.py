@@ -1,0 +1,130 @@
+"""What both engine models share: located facts from words, model-name facts, GPU counts from env vars."""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Protocol
+
+from relialint.deployment import Deployment
+from relialint.facts import Fact, FactSet, Origin, Value
+from relialint.readers.located import Command, EnvVar, Span, Word
+from relialint.versions import VersionError, parse_version
+
+
+class FileOpener(Protocol):
+    """Reads a file that a deployment refers to (``--config cfg.yaml``), relative to the referring file.
+
+    Returns ``(text, display_path)`` or ``None`` when it cannot be read. Engines never touch the disk
+    themselves."""
+
+    def __call__(self, referrer: str, name: str) -> tuple[str, str] | None: ...
+
+
+def at(value: Value | None, origin: Origin, span: Span | None, note: str | None = None) -> Fact:
+    if span is None:
+        return Fact(value, origin, note=note)
+    return Fact(value, origin, span.path, span.line, span.column, span.end_line, span.end_column, note)
+
+
+def word_fact(value: Value | None, origin: Origin, word: Word, note: str | None = None) -> Fact:
+    """A fact located at a word; where the value was substituted from elsewhere, the note says so."""
+    if word.source is not None and note is None:
+        src = word.source
+        note = f"value from {src.path}:{src.line}:{src.column}"
+    return at(value, origin, word.span, note)
+
+
+def program(word: Word) -> str:
+    """The basename of a program word (``/usr/bin/python3`` -> ``python3``)."""
+    return (word.text or "").rsplit("/", 1)[-1]
+
+
+_QUANT_TOKENS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"(?<![a-z0-9])nv-?fp4(?![a-z0-9])|(?<![a-z0-9])fp4(?![a-z0-9])", re.I), "nvfp4"),
+    (re.compile(r"(?<![a-z0-9])mxfp4(?![a-z0-9])", re.I), "mxfp4"),
+    (re.compile(r"(?<![a-z0-9])fp8(?![a-z0-9])|(?<![a-z0-9])fp8[-_]dynamic", re.I), "fp8"),
+    (re.compile(r"(?<![a-z0-9])awq(?![a-z0-9])", re.I), "awq"),
+    (re.compile(r"(?<![a-z0-9])gptq(?![a-z0-9])", re.I), "gptq"),
+    (re.compile(r"(?<![a-z0-9])(int4|w4a16)(?![a-z0-9])", re.I), "int4"),
+    (re.compile(r"(?<![a-z0-9])(int8|w8a8)(?![a-z0-9])", re.I), "int8"),
+]
+_GGUF_QUANT = re.compile(r"(?<![a-z0-9])(i?q[0-9]_[a-z0-9_]+|q[0-9]_[0-9k]|f16|bf16)(?=\.gguf$|[-_.]|$)", re.I)
+_WEIGHT_ONLY_TRUE = re.compile(r"(?<![a-z0-9])(w4a16|w8a16|awq|gptq)(?![a-z0-9])", re.I)
+_WEIGHT_ONLY_FALSE = re.compile(r"(?<![a-z0-9])(w4a4|w8a8|w4a8)(?![a-z0-9])", re.I)
+_MOE = re.compile(
+    r"(-a\d+(\.\d+)?b(?![a-z0-9]))|mixtral|(?<![a-z0-9])moe(?![a-z0-9])|deepseek-(v[23]|r1)|gpt-oss|"
+    r"qwen[0-9.]*-\d+b-a\d+b|\d+x\d+b",
+    re.I,
+)
+
+
+def model_facts(name: str, word: Word) -> dict[str, Fact]:
+    """Facts a model id or path gives away by its name; a name that does not say leaves them unknown."""
+    facts: dict[str, Fact] = {"model.name": word_fact(name, "flag", word)}
+    base = name.rstrip("/").rsplit("/", 1)[-1] if "/" in name else name
+    if name.lower().endswith(".gguf") or "gguf" in name.lower():
+        quant = _GGUF_QUANT.search(base)
+        if quant:
+            facts["model.quantization"] = word_fact(f"gguf-{quant.group(1).lower()}", "inferred", word)
+    else:
+        for pattern, scheme in _QUANT_TOKENS:
+            if pattern.search(name):
+                facts["model.quantization"] = word_fact(scheme, "inferred", word)
+                break
+    if _WEIGHT_ONLY_TRUE.search(name):
+        facts["model.weight_only"] = word_fact(True, "inferred", word)
+    elif _WEIGHT_ONLY_FALSE.search(name):
+        facts["model.weight_only"] = word_fact(False, "inferred", word)
+    if _MOE.search(name):
+        facts["model.moe"] = word_fact(True, "inferred", word)
+    return facts
+
+
+def visible_gpu_count(env: list[EnvVar]) -> tuple[int, EnvVar] | None:
+    """``CUDA_VISIBLE_DEVICES=0,1`` (or the HIP/ROCR equivalents) as a GPU count, when it is a literal list."""
+    for var in reversed(env):
+        if var.name in ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"):
+            if var.value is None:
+                return None
+            items = [item for item in var.value.split(",") if item.strip()]
+            if items and all(re.fullmatch(r"\s*(\d+|GPU-[0-9a-fA-F-]+)\s*", item) for item in items):
+                return len(items), var
+            return None
+    return None
+
+
+def apply_env(deployment: Deployment, command: Command, prefixes: tuple[str, ...]) -> None:
+    """Every env var as ``env.NAME``; the ``env.`` namespace is closed when the whole environment is known."""
+    facts = deployment.facts
+    for var in command.env:
+        facts.set(f"env.{var.name}", at(var.value, "env", var.span,
+                                         _source_note(var.source) if var.source else None))
+        if var.value is None:
+            facts.unknown(f"env.{var.name}")
+    if command.env_complete:
+        facts.closed.add("env.")
+    count = visible_gpu_count(command.env)
+    if count is not None:
+        n, var = count
+        facts.set("gpu.count", at(n, "env", var.span))
+    elif command.gpu_count is not None:
+        facts.set("gpu.count", at(command.gpu_count, "manifest", command.gpu_count_span))
+    del prefixes
+
+
+def _source_note(span: Span | None) -> str | None:
+    return f"value from {span.path}:{span.line}:{span.column}" if span else None
+
+
+def env_value(facts: FactSet, name: str) -> Fact | None:
+    return facts.get(f"env.{name}")
+
+
+def version_or_none(text: str) -> Value | None:
+    try:
+        return parse_version(text)
+    except VersionError:
+        return None
+
+
+Extractor = Callable[..., list[Deployment]]

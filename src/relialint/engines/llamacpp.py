@@ -1,0 +1,233 @@
+"""llama.cpp: binaries, images, flags (no ``--flag=value``), ``LLAMA_ARG_*`` variables and build options.
+
+Precedence is config file < environment < command line. ``-fa``/``--flash-attn`` takes a value (on/off/auto)
+on builds from about b6327 and none before.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from relialint.deployment import Deployment
+from relialint.engines.common import FileOpener, apply_env, at, model_facts, program, word_fact
+from relialint.facts import Fact
+from relialint.readers.located import Command, FileResult, Span, Word
+from relialint.versions import Version, VersionError, parse_engine_version
+
+BINARIES = {"llama-server", "llama-cli", "llama-bench", "llama-perplexity", "server", "main", "llama-completion"}
+_IMAGE = re.compile(r"^(?:ghcr\.io/)?(?:ggml-org|ggerganov)/llama\.cpp(?::(?P<tag>[\w.\-]+))?(?:@.*)?$")
+_TAG = re.compile(r"^(?P<kind>full|light|server)(?:-(?P<type>[a-z0-9]+))?(?:-b(?P<build>\d+))?$")
+_BACKENDS = {"cuda": "cuda", "cuda12": "cuda", "cuda13": "cuda", "rocm": "hip", "vulkan": "vulkan",
+             "intel": "sycl", "musa": "cuda"}
+_CMAKE_BACKENDS = {"GGML_CUDA": "cuda", "GGML_HIP": "hip", "GGML_HIPBLAS": "hip", "LLAMA_HIPBLAS": "hip",
+                   "GGML_VULKAN": "vulkan", "GGML_SYCL": "sycl", "GGML_METAL": "metal", "LLAMA_CUDA": "cuda"}
+FA_VALUES = {"on", "off", "auto", "1", "0", "-1"}
+
+# short and long spellings onto one canonical long name; the value-taking ones, with their fact
+OPTIONS: dict[str, str] = {
+    "-m": "model", "--model": "model", "-ub": "ubatch-size", "--ubatch-size": "ubatch-size",
+    "-b": "batch-size", "--batch-size": "batch-size", "-ngl": "n-gpu-layers", "--gpu-layers": "n-gpu-layers",
+    "--n-gpu-layers": "n-gpu-layers", "-sm": "split-mode", "--split-mode": "split-mode",
+    "-fa": "flash-attn", "--flash-attn": "flash-attn", "-c": "ctx-size", "--ctx-size": "ctx-size",
+    "-ctk": "cache-type-k", "--cache-type-k": "cache-type-k", "-ctv": "cache-type-v",
+    "--cache-type-v": "cache-type-v", "-ts": "tensor-split", "--tensor-split": "tensor-split",
+    "-dev": "device", "--device": "device", "-hf": "hf-repo", "-hfr": "hf-repo", "--hf-repo": "hf-repo",
+    "-np": "parallel", "--parallel": "parallel", "-t": "threads", "--threads": "threads",
+    "--host": "host", "--port": "port", "-mg": "main-gpu", "--main-gpu": "main-gpu",
+    "-a": "alias", "--alias": "alias", "--api-key": "api-key", "-ot": "override-tensor",
+    "--override-tensor": "override-tensor", "-ncmoe": "n-cpu-moe", "--n-cpu-moe": "n-cpu-moe",
+    "-lm": "load-mode", "--load-mode": "load-mode", "-fit": "fit", "--fit": "fit",
+}
+ENV: dict[str, str] = {
+    "LLAMA_ARG_MODEL": "model", "LLAMA_ARG_UBATCH": "ubatch-size", "LLAMA_ARG_BATCH": "batch-size",
+    "LLAMA_ARG_N_GPU_LAYERS": "n-gpu-layers", "LLAMA_ARG_SPLIT_MODE": "split-mode",
+    "LLAMA_ARG_FLASH_ATTN": "flash-attn", "LLAMA_ARG_CTX_SIZE": "ctx-size", "LLAMA_ARG_CACHE_TYPE_K": "cache-type-k",
+    "LLAMA_ARG_TENSOR_SPLIT": "tensor-split", "LLAMA_ARG_DEVICE": "device",
+}
+FACTS = {"ubatch-size": ("llama.ubatch", int), "batch-size": ("llama.batch", int),
+         "n-gpu-layers": ("llama.n_gpu_layers", str), "split-mode": ("llama.split_mode", str),
+         "flash-attn": ("llama.flash_attn", str), "ctx-size": ("llama.ctx_size", int),
+         "cache-type-k": ("kv_cache.dtype", str)}
+VOID = {"-cb", "--cont-batching", "-nocb", "--no-cont-batching", "--mlock", "--no-mmap", "--mmap", "--jinja",
+        "--metrics", "--embedding", "--embeddings", "--verbose", "-v", "--no-webui", "--slots", "--no-slots",
+        "-cmoe", "--cpu-moe", "--direct-io", "--reranking", "--rerank", "-fa-legacy", "--check-tensors",
+        "--no-warmup", "--log-disable", "--cont-batching", "--swa-full", "--kv-unified", "-kvu"}
+FA_VALUE_FROM = parse_engine_version("llama.cpp", "b6327")
+
+
+@dataclass
+class Opt:
+    name: str
+    value: str | None
+    flag: Word
+    raw: str
+    value_word: Word | None = None
+
+
+@dataclass
+class Launch:
+    command: Command
+    args: list[Word]
+    start: Word
+    version: tuple[Version, Word] | None = None
+    backend: tuple[str, Word] | None = None
+
+
+def recognise(command: Command) -> Launch | None:
+    if command.image is not None:
+        match = _IMAGE.match(command.image.text or "")
+        if not match:
+            return None
+        tag = _TAG.match(match.group("tag") or "server")
+        version = backend = None
+        args = command.argv
+        if tag:
+            if tag.group("build"):
+                version = (parse_engine_version("llama.cpp", "b" + tag.group("build")), command.image)
+            backend_name = _BACKENDS.get(tag.group("type") or "", "cpu" if not tag.group("type") else None)
+            if backend_name:
+                backend = (backend_name, command.image)
+            if tag.group("kind") == "light" and command.entrypoint is None:
+                pass
+            elif tag.group("kind") == "full" and command.entrypoint is None:
+                if not args or args[0].text not in ("--server", "-s"):
+                    return None
+                args = args[1:]
+        if command.entrypoint is not None:
+            words = command.entrypoint + command.argv
+            if not words or program(words[0]) not in BINARIES:
+                return None
+            args = words[1:]
+        return Launch(command, args, command.image, version, backend)
+    words = command.argv
+    if not words:
+        return None
+    head = program(words[0])
+    if head in BINARIES and (head not in ("server", "main") or "/" in (words[0].text or "") or len(words) > 1):
+        if head in ("server", "main") and not any((w.text or "").startswith("-m") for w in words[1:]):
+            return None
+        return Launch(command, words[1:], words[0])
+    if head == "llama" and len(words) > 1 and words[1].text in ("serve", "server", "cli", "bench", "perplexity"):
+        return Launch(command, words[2:], words[0])
+    return None
+
+
+def parse(args: list[Word], build: Version | None) -> list[Opt]:
+    opts: list[Opt] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        i += 1
+        text = word.text
+        if text is None or not text.startswith("-"):
+            continue
+        key = text if not text.startswith("--") else "--" + text[2:].replace("_", "-")
+        name = OPTIONS.get(key)
+        if name is None:
+            continue
+        if name == "flash-attn":
+            nxt = args[i].text if i < len(args) else None
+            takes = nxt is not None and nxt in FA_VALUES
+            if build is not None and not build < FA_VALUE_FROM and i < len(args):
+                takes = True  # new builds always take the next token (RL506)
+            if takes:
+                opts.append(Opt(name, args[i].text, word, text, args[i]))
+                i += 1
+            else:
+                opts.append(Opt(name, "on", word, text))
+            continue
+        if key in VOID:
+            continue
+        if i < len(args):
+            opts.append(Opt(name, args[i].text, word, text, args[i]))
+            i += 1
+    return opts
+
+
+def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
+    del opener
+    deployments: list[Deployment] = []
+    build_facts: dict[str, tuple[str, Span]] = {}
+    for command in result.commands:
+        _cmake(command, build_facts)
+        launch = recognise(command)
+        if launch is None:
+            continue
+        deployment = Deployment("llama.cpp", result.kind, launch.start.span)
+        facts = deployment.facts
+        facts.set("engine.name", at("llama.cpp", "inferred", launch.start.span))
+        if launch.version:
+            facts.set("engine.version", word_fact(launch.version[0], "image", launch.version[1]))
+        if launch.backend:
+            facts.set("engine.backend", word_fact(launch.backend[0], "image", launch.backend[1]))
+        for key, (value, span) in build_facts.items():
+            facts.set(key, at(value, "build", span))
+            option = key.split(".", 1)[1]
+            if option in _CMAKE_BACKENDS and value.upper() in ("ON", "1", "TRUE") and launch.backend is None:
+                facts.set("engine.backend", at(_CMAKE_BACKENDS[option], "build", span))
+        facts.closed.add("build.")
+        apply_env(deployment, command, ("LLAMA_ARG_",))
+        build = launch.version[0] if launch.version else None
+        for var in command.env:
+            name = ENV.get(var.name)
+            if name in FACTS and var.value is not None:
+                key, kind = FACTS[name]
+                value = _typed(var.value, kind)
+                if value is not None:
+                    facts.set(key, at(value, "env", var.span))
+        for opt in parse(launch.args, build):
+            facts.set(f"flag.llama.cpp.{opt.name}", word_fact(opt.value, "flag", opt.flag))
+            if opt.name == "model" and opt.value:
+                for key, fact in model_facts(opt.value, opt.value_word or opt.flag).items():
+                    facts.set(key, fact)
+            if opt.name in FACTS and opt.value is not None:
+                key, kind = FACTS[opt.name]
+                value = _typed(opt.value if opt.name != "flash-attn" else _fa(opt.value), kind)
+                if value is not None:
+                    facts.set(key, word_fact(value, "flag", opt.flag))
+            if opt.name in ("tensor-split", "device") and opt.value:
+                parts = [p for p in re.split(r"[,/]", opt.value) if p.strip()]
+                if len(parts) > 1 and opt.value != "none":
+                    facts.set("gpu.count", word_fact(len(parts), "flag", opt.flag))
+        if launch.command.argv_complete:
+            facts.closed.add("flag.llama.cpp.")
+        deployments.append(deployment)
+    return deployments
+
+
+def _fa(value: str) -> str:
+    return {"1": "on", "0": "off", "-1": "auto"}.get(value, value)
+
+
+def _typed(value: str, kind: type) -> int | str | None:
+    if kind is int:
+        try:
+            return int(value)
+        except ValueError:
+            return None
+    return value
+
+
+def _cmake(command: Command, build_facts: dict[str, tuple[str, Span]]) -> None:
+    words = command.argv
+    if not words or program(words[0]) != "cmake":
+        return
+    for index, word in enumerate(words):
+        text = word.text or ""
+        if text == "-D" and index + 1 < len(words):
+            text = "-D" + (words[index + 1].text or "")
+        match = re.fullmatch(r"-D([A-Za-z0-9_]+)(?::[A-Z]+)?=(.*)", text)
+        if match:
+            build_facts[f"build.{match.group(1)}"] = (match.group(2), word.span)
+
+
+def apply_defaults(deployment: Deployment) -> None:
+    facts = deployment.facts
+    if "flag.llama.cpp." not in facts.closed:
+        return
+    for key, value in (("llama.ubatch", 512), ("llama.batch", 2048), ("llama.split_mode", "layer"),
+                       ("kv_cache.dtype", "f16")):
+        if key not in facts.facts:
+            facts.set(key, Fact(value, "default"))
+    _ = VersionError

@@ -1,0 +1,636 @@
+"""vLLM: launch forms, the argument parser's rules, and the mapping of flags and env vars onto facts.
+
+Parser rules follow ``FlexibleArgumentParser`` (see ``docs/fact-sources.md`` and the engine reference):
+``_``/``-`` interchangeable in long names, ``--flag=value``, ``--no-X``, short aliases, JSON-valued configs with
+dotted keys merged, the last repeated flag wins, unique prefixes accepted, ``--config FILE`` expanded but
+``--config=FILE`` not.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from relialint.deployment import Deployment
+from relialint.engines.common import FileOpener, apply_env, at, model_facts, program, word_fact
+from relialint.facts import Fact, FactSet
+from relialint.readers.located import Command, FileResult, Span, Word
+from relialint.versions import Version, VersionError, parse_engine_version
+
+API_SERVER = "vllm.entrypoints.openai.api_server"
+
+BOOLEAN_FLAGS = {
+    "enforce-eager", "trust-remote-code", "enable-prefix-caching", "disable-log-requests", "enable-log-requests",
+    "disable-log-stats", "enable-chunked-prefill", "enable-auto-tool-choice", "enable-expert-parallel",
+    "disable-custom-all-reduce", "enable-lora", "enable-sleep-mode", "skip-tokenizer-init", "disable-frontend-multiprocessing",
+    "enable-prompt-tokens-details", "enable-server-load-tracking", "disable-fastapi-docs", "enable-request-id-headers",
+    "disable-uvicorn-access-log", "headless", "enable-eplb", "enable-dbo", "async-scheduling", "enable-log-outputs",
+    "enable-force-include-usage", "enable-tokenizer-info-endpoint", "return-tokens-as-token-ids",
+    "disable-sliding-window", "disable-cascade-attn", "enable-return-routed-experts", "fully-sharded-loras",
+    "calculate-kv-scales", "enable-reasoning", "use-v2-block-manager", "disable-async-output-proc",
+    "enable-chunked-prefill", "disable-mm-preprocessor-cache", "enable-mfu-metrics", "allow-deprecated-quantization",
+}
+JSON_FLAGS = {
+    "speculative-config", "compilation-config", "attention-config", "kv-transfer-config", "kv-events-config",
+    "hf-overrides", "override-generation-config", "limit-mm-per-prompt", "mm-processor-kwargs",
+    "model-loader-extra-config", "additional-config", "structured-outputs-config", "override-pooler-config",
+    "pooler-config", "ec-transfer-config", "kernel-config", "observability-config", "profiler-config",
+}
+SHORT_ALIASES = {
+    "-tp": "tensor-parallel-size", "-pp": "pipeline-parallel-size", "-q": "quantization",
+    "-dp": "data-parallel-size", "-sc": "speculative-config", "-cc": "compilation-config",
+    "-ac": "attention-config", "-ep": "enable-expert-parallel", "-asc": "api-server-count",
+    "-dcp": "decode-context-parallel-size", "-n": "nnodes", "-r": "node-rank",
+}
+FACT_FLAGS = {
+    "model", "dtype", "kv-cache-dtype", "enforce-eager", "compilation-config", "speculative-config",
+    "speculative-model", "num-speculative-tokens", "enable-prefix-caching", "attention-backend", "attention-config",
+    "moe-backend", "tensor-parallel-size", "pipeline-parallel-size", "gpu-memory-utilization",
+    "max-model-len", "max-num-batched-tokens", "quantization", "config", "optimization-level",
+    "served-model-name", "host", "port",
+}
+_PREFIX_POOL = sorted(BOOLEAN_FLAGS | JSON_FLAGS | FACT_FLAGS | set(SHORT_ALIASES.values()))
+_DTYPES = {"half": "float16", "float": "float32"}
+_QUANT = {
+    "modelopt_fp4": "nvfp4", "nvfp4_per_token": "nvfp4", "awq_marlin": "awq", "auto_awq": "awq",
+    "gptq_marlin": "gptq", "auto_gptq": "gptq", "gpt_oss_mxfp4": "mxfp4", "fbgemm_fp8": "fp8",
+    "fp8_per_tensor": "fp8", "fp8_per_block": "fp8", "fp8_per_channel": "fp8", "deepseek_v4_fp8": "fp8",
+}
+_WEIGHT_ONLY_QUANT = {"awq", "gptq", "awq_marlin", "gptq_marlin", "auto_awq", "auto_gptq", "moe_wna16"}
+
+
+@dataclass
+class Opt:
+    """One option as the parser would store it."""
+
+    name: str
+    value: str | None
+    flag: Word
+    value_word: Word | None = None
+    keys: tuple[str, ...] = ()
+    equals: bool = False
+    negated: bool = False
+    known: bool = True
+
+
+@dataclass
+class Parsed:
+    opts: list[Opt] = field(default_factory=list)
+    positionals: list[Word] = field(default_factory=list)
+    complete: bool = True
+
+
+def canonical(name: str) -> str:
+    """Underscores to dashes in the part before the first dot; unique prefixes expanded."""
+    head, dot, rest = name.partition(".")
+    head = head.replace("_", "-")
+    if head not in _PREFIX_POOL and not head.startswith("no-"):
+        matches = [n for n in _PREFIX_POOL if n.startswith(head)]
+        if len(matches) == 1 and len(head) >= 3:
+            head = matches[0]
+    return head + dot + rest
+
+
+def parse_args(words: list[Word]) -> Parsed:
+    parsed = Parsed()
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if word.splice:
+            parsed.complete = False
+            continue
+        text = word.text
+        if text is None:
+            parsed.positionals.append(word)
+            continue
+        if text == "--":
+            parsed.positionals.extend(words[i:])
+            break
+        if not text.startswith("-") or re.fullmatch(r"-\d+(\.\d+)?", text):
+            parsed.positionals.append(word)
+            continue
+        name, eq, inline = text.partition("=")
+        if name.startswith("--"):
+            name = canonical(name[2:])
+        elif re.fullmatch(r"-O\d", name):
+            inline, eq, name = name[2:], "=", "optimization-level"
+        elif name.split(".", 1)[0] in SHORT_ALIASES:
+            head, dot, rest = name.partition(".")
+            name = SHORT_ALIASES[head] + dot + rest
+        elif name.startswith("-O"):
+            name = "optimization-level" + name[2:]
+        else:
+            name = name[1:]
+        base, _, dotted = name.partition(".")
+        keys = tuple(dotted.split(".")) if dotted else ()
+        negated = False
+        lookup = base
+        if base.startswith("no-") and base[3:] in BOOLEAN_FLAGS | {"enable-prefix-caching"}:
+            lookup, negated = base[3:], True
+        elif base == "disable-prefix-caching":
+            lookup, negated = "enable-prefix-caching", True
+        if eq:
+            parsed.opts.append(Opt(lookup, inline, word, word, keys, True, negated))
+            continue
+        takes_value = lookup not in BOOLEAN_FLAGS or keys
+        if takes_value and i < len(words) and _is_value(words[i]):
+            value_word = words[i]
+            i += 1
+            if value_word.splice:
+                parsed.complete = False
+                parsed.opts.append(Opt(lookup, None, word, value_word, keys, False, negated, known=False))
+                continue
+            parsed.opts.append(Opt(lookup, value_word.text, word, value_word, keys, False, negated,
+                                   known=value_word.text is not None))
+        else:
+            parsed.opts.append(Opt(lookup, None, word, None, keys, False, negated))
+    return parsed
+
+
+def _is_value(word: Word) -> bool:
+    text = word.text
+    if text is None:
+        return True
+    return not text.startswith("-") or bool(re.fullmatch(r"-\d+(\.\d+)?", text)) or text == "-"
+
+
+# -- recognising launches -------------------------------------------------------------------------------------------
+
+_IMAGE = re.compile(r"^(?:[\w.\-]+(?::\d+)?/)?(?P<repo>vllm/vllm-openai(?:-[a-z0-9]+)?|rocm/vllm(?:-dev)?)(?::(?P<tag>[\w.\-]+))?(?:@.*)?$")
+_TAG_VERSION = re.compile(r"^v(\d+\.\d+\.\d+(?:\.post\d+)?(?:rc\d+)?)(?:-.*)?$")
+_ROCM_TAG = re.compile(r"rocm[\d.]+_(?:instinct_)?vllm_?(\d+(?:\.\d+)+)_\d{8}")
+SERVE_ENTRYPOINT_FROM = parse_engine_version("vllm", "0.11.1")
+
+
+@dataclass
+class Launch:
+    command: Command
+    form: str  # "serve" | "api_server" | "image"
+    args: list[Word]
+    start: Word
+    image_version: tuple[Version, Word] | None = None
+    backend: tuple[str, Word] | None = None
+
+
+def recognise(command: Command) -> Launch | None:
+    words = command.argv
+    if command.image is not None:
+        return _recognise_image(command)
+    return _recognise_words(command, words)
+
+
+def _recognise_words(command: Command, words: list[Word]) -> Launch | None:
+    if not words:
+        return None
+    head = program(words[0])
+    if head == "vllm" and len(words) > 1 and words[1].text == "serve":
+        return Launch(command, "serve", words[2:], words[0])
+    if re.fullmatch(r"python(\d(\.\d+)?)?", head) or head in ("uv", "pipx"):
+        rest = words[1:]
+        if head == "uv" and rest and rest[0].text == "run":
+            rest = rest[1:]
+            while rest and (rest[0].text or "").startswith("-"):
+                rest = rest[1:]
+            if rest and re.fullmatch(r"python(\d(\.\d+)?)?", program(rest[0])):
+                rest = rest[1:]
+        for index, word in enumerate(rest[:-1]):
+            if word.text == "-m" and rest[index + 1].text == API_SERVER:
+                return Launch(command, "api_server", rest[index + 2 :], words[0])
+            if word.text == "-m" and rest[index + 1].text == "vllm.entrypoints.cli.main" \
+                    and len(rest) > index + 2 and rest[index + 2].text == "serve":
+                return Launch(command, "serve", rest[index + 3 :], words[0])
+    return None
+
+
+def _recognise_image(command: Command) -> Launch | None:
+    image = command.image
+    assert image is not None
+    match = _IMAGE.match(image.text or "")
+    if not match:
+        if command.entrypoint or command.argv:
+            return _recognise_words(command, (command.entrypoint or []) + command.argv)
+        return None
+    repo, tag = match.group("repo"), match.group("tag") or "latest"
+    version: tuple[Version, Word] | None = None
+    found = _TAG_VERSION.match(tag) or _ROCM_TAG.search(tag)
+    if found:
+        try:
+            version = (parse_engine_version("vllm", found.group(1)), image)
+        except VersionError:
+            version = None
+    backend = ("hip", image) if "rocm" in repo or "rocm" in tag else None
+    if command.entrypoint is not None:
+        launch = _recognise_words(command, command.entrypoint + command.argv)
+        if launch is None:
+            return None
+        launch.image_version, launch.backend = version, backend
+        return launch
+    args = command.argv
+    if version is None:
+        form = "image"
+    elif version[0] < SERVE_ENTRYPOINT_FROM:
+        form = "api_server"
+    else:
+        form = "serve"
+    return Launch(command, form, args, image, version, backend)
+
+
+# -- facts ----------------------------------------------------------------------------------------------------------
+
+
+def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
+    deployments: list[Deployment] = []
+    pinned: tuple[Version, Span] | None = None
+    for command in result.commands:
+        pin = _pip_pin(command)
+        if pin is not None:
+            pinned = pin
+            continue
+        launch = recognise(command)
+        if launch is None:
+            continue
+        deployment = Deployment("vllm", result.kind, launch.start.span)
+        facts = deployment.facts
+        facts.set("engine.name", at("vllm", "inferred", launch.start.span))
+        if launch.image_version is not None:
+            version, word = launch.image_version
+            facts.set("engine.version", word_fact(version, "image", word))
+        elif pinned is not None:
+            facts.set("engine.version", at(pinned[0], "inferred", pinned[1], "pip install pin earlier in the file"))
+        if launch.backend is not None:
+            facts.set("engine.backend", word_fact(launch.backend[0], "image", launch.backend[1]))
+        apply_env(deployment, command, ("VLLM_",))
+        _apply_args(deployment, launch, result, opener)
+        deployments.append(deployment)
+    return deployments
+
+
+def _pip_pin(command: Command) -> tuple[Version, Span] | None:
+    words = [w.text or "" for w in command.argv]
+    if not words:
+        return None
+    head = words[0].rsplit("/", 1)[-1]
+    if head in ("pip", "pip3") and "install" in words[1:3]:
+        pass
+    elif head == "uv" and words[1:3] == ["pip", "install"]:
+        pass
+    elif re.fullmatch(r"python(\d(\.\d+)?)?", head) and words[1:4] == ["-m", "pip", "install"]:
+        pass
+    else:
+        return None
+    for word in command.argv:
+        match = re.fullmatch(r"vllm(?:\[[\w,]+\])?==([\w.]+)", word.text or "")
+        if match:
+            try:
+                return parse_engine_version("vllm", match.group(1)), word.span
+            except VersionError:
+                return None
+    return None
+
+
+def _json(opt: Opt) -> dict[str, Any] | None:
+    if opt.value is None:
+        return None
+    try:
+        value = json.loads(opt.value)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _dotted_value(text: str | None) -> Any:
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _merge_json(opts: list[Opt], name: str) -> tuple[dict[str, Any], Opt] | None:
+    """The JSON config of ``name`` with dotted keys merged; the last full value wins, dotted keys apply after."""
+    merged: dict[str, Any] = {}
+    last: Opt | None = None
+    for opt in opts:
+        if opt.name != name:
+            continue
+        last = opt
+        if opt.keys:
+            target = merged
+            for key in opt.keys[:-1]:
+                target = target.setdefault(key, {})
+            target[opt.keys[-1]] = _dotted_value(opt.value)
+        else:
+            value = _json(opt)
+            if value is not None:
+                merged = {**merged, **value}
+    return (merged, last) if last is not None else None
+
+
+def _expand_config(opts: list[Opt], launch: Launch, result: FileResult,
+                   opener: FileOpener | None, deployment: Deployment) -> list[Opt]:
+    """``--config FILE`` as the parser does it: the file's options go first, so the command line wins."""
+    out: list[Opt] = []
+    for opt in opts:
+        if opt.name != "config":
+            out.append(opt)
+            continue
+        if opt.equals:
+            deployment.notes.append("--config=FILE is not expanded by vLLM; the file is ignored")
+            out.append(opt)
+            continue
+        if opt.value is None:
+            out.append(opt)
+            continue
+        text_path = _read_config(opt.value, result, opener)
+        if text_path is None:
+            deployment.notes.append(f"--config {opt.value}: file not found; its settings are unknown")
+            deployment.facts.closed.discard("flag.vllm.")
+            out.append(opt)
+            continue
+        text, display = text_path
+        config_opts = config_file_opts(text, display)
+        out = config_opts + out
+        out.append(opt)
+    return out
+
+
+def _read_config(name: str, result: FileResult, opener: FileOpener | None) -> tuple[str, str] | None:
+    if name in result.written_files:
+        body, span = result.written_files[name]
+        return body, f"{span.path}#heredoc:{span.line}"
+    if opener is not None:
+        return opener(result.path, name)
+    return None
+
+
+def config_file_opts(text: str, display: str, line_offset: int = 0) -> list[Opt]:
+    """A vLLM ``--config`` YAML file as options (keys with ``-`` or ``_``; true as the flag, false as ``--no-``)."""
+    from relialint.readers.yamlsafe import YamlError, YMap, YScalar, YSeq, load_all
+
+    path = display.split("#heredoc:", 1)[0]
+    offset = int(display.split("#heredoc:", 1)[1]) - 1 if "#heredoc:" in display else line_offset
+    try:
+        docs = load_all(text, path)
+    except YamlError:
+        return []
+    if not docs or not isinstance(docs[0], YMap):
+        return []
+    opts: list[Opt] = []
+    for key, value in docs[0].items:
+        span = Span(path, key.span.line + offset, key.span.column, key.span.end_line + offset, key.span.end_column)
+        flag = Word(key.text, span)
+        name = canonical(key.text)
+        if isinstance(value, YScalar):
+            if value.value is True:
+                opts.append(Opt(name, None, flag))
+            elif value.value is False:
+                opts.append(Opt(name, None, flag, negated=True))
+            elif value.value is not None:
+                opts.append(Opt(name, value.text, flag, flag))
+        elif isinstance(value, YMap):
+            from relialint.readers.yamlsafe import plain
+
+            opts.append(Opt(name, json.dumps(plain(value)), flag, flag))
+        elif isinstance(value, YSeq):
+            opts.append(Opt(name, " ".join(str(item.text) for item in value.items if isinstance(item, YScalar)),
+                            flag, flag))
+    return opts
+
+
+def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, opener: FileOpener | None) -> None:
+    facts = deployment.facts
+    parsed = parse_args(launch.args)
+    opts = _expand_config(parsed.opts, launch, result, opener, deployment)
+    complete = parsed.complete and launch.command.argv_complete
+    if complete:
+        facts.closed.add("flag.vllm.")
+    last: dict[str, Opt] = {}
+    for opt in opts:
+        if not opt.keys:
+            last[opt.name] = opt
+        origin = "config-file" if opt.flag.span.path != deployment.span.path or "#" in opt.flag.span.path else "flag"
+        raw_key = f"flag.vllm.{opt.name}"
+        facts.set(raw_key, word_fact(("false" if opt.negated else (opt.value if opt.value is not None else "true"))
+                                     if opt.known else None, origin, opt.flag))
+        if not opt.known:
+            facts.unknown(raw_key)
+
+    model_word: Word | None = None
+    if launch.form in ("serve", "image") and parsed.positionals:
+        model_word = parsed.positionals[0]
+    if "model" in last and last["model"].value_word is not None and (model_word is None or launch.form != "serve"):
+        model_word = last["model"].value_word
+    if launch.form == "api_server" and parsed.positionals and "model" not in last:
+        deployment.notes.append("positional model ignored by the api_server entrypoint")
+    if model_word is not None and model_word.text is not None:
+        for key, fact in model_facts(model_word.text, model_word).items():
+            facts.set(key, fact)
+
+    def opt_fact(name: str, key: str, value: object) -> None:
+        opt = last[name]
+        origin = "config-file" if opt.flag.span.path != deployment.span.path else "flag"
+        if not opt.known:
+            facts.unknown(key)
+            return
+        facts.set(key, word_fact(value, origin, opt.flag))  # type: ignore[arg-type]
+
+    if "dtype" in last and last["dtype"].value:
+        value = last["dtype"].value.lower()
+        opt_fact("dtype", "serve.dtype", _DTYPES.get(value, value))
+    if "kv-cache-dtype" in last and last["kv-cache-dtype"].value:
+        opt_fact("kv-cache-dtype", "kv_cache.dtype", last["kv-cache-dtype"].value.lower())
+    if "enforce-eager" in last:
+        opt_fact("enforce-eager", "cuda_graphs.enabled", last["enforce-eager"].negated)
+    if "enable-prefix-caching" in last:
+        opt_fact("enable-prefix-caching", "prefix_caching.enabled", not last["enable-prefix-caching"].negated)
+    if "attention-backend" in last and last["attention-backend"].value:
+        opt_fact("attention-backend", "attention.backend", last["attention-backend"].value.upper())
+    if "moe-backend" in last and last["moe-backend"].value:
+        opt_fact("moe-backend", "moe.backend", last["moe-backend"].value.lower().replace("-", "_"))
+    for name, key, kind in (
+        ("tensor-parallel-size", "parallel.tensor", int),
+        ("pipeline-parallel-size", "parallel.pipeline", int),
+        ("gpu-memory-utilization", "memory.gpu_utilization", float),
+        ("max-model-len", "limits.max_model_len", int),
+        ("max-num-batched-tokens", "limits.max_num_batched_tokens", int),
+    ):
+        if name in last and last[name].value is not None:
+            number = _number(last[name].value, kind)
+            if number is not None:
+                opt_fact(name, key, number)
+    if "quantization" in last and last["quantization"].value:
+        value = last["quantization"].value.lower()
+        if value != "compressed-tensors":
+            opt_fact("quantization", "model.quantization", _QUANT.get(value, value))
+        if value in _WEIGHT_ONLY_QUANT:
+            opt_fact("quantization", "model.weight_only", True)
+
+    compilation = _merge_json(opts, "compilation-config")
+    if compilation is not None:
+        config, opt = compilation
+        mode = config.get("cudagraph_mode")
+        if isinstance(mode, str):
+            facts.set("cuda_graphs.mode", word_fact(mode.upper(), "flag", opt.flag))
+            if mode.upper() == "NONE":
+                facts.set("cuda_graphs.enabled", word_fact(False, "flag", opt.flag))
+    attention = _merge_json(opts, "attention-config")
+    if attention is not None and isinstance(attention[0].get("backend"), str):
+        facts.set("attention.backend", word_fact(str(attention[0]["backend"]).upper(), "flag", attention[1].flag))
+    _spec_decode(facts, opts, last)
+    if not complete:
+        deployment.notes.append("arguments spliced from a variable: flags not seen may still be set")
+
+
+def _spec_decode(facts: FactSet, opts: list[Opt], last: dict[str, Opt]) -> None:
+    spec = _merge_json(opts, "speculative-config")
+    if spec is not None:
+        config, opt = spec
+        if not opt.known:
+            for key in ("spec_decode.enabled", "spec_decode.method", "spec_decode.num_tokens"):
+                facts.unknown(key)
+            return
+        method = config.get("method")
+        if method is None and config.get("model"):
+            method = "draft_model"
+        if isinstance(method, str):
+            normalised = "mtp" if method == "mtp" or method.endswith("_mtp") else method
+            facts.set("spec_decode.method", word_fact(normalised, "flag", opt.flag))
+        facts.set("spec_decode.enabled", word_fact(bool(config), "flag", opt.flag))
+        tokens = config.get("num_speculative_tokens")
+        if isinstance(tokens, int):
+            facts.set("spec_decode.num_tokens", word_fact(tokens, "flag", opt.flag))
+        if isinstance(config.get("model"), str):
+            facts.set("spec_decode.draft_model", word_fact(config["model"], "flag", opt.flag))
+        return
+    if "speculative-model" in last and last["speculative-model"].value:
+        opt = last["speculative-model"]
+        value = opt.value or ""
+        method = "ngram" if value == "[ngram]" else "draft_model"
+        facts.set("spec_decode.enabled", word_fact(True, "flag", opt.flag))
+        facts.set("spec_decode.method", word_fact(method, "flag", opt.flag))
+        if method == "draft_model":
+            facts.set("spec_decode.draft_model", word_fact(value, "flag", opt.flag))
+        if "num-speculative-tokens" in last:
+            tokens = _number(last["num-speculative-tokens"].value, int)
+            if tokens is not None:
+                facts.set("spec_decode.num_tokens", word_fact(tokens, "flag", last["num-speculative-tokens"].flag))
+
+
+def _number(text: str | None, kind: type) -> int | float | None:
+    if text is None:
+        return None
+    raw = text.strip().lower()
+    scale = 1
+    if kind is int and raw[-1:] in ("k", "m", "g"):
+        scale = {"k": 1000, "m": 1000**2, "g": 1000**3}[raw[-1]]
+        raw = raw[:-1]
+    try:
+        value = float(raw) * scale
+    except ValueError:
+        return None
+    return int(value) if kind is int else value
+
+
+# -- defaults by version --------------------------------------------------------------------------------------------
+
+V = {text: parse_engine_version("vllm", text) for text in
+     ("0.8.0", "0.11.1", "0.12.0", "0.14.0", "0.15.0", "0.20.0", "0.21.0", "0.24.0")}
+
+
+def _truthy(value: object) -> bool | None:
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off", ""):
+        return False
+    return None
+
+
+def apply_defaults(deployment: Deployment) -> None:
+    """Facts the engine sets when the config says nothing, for the version in force (``origin: default``)."""
+    facts = deployment.facts
+    version_fact = facts.get("engine.version")
+    version = version_fact.value if version_fact is not None and isinstance(version_fact.value, Version) else None
+    if version is not None and version.scheme != "pep440":
+        version = None
+    flags_closed = "flag.vllm." in facts.closed
+
+    def default(key: str, value: object, note: str | None = None) -> None:
+        if key not in facts.facts and flags_closed:
+            facts.set(key, Fact(value, "default", note=note))  # type: ignore[arg-type]
+
+    default("serve.dtype", "auto")
+    default("kv_cache.dtype", "auto")
+    default("cuda_graphs.enabled", True)
+    default("spec_decode.enabled", False)
+    default("spec_decode.method", None)
+    default("spec_decode.num_tokens", None)
+    default("parallel.tensor", 1)
+    default("parallel.pipeline", 1)
+    default("moe.backend", "auto")
+    default("limits.max_model_len", None)
+    default("limits.max_num_batched_tokens", None)
+
+    env_closed = "env." in facts.closed
+    # engine.v1: VLLM_USE_V1 is read up to 0.11.0; V1 is the only engine from 0.11.1.
+    use_v1 = facts.get("env.VLLM_USE_V1")
+    if "engine.v1" not in facts.facts:
+        if version is not None and not version < V["0.11.1"]:
+            facts.set("engine.v1", Fact(True, "default", note="V1 is the only engine from 0.11.1"))
+        elif use_v1 is not None and use_v1.value is not None and _truthy(use_v1.value) is not None:
+            facts.set("engine.v1", Fact(_truthy(use_v1.value), "env", use_v1.path, use_v1.line, use_v1.column))
+        elif version is not None and (use_v1 is not None or env_closed):
+            facts.set("engine.v1", Fact(not version < V["0.8.0"], "default"))
+    # prefix caching: off in V0, on in V1 (the default from 0.8.0).
+    v1 = facts.get("engine.v1")
+    if "prefix_caching.enabled" not in facts.facts and flags_closed and v1 is not None and v1.value is not None:
+        facts.set("prefix_caching.enabled", Fact(bool(v1.value), "default",
+                                                 note="the engine's default for this version"))
+    # V2 model runner.
+    v2 = facts.get("env.VLLM_USE_V2_MODEL_RUNNER")
+    if "engine.v2_model_runner" not in facts.facts:
+        if v2 is not None and v2.value is not None and _truthy(v2.value) is not None and (
+                version is None or not version < V["0.12.0"]):
+            facts.set("engine.v2_model_runner", Fact(_truthy(v2.value), "env", v2.path, v2.line, v2.column))
+        elif version is not None and env_closed and (v2 is None or v2.value is None):
+            if version < V["0.21.0"]:
+                facts.set("engine.v2_model_runner", Fact(False, "default"))
+            elif not version < V["0.24.0"]:
+                facts.set("engine.v2_model_runner", Fact(True, "default",
+                                                         note="from 0.24.0 the V2 runner is used where supported"))
+    # gpu_memory_utilization default.
+    if "memory.gpu_utilization" not in facts.facts and flags_closed and version is not None:
+        facts.set("memory.gpu_utilization", Fact(0.92 if not version < V["0.20.0"] else 0.9, "default"))
+    # engine-ready timeout.
+    timeout = facts.get("env.VLLM_ENGINE_READY_TIMEOUT_S")
+    if "engine.ready_timeout_s" not in facts.facts:
+        if timeout is not None and timeout.value is not None:
+            number = _number(str(timeout.value), int)
+            if number is not None:
+                facts.set("engine.ready_timeout_s", Fact(number, "env", timeout.path, timeout.line, timeout.column))
+        elif version is not None and not version < V["0.14.0"] and (timeout is not None or env_closed):
+            facts.set("engine.ready_timeout_s", Fact(600, "default"))
+    # attention backend from the env var, where the version still reads it.
+    backend = facts.get("env.VLLM_ATTENTION_BACKEND")
+    if "attention.backend" not in facts.facts:
+        if backend is not None and backend.value is not None:
+            if version is None or version < V["0.15.0"]:
+                note = None if version is not None else "read only by vLLM up to 0.14.0"
+                facts.set("attention.backend", Fact(str(backend.value).upper(), "env", backend.path, backend.line,
+                                                    backend.column, note=note))
+                if version is None:
+                    facts.unknown("attention.backend")
+            elif flags_closed:
+                facts.set("attention.backend", Fact("auto", "default", note="VLLM_ATTENTION_BACKEND is ignored"))
+        elif flags_closed and (backend is not None or env_closed):
+            facts.set("attention.backend", Fact("auto", "default"))
+    q_quant = facts.get("env.VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION")
+    if "attention.flashinfer_q_quant" not in facts.facts and q_quant is not None and q_quant.value is not None:
+        disabled = _truthy(q_quant.value)
+        if disabled is not None:
+            facts.set("attention.flashinfer_q_quant", Fact(not disabled, "env", q_quant.path, q_quant.line,
+                                                           q_quant.column))

@@ -1,0 +1,237 @@
+"""Kleene three-valued evaluation of triggers over facts, and OSV-style affected version ranges.
+
+Predicates are evaluated in their plain data form (the YAML as dicts and lists), so the linter's hot path needs
+no pydantic: the models validate records once, the evaluator runs them many times.
+
+``True``/``False`` are known verdicts; ``None`` is unknown. ``all``: any false gives false, else any unknown gives
+unknown, else true. ``any`` is the dual. ``not`` keeps unknown.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Mapping
+
+from relialint.facts import Fact, FactSet, FactValueError, Value, parse_value, render, spec_for
+from relialint.versions import Version, VersionError, parse_engine_version
+
+Tri = bool | None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A three-valued result and, when unknown, the facts whose absence made it so."""
+
+    value: Tri
+    missing: frozenset[str] = frozenset()
+    notes: tuple[str, ...] = ()
+
+
+TRUE = Verdict(True)
+FALSE = Verdict(False)
+
+
+def kleene_and(verdicts: list[Verdict]) -> Verdict:
+    if any(v.value is False for v in verdicts):
+        return FALSE
+    unknown = [v for v in verdicts if v.value is None]
+    if unknown:
+        return Verdict(
+            None,
+            frozenset().union(*(v.missing for v in unknown)),
+            tuple(n for v in unknown for n in v.notes),
+        )
+    return TRUE
+
+
+def kleene_or(verdicts: list[Verdict]) -> Verdict:
+    if any(v.value is True for v in verdicts):
+        return TRUE
+    unknown = [v for v in verdicts if v.value is None]
+    if unknown:
+        return Verdict(
+            None,
+            frozenset().union(*(v.missing for v in unknown)),
+            tuple(n for v in unknown for n in v.notes),
+        )
+    return FALSE
+
+
+def kleene_not(verdict: Verdict) -> Verdict:
+    if verdict.value is None:
+        return verdict
+    return FALSE if verdict.value else TRUE
+
+
+class PredicateError(ValueError):
+    """A predicate that is not well formed (caught by ``relialint validate`` before it reaches a user)."""
+
+
+@lru_cache(maxsize=4096)
+def _parse_operand(key: str, raw: Any) -> Value:
+    spec = spec_for(key)
+    if spec is None:
+        raise PredicateError(f"unknown fact {key!r}")
+    return parse_value(spec, raw)
+
+
+def _operand(key: str, raw: Any) -> Value:
+    try:
+        return _parse_operand(key, raw)
+    except FactValueError as exc:
+        raise PredicateError(str(exc)) from exc
+
+
+def _equal(a: Value, b: Value) -> Tri:
+    if isinstance(a, Version) and isinstance(b, Version):
+        return a == b if a.comparable(b) else None
+    if isinstance(a, str) and isinstance(b, str):
+        return a.lower() == b.lower()
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b if isinstance(a, bool) and isinstance(b, bool) else False
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    return render(a).lower() == render(b).lower()
+
+
+def _order(a: Value, b: Value) -> int | None:
+    """-1, 0, 1, or ``None`` when the two do not compare."""
+    if isinstance(a, Version) and isinstance(b, Version):
+        if not a.comparable(b):
+            return None
+        return -1 if a < b else (1 if b < a else 0)
+    if isinstance(a, bool) or isinstance(b, bool):
+        return None
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return -1 if a < b else (1 if a > b else 0)
+    return None
+
+
+def eval_leaf(leaf: Mapping[str, Any], facts: FactSet) -> Verdict:
+    key = leaf["fact"]
+    ops = [op for op in leaf if op != "fact"]
+    if len(ops) != 1:
+        raise PredicateError(f"leaf on {key!r} needs exactly one operator, got {ops}")
+    op = ops[0]
+    arg = leaf[op]
+    fact: Fact | None = facts.get(key)
+    if fact is None:
+        return Verdict(None, frozenset({key}))
+    value = fact.value
+    if op == "present":
+        return Verdict((value is not None) == bool(arg))
+    if value is None:
+        return TRUE if op in ("ne", "not_in") else FALSE
+    if op in ("eq", "ne"):
+        result = _equal(value, _operand(key, arg))
+        if result is None:
+            return Verdict(None, frozenset({key}), (f"{key}={render(value)} does not compare with {arg!r}",))
+        return Verdict(result if op == "eq" else not result)
+    if op in ("in", "not_in"):
+        if not isinstance(arg, list):
+            raise PredicateError(f"{op} on {key!r} takes a list")
+        results = [_equal(value, _operand(key, item)) for item in arg]
+        if any(r is True for r in results):
+            hit: Tri = True
+        elif any(r is None for r in results):
+            hit = None
+        else:
+            hit = False
+        if hit is None:
+            return Verdict(None, frozenset({key}))
+        return Verdict(hit if op == "in" else not hit)
+    if op in ("lt", "le", "gt", "ge"):
+        order = _order(value, _operand(key, arg))
+        if order is None:
+            return Verdict(None, frozenset({key}), (f"{key}={render(value)} does not compare with {arg!r}",))
+        return Verdict({"lt": order < 0, "le": order <= 0, "gt": order > 0, "ge": order >= 0}[op])
+    if op == "matches":
+        return Verdict(_regex(str(arg)).search(render(value)) is not None)
+    raise PredicateError(f"unknown operator {op!r}")
+
+
+@lru_cache(maxsize=1024)
+def _regex(pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise PredicateError(f"invalid regular expression {pattern!r}: {exc}") from exc
+
+
+def eval_predicate(pred: Mapping[str, Any], facts: FactSet) -> Verdict:
+    if "all" in pred:
+        return kleene_and([eval_predicate(p, facts) for p in pred["all"]])
+    if "any" in pred:
+        return kleene_or([eval_predicate(p, facts) for p in pred["any"]])
+    if "not" in pred:
+        return kleene_not(eval_predicate(pred["not"], facts))
+    if "fact" in pred:
+        return eval_leaf(pred, facts)
+    raise PredicateError(f"not a predicate: {sorted(pred)}")
+
+
+def _v(engine: str, text: str | None) -> Version | None:
+    return parse_engine_version(engine, text) if text else None
+
+
+def eval_range(rng: Mapping[str, Any], facts: FactSet) -> Verdict:
+    """One affected range: is the deployment's engine version in it?"""
+    engine = rng["engine"]
+    name = facts.get("engine.name")
+    if name is None or name.value is None:
+        return Verdict(None, frozenset({"engine.name"}))
+    if str(name.value) != engine:
+        return FALSE
+    fact = facts.get("engine.version")
+    if fact is None or not isinstance(fact.value, Version):
+        return Verdict(None, frozenset({"engine.version"}))
+    version = fact.value
+    try:
+        observed = [_v(engine, o) for o in rng.get("observed") or []]
+        introduced = _v(engine, rng.get("introduced"))
+        fixed = _v(engine, rng.get("fixed"))
+        last_affected = _v(engine, rng.get("last_affected"))
+        last_good = _v(engine, rng.get("last_known_good"))
+    except VersionError as exc:
+        raise PredicateError(str(exc)) from exc
+    if any(o is not None and not o.comparable(version) for o in (*observed, introduced, fixed, last_affected,
+                                                                   last_good)):
+        return Verdict(None, frozenset({"engine.version"}), (f"engine.version {version} is not a {engine} version",))
+    if version in observed:
+        return TRUE
+    if fixed is not None and not version < fixed:
+        return FALSE
+    if last_good is not None and not last_good < version:
+        return FALSE
+    first_bad = introduced or (min(o for o in observed if o is not None) if observed else None)
+    if introduced is not None and version < introduced and last_good is None:
+        return FALSE
+    if first_bad is not None and version < first_bad:
+        return _unknown_version(version, f"between the last version known good and {first_bad}")
+    if introduced is not None:
+        if last_affected is None or not last_affected < version:
+            return TRUE
+        return _unknown_version(version, f"after {last_affected}, the last version known affected; no fix known")
+    if fixed is not None and last_good is None and first_bad is None:
+        return TRUE  # only "fixed in X": everything before X is affected
+    return _unknown_version(version, "not among the versions the source measured")
+
+
+def _unknown_version(version: Version, why: str) -> Verdict:
+    return Verdict(None, frozenset(), (f"engine.version {version} is {why}",))
+
+
+def eval_affected(ranges: list[Mapping[str, Any]], facts: FactSet) -> Verdict:
+    if not ranges:
+        return TRUE
+    return kleene_or([eval_range(r, facts) for r in ranges])
+
+
+def eval_trigger(trigger: Mapping[str, Any], facts: FactSet) -> Verdict:
+    """The record fires definitely (True), possibly (None) or not at all (False)."""
+    when = eval_predicate(trigger["when"], facts)
+    if when.value is False:
+        return FALSE
+    return kleene_and([when, eval_affected(trigger.get("affected") or [], facts)])

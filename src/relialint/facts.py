@@ -1,0 +1,254 @@
+"""The fact vocabulary, typed fact values and their provenance.
+
+Records are written against these keys, never against raw flags, so one record covers every way of saying the
+same thing. A fact of a deployment is in one of three states:
+
+* known with a value (``Fact(value=...)``);
+* known to be unset (``Fact(value=None)``: no flag, no env var, and no default applies);
+* unknown (no entry at all, or a key that the deployment does not close): the config cannot tell.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from relialint.versions import Version, VersionError, parse_sm, parse_version
+
+FactType = Literal["string", "bool", "int", "float", "version", "sm"]
+Origin = Literal[
+    "flag",
+    "env",
+    "config-file",
+    "image",
+    "manifest",
+    "build",
+    "default",
+    "inferred",
+    "cli",
+    "configuration",
+    "directive",
+    "probe",
+]
+
+Value = str | bool | int | float | Version
+
+
+@dataclass(frozen=True)
+class FactSpec:
+    """One key of the vocabulary."""
+
+    key: str
+    type: FactType
+    description: str
+    allowed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A fact's value (``None``: known to be unset) with where it came from."""
+
+    value: Value | None
+    origin: Origin
+    path: str | None = None
+    line: int | None = None
+    column: int | None = None
+    end_line: int | None = None
+    end_column: int | None = None
+    note: str | None = None
+
+    def located(self) -> bool:
+        return self.path is not None and self.line is not None
+
+
+def _spec(key: str, type_: FactType, description: str, *allowed: str) -> FactSpec:
+    return FactSpec(key, type_, description, tuple(allowed))
+
+
+VOCABULARY: dict[str, FactSpec] = {
+    s.key: s
+    for s in [
+        _spec("engine.name", "string", "which engine the deployment runs", "vllm", "llama.cpp"),
+        _spec("engine.version", "version", "vLLM PEP 440 version, or llama.cpp build number (b6327)"),
+        _spec(
+            "engine.backend",
+            "string",
+            "compute backend",
+            "cuda",
+            "hip",
+            "vulkan",
+            "metal",
+            "sycl",
+            "cpu",
+        ),
+        _spec("engine.v1", "bool", "vLLM runs the V1 engine"),
+        _spec("engine.v2_model_runner", "bool", "vLLM uses the V2 model runner"),
+        _spec("engine.ready_timeout_s", "int", "vLLM engine-ready timeout in seconds"),
+        _spec("gpu.model", "string", "canonical product name from the hardware catalogue"),
+        _spec("gpu.vendor", "string", "GPU vendor", "nvidia", "amd", "intel", "apple"),
+        _spec("gpu.sm", "sm", "NVIDIA compute capability (8.0, 9.0, 10.0, 12.1)"),
+        _spec("gpu.arch", "string", "AMD target (gfx1100, gfx1151, gfx1201, gfx942)"),
+        _spec("gpu.native_fp8", "bool", "tensor cores with native FP8"),
+        _spec("gpu.native_fp4", "bool", "tensor cores with native FP4"),
+        _spec("gpu.count", "int", "GPUs used by the deployment"),
+        _spec("gpu.cc_mode", "bool", "NVIDIA Confidential Computing mode on"),
+        _spec("host.os", "string", "host operating system", "linux", "windows", "macos"),
+        _spec("host.rebar", "bool", "Resizable BAR / Smart Access Memory enabled"),
+        _spec("model.name", "string", "model id or path as written"),
+        _spec("model.quantization", "string", "quantization scheme (nvfp4, mxfp4, fp8, awq, gptq, int4, ...)"),
+        _spec("model.weight_only", "bool", "weight-only quantization (W4A16 and the like)"),
+        _spec("model.moe", "bool", "mixture-of-experts model"),
+        _spec("model.sliding_window", "bool", "model uses sliding-window attention"),
+        _spec("serve.dtype", "string", "activation/compute dtype (auto, float16, bfloat16, float32)"),
+        _spec("kv_cache.dtype", "string", "KV cache dtype (auto, fp8, fp8_e4m3, fp8_e5m2, f16, q8_0, ...)"),
+        _spec("cuda_graphs.enabled", "bool", "CUDA graphs are captured"),
+        _spec("cuda_graphs.mode", "string", "vLLM cudagraph mode (NONE, PIECEWISE, FULL, ...)"),
+        _spec("spec_decode.enabled", "bool", "speculative decoding is on"),
+        _spec("spec_decode.method", "string", "mtp, eagle, eagle3, ngram, draft_model, medusa, ..."),
+        _spec("spec_decode.num_tokens", "int", "speculative tokens per step"),
+        _spec("spec_decode.draft_model", "string", "the draft model of draft-model speculative decoding"),
+        _spec("prefix_caching.enabled", "bool", "prefix caching on (explicit, or the engine default)"),
+        _spec("attention.backend", "string", "upper-case attention backend name, or auto"),
+        _spec("attention.flashinfer_q_quant", "bool", "FlashInfer Q-quantization enabled"),
+        _spec("moe.backend", "string", "vLLM --moe-backend value"),
+        _spec("parallel.tensor", "int", "tensor-parallel size"),
+        _spec("parallel.pipeline", "int", "pipeline-parallel size"),
+        _spec("memory.gpu_utilization", "float", "vLLM --gpu-memory-utilization"),
+        _spec(
+            "memory.gpu_utilization_shared_total",
+            "float",
+            "sum of --gpu-memory-utilization of the deployments in one file set that share a GPU",
+        ),
+        _spec("limits.max_model_len", "int", "vLLM --max-model-len"),
+        _spec("limits.max_num_batched_tokens", "int", "vLLM --max-num-batched-tokens"),
+        _spec("llama.ubatch", "int", "llama.cpp physical batch size (n_ubatch)"),
+        _spec("llama.batch", "int", "llama.cpp logical batch size"),
+        _spec("llama.n_gpu_layers", "string", "llama.cpp layers offloaded (number, auto or all)"),
+        _spec("llama.split_mode", "string", "llama.cpp multi-GPU split mode", "none", "layer", "row", "tensor"),
+        _spec("llama.flash_attn", "string", "llama.cpp flash attention", "on", "off", "auto"),
+        _spec("llama.ctx_size", "int", "llama.cpp context size"),
+        _spec("bench.tool", "string", "benchmark command (vllm-bench-serve, llama-bench, ...)"),
+        _spec("bench.duration_s", "float", "benchmark duration in seconds, where the command says"),
+        _spec("bench.percentiles", "string", "latency percentiles the benchmark reports, comma separated"),
+        _spec("bench.reports_tail", "bool", "the benchmark reports a percentile above p50"),
+        _spec("bench.clocks_locked", "bool", "GPU clocks are locked before the benchmark runs"),
+        _spec("runtime.hw_thermal_slowdown", "bool", "probe: HW Thermal Slowdown active"),
+        _spec("runtime.hw_power_brake", "bool", "probe: HW Power Brake Slowdown active"),
+        _spec("runtime.sw_power_cap", "bool", "probe: SW Power Cap active"),
+        _spec("runtime.sw_thermal_slowdown", "bool", "probe: SW Thermal Slowdown active"),
+        _spec("runtime.gpu_idle", "bool", "probe: GPU idle, clocks parked"),
+        _spec("runtime.sm_clock_ratio", "float", "probe: current SM clock over maximum SM clock"),
+    ]
+}
+
+# Raw namespaces: any key under these prefixes is valid and holds a string.
+RAW_PREFIXES: tuple[str, ...] = ("flag.vllm.", "flag.llama.cpp.", "env.", "build.")
+
+_RAW_NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")
+
+
+def spec_for(key: str) -> FactSpec | None:
+    """The spec of a key, including raw ``flag.``/``env.``/``build.`` keys; ``None`` when not in the vocabulary."""
+    spec = VOCABULARY.get(key)
+    if spec is not None:
+        return spec
+    for prefix in RAW_PREFIXES:
+        if key.startswith(prefix) and len(key) > len(prefix) and _RAW_NAME.match(key[len(prefix) :]):
+            return FactSpec(key, "string", f"raw value of {key[len(prefix):]}")
+    return None
+
+
+class FactValueError(ValueError):
+    """A value that does not parse as its fact's type."""
+
+
+_TRUE = {"true", "on", "yes", "1", "enabled"}
+_FALSE = {"false", "off", "no", "0", "disabled"}
+
+
+def parse_value(spec: FactSpec, raw: object) -> Value:
+    """Parse ``raw`` (text from the command line, YAML scalar) as ``spec``'s type."""
+    try:
+        if spec.type == "bool":
+            if isinstance(raw, bool):
+                return raw
+            text = str(raw).strip().lower()
+            if text in _TRUE:
+                return True
+            if text in _FALSE:
+                return False
+            raise FactValueError(f"{spec.key} takes true/false, not {raw!r}")
+        if spec.type == "int":
+            if isinstance(raw, bool):
+                raise FactValueError(f"{spec.key} takes an integer, not {raw!r}")
+            return int(str(raw).strip())
+        if spec.type == "float":
+            if isinstance(raw, bool):
+                raise FactValueError(f"{spec.key} takes a number, not {raw!r}")
+            return float(str(raw).strip())
+        if spec.type == "version":
+            return parse_version(str(raw))
+        if spec.type == "sm":
+            return parse_sm(str(raw))
+    except (ValueError, VersionError) as exc:
+        if isinstance(exc, FactValueError):
+            raise
+        raise FactValueError(f"{spec.key}: {exc}") from exc
+    text = str(raw)
+    if spec.allowed and text not in spec.allowed:
+        raise FactValueError(f"{spec.key} takes one of {', '.join(spec.allowed)}, not {text!r}")
+    return text
+
+
+def render(value: Value | None) -> str:
+    """A fact value as text (for messages and JSON)."""
+    if value is None:
+        return "(unset)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def json_value(value: Value | None) -> object:
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)
+
+
+@dataclass
+class FactSet:
+    """The facts of one deployment.
+
+    ``closed`` lists key prefixes for which an absent key means *known unset* rather than unknown (a complete
+    argv closes ``flag.vllm.``; a ``$OPTS`` splice leaves it open).
+    """
+
+    facts: dict[str, Fact] = field(default_factory=dict)
+    closed: set[str] = field(default_factory=set)
+
+    def get(self, key: str) -> Fact | None:
+        """The fact, a synthetic unset fact for a closed prefix, or ``None`` when unknown."""
+        fact = self.facts.get(key)
+        if fact is not None:
+            return fact
+        for prefix in self.closed:
+            if key == prefix or (prefix.endswith(".") and key.startswith(prefix)):
+                return Fact(None, "inferred")
+        return None
+
+    def set(self, key: str, fact: Fact) -> None:
+        self.facts[key] = fact
+
+    def setdefault(self, key: str, fact: Fact) -> None:
+        """Set only where nothing is known yet."""
+        if key not in self.facts:
+            self.facts[key] = fact
+
+    def unknown(self, key: str) -> None:
+        """Make a key unknown (drop it and stop closing it)."""
+        self.facts.pop(key, None)
+        self.closed.discard(key)
+
+    def items(self) -> list[tuple[str, Fact]]:
+        return sorted(self.facts.items())

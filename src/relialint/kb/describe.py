@@ -1,0 +1,138 @@
+"""Records for people: triggers in plain English and whole records as terminal text."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from relialint import record_url
+
+_PHRASES: dict[str, str] = {
+    "engine.name": "the engine is {v}",
+    "spec_decode.enabled": "speculative decoding is {on}",
+    "prefix_caching.enabled": "prefix caching is {on}",
+    "cuda_graphs.enabled": "CUDA graphs are {on}",
+    "gpu.native_fp4": "the GPU {has} native FP4",
+    "gpu.native_fp8": "the GPU {has} native FP8",
+    "gpu.cc_mode": "the GPU {is} in Confidential Computing mode",
+    "host.rebar": "Resizable BAR {is} enabled",
+    "model.weight_only": "the checkpoint {is} weight-only",
+    "model.moe": "the model {is} a mixture of experts",
+    "model.sliding_window": "the model {uses} sliding-window attention",
+    "engine.v1": "the V1 engine {is} on",
+    "engine.v2_model_runner": "the V2 model runner {is} on",
+    "attention.flashinfer_q_quant": "FlashInfer Q-quantization {is} enabled",
+    "bench.reports_tail": "the benchmark {does} report a percentile above p50",
+    "bench.clocks_locked": "GPU clocks {are} locked before the benchmark",
+}
+_OPS = {"eq": "is", "ne": "is not", "lt": "is below", "le": "is at most", "gt": "is above", "ge": "is at least",
+        "in": "is one of", "not_in": "is none of", "matches": "matches"}
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(_fmt(v) for v in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f"`{value}`"
+
+
+def leaf_english(leaf: dict[str, Any]) -> str:
+    key = leaf["fact"]
+    op = next(k for k in leaf if k != "fact")
+    value = leaf[op]
+    if op == "present":
+        return f"{key} is {'set' if value else 'not set'}"
+    phrase = _PHRASES.get(key)
+    if phrase and op in ("eq", "ne") and isinstance(value, bool):
+        positive = value if op == "eq" else not value
+        words = {"on": "on" if positive else "off", "has": "has" if positive else "has no",
+                 "is": "is" if positive else "is not", "uses": "uses" if positive else "does not use",
+                 "does": "does" if positive else "does not", "are": "are" if positive else "are not"}
+        return phrase.format(**words)
+    if phrase and key == "engine.name" and op == "eq":
+        return phrase.format(v=value)
+    return f"{key} {_OPS[op]} {_fmt(value)}"
+
+
+def english(pred: dict[str, Any]) -> str:
+    if "all" in pred:
+        return " and ".join(_group(p) for p in pred["all"])
+    if "any" in pred:
+        return " or ".join(_group(p) for p in pred["any"])
+    if "not" in pred:
+        return f"not ({english(pred['not'])})"
+    return leaf_english(pred)
+
+
+def _group(pred: dict[str, Any]) -> str:
+    text = english(pred)
+    return f"({text})" if ("all" in pred or "any" in pred) and len(pred.get("all", pred.get("any", []))) > 1 else text
+
+
+def range_english(rng: dict[str, Any]) -> str:
+    parts = []
+    if rng.get("introduced"):
+        parts.append(f"from {rng['introduced']}")
+    if rng.get("fixed"):
+        parts.append(f"fixed in {rng['fixed']}")
+    if rng.get("last_affected"):
+        parts.append(f"last known affected {rng['last_affected']}")
+    if rng.get("last_known_good"):
+        parts.append(f"last known good {rng['last_known_good']}")
+    if rng.get("observed"):
+        parts.append(f"observed on {', '.join(rng['observed'])}")
+    return f"{rng['engine']}: " + "; ".join(parts)
+
+
+def trigger_english(trigger: dict[str, Any]) -> str:
+    text = "fires when " + english(trigger["when"])
+    if trigger.get("affected"):
+        text += ", on affected versions (" + " | ".join(range_english(r) for r in trigger["affected"]) + ")"
+    return text
+
+
+def explain(record: dict[str, Any], width: int = 100) -> str:
+    """A whole record as terminal text."""
+
+    def para(title: str, body: str | None) -> list[str]:
+        if not body:
+            return []
+        wrapped = textwrap.fill(" ".join(str(body).split()), width=width, initial_indent="  ",
+                                subsequent_indent="  ")
+        return [title, wrapped, ""]
+
+    out = [f"{record['id']} {record['slug']}", record["title"],
+           f"severity: {record['severity']}   impact: {record['impact']}   engines: "
+           f"{', '.join(record.get('engines') or []) or 'any'}   status: {record.get('status', 'active')}", ""]
+    out += para("Summary", record.get("summary"))
+    out += para("Symptom", record.get("symptom"))
+    out += para("Cause", record.get("cause"))
+    if record.get("evidence"):
+        out.append("Evidence")
+        for item in record["evidence"]:
+            out.append(textwrap.fill(f"- {item['measured']} (setup: {item['setup']})", width=width,
+                                     initial_indent="  ", subsequent_indent="    "))
+        out.append("")
+    out += para("Fix", record.get("fix"))
+    out += para("Cost of the fix", record.get("fix_cost"))
+    out += para("Detect", record.get("detect"))
+    trigger = record.get("trigger")
+    if trigger:
+        out += para("Trigger", trigger_english(trigger))
+    else:
+        out += para("Trigger", "none: a knowledge record (no config shows it; see Detect)")
+    if record.get("related"):
+        out += ["Related", "  " + ", ".join(record["related"]), ""]
+    if record.get("references"):
+        out.append("References")
+        for ref in record["references"]:
+            extra = " ".join(x for x in (ref.get("locator"), ref.get("url")) if x)
+            out.append(f"  [{ref['kind']}] {ref['title']}" + (f" ({extra})" if extra else ""))
+        out.append("")
+    examples = record.get("examples") or []
+    if examples:
+        counts = {k: sum(1 for e in examples if e["outcome"] == k) for k in ("fires", "passes", "possible")}
+        out.append(f"Examples: {counts['fires']} fire, {counts['passes']} pass, {counts['possible']} possible")
+    out.append(f"See: {record_url(record['id'])}")
+    return "\n".join(out) + "\n"

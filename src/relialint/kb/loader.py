@@ -1,0 +1,161 @@
+"""Loading records: YAML (safe, located) into validated ``Record``s, and a compiled JSON form for the linter.
+
+The compiled form is what ``relialint check`` reads on every run: plain data, cached under the user's cache
+folder, keyed by the content hash of the record files, so a start needs no YAML parse and no pydantic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from relialint import __version__
+from relialint.readers.located import Span, read_text
+from relialint.readers.yamlsafe import YamlError, YNode, key_span, load_all, plain
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A located problem in a record file; ``code`` is one of the ``KB0xx`` codes."""
+
+    path: str
+    line: int
+    column: int
+    code: str
+    message: str
+
+
+@dataclass
+class LoadedRecord:
+    path: str
+    data: dict[str, Any]
+    tree: YNode | None
+    record: Any  # kb.model.Record
+
+    def span(self, loc: tuple[str | int, ...]) -> Span | None:
+        return key_span(self.tree, loc)
+
+
+@dataclass
+class LoadResult:
+    records: list[LoadedRecord] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def shipped_dir() -> Path:
+    """The records shipped with relialint: inside the installed package, or the checkout's ``records/``."""
+    packaged = Path(str(resources.files("relialint"))) / "_records"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[3] / "records"
+
+
+def record_files(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.glob("*.y*ml") if p.suffix in (".yaml", ".yml"))
+
+
+def load_dir(directory: Path) -> LoadResult:
+    """Every record file of a folder, validated against the schema (semantic checks are ``validate``'s job)."""
+    from pydantic import ValidationError
+
+    from relialint.kb.model import Record
+
+    result = LoadResult()
+    if not directory.is_dir():
+        result.problems.append(Problem(str(directory), 1, 1, "KB001", "not a folder of records"))
+        return result
+    for path in record_files(directory):
+        display = str(path)
+        text, error = read_text(path, display)
+        if error is not None or text is None:
+            assert error is not None
+            result.problems.append(Problem(display, error.line, error.column, "KB001", error.message))
+            continue
+        try:
+            docs = load_all(text, display)
+        except YamlError as exc:
+            e = exc.error
+            result.problems.append(Problem(display, e.line, e.column, "KB001", e.message))
+            continue
+        if len(docs) != 1 or docs[0] is None:
+            result.problems.append(Problem(display, 1, 1, "KB002", "a record file holds exactly one YAML document"))
+            continue
+        tree = docs[0]
+        data = plain(tree)
+        if not isinstance(data, dict):
+            result.problems.append(Problem(display, 1, 1, "KB002", "a record is a mapping"))
+            continue
+        try:
+            record = Record.model_validate(data)
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = _loc(err["loc"])
+                span = key_span(tree, loc) or tree.span
+                where = ".".join(str(p) for p in loc) or "(record)"
+                result.problems.append(Problem(display, span.line, span.column, "KB002", f"{where}: {err['msg']}"))
+            continue
+        result.records.append(LoadedRecord(display, data, tree, record))
+    return result
+
+
+def _loc(raw: tuple[Any, ...]) -> tuple[str | int, ...]:
+    """A pydantic error location without the union-member names it inserts."""
+    out: list[str | int] = []
+    for part in raw:
+        if isinstance(part, str) and (part in ("All", "Any_", "Not", "Leaf") or part.startswith(("function-",
+                                                                                                 "list[", "str",
+                                                                                                 "bool", "int",
+                                                                                                 "float"))):
+            continue
+        out.append("in" if part == "in_" else ("not" if part == "not_" else part))
+    return tuple(out)
+
+
+def compile_record(loaded: LoadedRecord) -> dict[str, Any]:
+    """The plain form the linter evaluates."""
+    data: dict[str, Any] = loaded.record.model_dump(mode="json", by_alias=True, exclude_none=True)
+    data["_path"] = loaded.path
+    return data
+
+
+def _cache_file(digest: str) -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "relialint" / f"records-{__version__}-{digest[:24]}.json"
+
+
+def compiled(directories: list[Path]) -> tuple[list[dict[str, Any]], list[Problem]]:
+    """The records of these folders in compiled form, from the cache when the files have not changed."""
+    files = [p for d in directories for p in record_files(d)] if directories else []
+    digest = hashlib.sha256()
+    for path in files:
+        try:
+            digest.update(str(path).encode())
+            digest.update(path.read_bytes())
+        except OSError:
+            continue
+    cache = _cache_file(digest.hexdigest())
+    try:
+        return json.loads(cache.read_text(encoding="utf-8")), []
+    except (OSError, ValueError):
+        pass
+    records: list[dict[str, Any]] = []
+    problems: list[Problem] = []
+    for directory in directories:
+        result = load_dir(directory)
+        problems.extend(result.problems)
+        records.extend(compile_record(r) for r in result.records)
+    records.sort(key=lambda r: r["id"])
+    if not problems:
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(records), encoding="utf-8")
+            tmp.replace(cache)
+        except OSError:
+            pass
+    return records, problems

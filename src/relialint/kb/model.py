@@ -1,0 +1,168 @@
+"""The record format as pydantic models. ``schemas/record.schema.json`` is generated from ``Record``."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Scalar = Union[str, bool, int, float]
+OPERATORS = ("eq", "ne", "in", "not_in", "lt", "le", "gt", "ge", "present", "matches")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Leaf(_Strict):
+    """A test on one fact; exactly one operator."""
+
+    fact: str = Field(description="a fact key of the vocabulary, or flag.<engine>.<name>, env.<NAME>, build.<OPT>")
+    eq: Scalar | None = None
+    ne: Scalar | None = None
+    in_: list[Scalar] | None = Field(default=None, alias="in")
+    not_in: list[Scalar] | None = None
+    lt: Scalar | None = None
+    le: Scalar | None = None
+    gt: Scalar | None = None
+    ge: Scalar | None = None
+    present: bool | None = None
+    matches: str | None = None
+
+    @model_validator(mode="after")
+    def _one_operator(self) -> Leaf:
+        used = [op for op in OPERATORS if getattr(self, "in_" if op == "in" else op) is not None]
+        if len(used) != 1:
+            raise ValueError(f"a leaf takes exactly one of {', '.join(OPERATORS)}; got {used or 'none'}")
+        return self
+
+    def operator(self) -> tuple[str, object]:
+        for op in OPERATORS:
+            value = getattr(self, "in_" if op == "in" else op)
+            if value is not None:
+                return op, value
+        raise AssertionError("validated leaf without operator")
+
+
+class All(_Strict):
+    all: list[Predicate] = Field(min_length=1)
+
+
+class Any_(_Strict):
+    any: list[Predicate] = Field(min_length=1)
+
+
+class Not(_Strict):
+    not_: Predicate = Field(alias="not")
+
+
+Predicate = Annotated[Union[All, Any_, Not, Leaf], Field(description="all / any / not, or a leaf on one fact")]
+
+
+class AffectedRange(_Strict):
+    """OSV-style affected versions of one engine."""
+
+    engine: Literal["vllm", "llama.cpp"]
+    introduced: str | None = None
+    fixed: str | None = None
+    last_affected: str | None = None
+    last_known_good: str | None = None
+    observed: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _something(self) -> AffectedRange:
+        if not (self.introduced or self.fixed or self.last_affected or self.last_known_good or self.observed):
+            raise ValueError("an affected range needs at least one of introduced, fixed, last_affected, "
+                             "last_known_good, observed")
+        return self
+
+
+class FixEdit(_Strict):
+    """A fix that is a pure edit of the same invocation: set facts to these values."""
+
+    set: dict[str, Scalar] = Field(min_length=1)
+
+
+class Trigger(_Strict):
+    when: Predicate
+    affected: list[AffectedRange] = Field(default_factory=list)
+    locate: list[str] = Field(default_factory=list, description="facts whose location the finding points at")
+    message: str
+    fix_edit: FixEdit | None = None
+
+
+class Evidence(_Strict):
+    measured: str = Field(description="the figure or observation, as the source states it")
+    setup: str = Field(description="GPU, engine version, flags, model it was measured on")
+
+
+class Reference(_Strict):
+    kind: Literal["source", "report", "fix", "upstream"]
+    title: str
+    url: str | None = None
+    locator: str | None = None
+
+
+Format = Literal["shell", "compose", "kubernetes", "helm", "env", "vllm-config", "systemd", "dockerfile"]
+
+
+class Location(_Strict):
+    line: int = Field(ge=1)
+    column: int = Field(ge=1)
+
+
+class Example(_Strict):
+    name: str
+    outcome: Literal["fires", "passes", "possible"]
+    format: Format
+    filename: str | None = None
+    gpu: str | None = None
+    engine_version: str | None = None
+    os: Literal["linux", "windows", "macos"] | None = None
+    facts: dict[str, Scalar] = Field(default_factory=dict)
+    missing: list[str] = Field(default_factory=list)
+    at: Location | None = None
+    content: str
+
+
+class Record(_Strict):
+    """One gotcha record."""
+
+    schema_version: Literal[1] = 1
+    id: str = Field(pattern=r"^RL[1-9][0-9]{2}$")
+    slug: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    title: str = Field(min_length=10)
+    status: Literal["active", "withdrawn"] = "active"
+    published: datetime.date
+    modified: datetime.date
+    severity: Literal["blocker", "major", "minor"]
+    impact: Literal["wrong-output", "performance", "capacity", "measurement", "ignored-config"]
+    engines: list[Literal["vllm", "llama.cpp"]] = Field(default_factory=list)
+    summary: str
+    symptom: str
+    cause: str
+    evidence: list[Evidence] = Field(default_factory=list)
+    fix: str
+    fix_cost: str | None = None
+    detect: str
+    references: list[Reference] = Field(min_length=1)
+    related: list[str] = Field(default_factory=list)
+    trigger: Trigger | None = None
+    examples: list[Example] = Field(default_factory=list)
+
+
+IMPACT_BY_HUNDRED = {
+    "1": "wrong-output",
+    "2": "performance",
+    "3": "capacity",
+    "4": "measurement",
+    "5": "ignored-config",
+}
+
+
+def json_schema() -> dict[str, object]:
+    schema = Record.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://relialint.dev/schemas/record.schema.json"
+    return schema

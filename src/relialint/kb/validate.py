@@ -1,0 +1,233 @@
+"""Semantic checks over a folder of records, each with its own code, and the run of every example."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from relialint.evaluate import PredicateError
+from relialint.facts import FactValueError, parse_value, spec_for
+from relialint.kb.loader import LoadedRecord, LoadResult, Problem, compile_record, load_dir
+from relialint.kb.model import IMPACT_BY_HUNDRED
+from relialint.versions import VersionError, parse_engine_version
+
+DEFAULT_FILENAMES = {
+    "shell": "serve.sh", "compose": "compose.yaml", "kubernetes": "deployment.yaml", "helm": "values.yaml",
+    "env": ".env", "vllm-config": "vllm-config.yaml", "systemd": "vllm.service", "dockerfile": "Dockerfile",
+}
+
+
+@dataclass
+class ExampleOutcome:
+    record: str
+    index: int
+    name: str
+    expected: str
+    actual: str
+    detail: str
+
+    @property
+    def ok(self) -> bool:
+        return self.expected == self.actual and not self.detail
+
+
+def _problem(loaded: LoadedRecord, loc: tuple[str | int, ...], code: str, message: str) -> Problem:
+    span = loaded.span(loc)
+    line, column = (span.line, span.column) if span else (1, 1)
+    return Problem(loaded.path, line, column, code, message)
+
+
+def _walk_leaves(pred: dict[str, Any], loc: tuple[str | int, ...]) -> list[tuple[dict[str, Any], tuple[str | int, ...]]]:
+    if "all" in pred or "any" in pred:
+        key = "all" if "all" in pred else "any"
+        out = []
+        for index, child in enumerate(pred[key]):
+            out.extend(_walk_leaves(child, (*loc, key, index)))
+        return out
+    if "not" in pred:
+        return _walk_leaves(pred["not"], (*loc, "not"))
+    return [(pred, loc)]
+
+
+def semantic(result: LoadResult, known_ids: set[str] | None = None) -> list[Problem]:
+    problems: list[Problem] = []
+    ids: dict[str, LoadedRecord] = {}
+    slugs: dict[str, LoadedRecord] = {}
+    all_ids = {r.record.id for r in result.records} | (known_ids or set())
+    for loaded in result.records:
+        rec = loaded.record
+        if rec.id in ids:
+            problems.append(_problem(loaded, ("id",), "KB003", f"duplicate id {rec.id} (also {ids[rec.id].path})"))
+        ids.setdefault(rec.id, loaded)
+        if rec.slug in slugs:
+            problems.append(_problem(loaded, ("slug",), "KB004",
+                                     f"duplicate slug {rec.slug} (also {slugs[rec.slug].path})"))
+        slugs.setdefault(rec.slug, loaded)
+        for index, related in enumerate(rec.related):
+            if related not in all_ids:
+                problems.append(_problem(loaded, ("related", index), "KB005", f"related id {related} does not exist"))
+        expected_name = f"{rec.id}-{rec.slug}"
+        if Path(loaded.path).stem != expected_name:
+            problems.append(_problem(loaded, ("id",), "KB011", f"file name should be {expected_name}.yaml"))
+        if IMPACT_BY_HUNDRED.get(rec.id[2]) != rec.impact:
+            problems.append(_problem(loaded, ("impact",), "KB011",
+                                     f"{rec.id} is in the {IMPACT_BY_HUNDRED.get(rec.id[2])} range, not {rec.impact}"))
+        problems.extend(_trigger_checks(loaded))
+        problems.extend(_example_checks(loaded))
+    return problems
+
+
+def _trigger_checks(loaded: LoadedRecord) -> list[Problem]:
+    problems: list[Problem] = []
+    data = loaded.data
+    trigger = data.get("trigger")
+    if not trigger:
+        return problems
+    for leaf, loc in _walk_leaves(trigger["when"], ("trigger", "when")):
+        key = leaf.get("fact", "")
+        spec = spec_for(key)
+        if spec is None:
+            problems.append(_problem(loaded, (*loc, "fact"), "KB006", f"fact {key!r} is not in the vocabulary"))
+            continue
+        for op, value in leaf.items():
+            if op == "fact" or op == "present":
+                continue
+            if op == "matches":
+                try:
+                    re.compile(str(value))
+                except re.error as exc:
+                    problems.append(_problem(loaded, (*loc, op), "KB012", f"invalid regular expression: {exc}"))
+                continue
+            for item in value if isinstance(value, list) else [value]:
+                try:
+                    parse_value(spec, item)
+                except FactValueError as exc:
+                    code = "KB007" if spec.type in ("version", "sm") else "KB006"
+                    problems.append(_problem(loaded, (*loc, op), code, str(exc)))
+    for index, rng in enumerate(trigger.get("affected") or []):
+        for field in ("introduced", "fixed", "last_affected", "last_known_good"):
+            if rng.get(field):
+                try:
+                    parse_engine_version(rng["engine"], str(rng[field]))
+                except VersionError as exc:
+                    problems.append(_problem(loaded, ("trigger", "affected", index, field), "KB007", str(exc)))
+        for j, observed in enumerate(rng.get("observed") or []):
+            try:
+                parse_engine_version(rng["engine"], str(observed))
+            except VersionError as exc:
+                problems.append(_problem(loaded, ("trigger", "affected", index, "observed", j), "KB007", str(exc)))
+    for index, key in enumerate(trigger.get("locate") or []):
+        if spec_for(key) is None:
+            problems.append(_problem(loaded, ("trigger", "locate", index), "KB006", f"fact {key!r} is not in the "
+                                                                                     "vocabulary"))
+    edit = (trigger.get("fix_edit") or {}).get("set") or {}
+    for key in edit:
+        if spec_for(key) is None:
+            problems.append(_problem(loaded, ("trigger", "fix_edit", "set", key), "KB006",
+                                     f"fact {key!r} is not in the vocabulary"))
+    examples = data.get("examples") or []
+    if not any(e.get("outcome") == "fires" for e in examples):
+        problems.append(_problem(loaded, ("trigger",), "KB008", "a trigger record needs an example that fires"))
+    if not any(e.get("outcome") == "passes" for e in examples):
+        problems.append(_problem(loaded, ("trigger",), "KB009", "a trigger record needs an example that passes"))
+    return problems
+
+
+def _example_checks(loaded: LoadedRecord) -> list[Problem]:
+    problems: list[Problem] = []
+    for index, example in enumerate(loaded.data.get("examples") or []):
+        for key in list((example.get("facts") or {})) + list(example.get("missing") or []):
+            if spec_for(key) is None:
+                problems.append(_problem(loaded, ("examples", index), "KB006", f"fact {key!r} is not in the "
+                                                                                "vocabulary"))
+        if example.get("engine_version"):
+            try:
+                from relialint.versions import parse_version
+
+                parse_version(str(example["engine_version"]))
+            except VersionError as exc:
+                problems.append(_problem(loaded, ("examples", index, "engine_version"), "KB007", str(exc)))
+    return problems
+
+
+def run_example(record: dict[str, Any], example: dict[str, Any], index: int,
+                extra_records: list[dict[str, Any]] | None = None) -> ExampleOutcome:
+    """Lint one example in a scratch folder, with only this record in force, and compare the outcome."""
+    from relialint.lint import Options, Target, UsageError, lint_file_result, read_file, target_facts, RunResult
+
+    name = example.get("filename") or DEFAULT_FILENAMES[example["format"]]
+    target = Target(gpu=example.get("gpu"), engine_version=example.get("engine_version"), os=example.get("os"),
+                    facts={k: str(v).lower() if isinstance(v, bool) else str(v)
+                           for k, v in (example.get("facts") or {}).items()})
+    with tempfile.TemporaryDirectory(prefix="relialint-example-") as tmp:
+        path = Path(tmp) / name
+        path.write_text(example["content"], encoding="utf-8")
+        try:
+            given = target_facts(target)
+        except UsageError as exc:
+            return ExampleOutcome(record["id"], index, example["name"], example["outcome"], "error", str(exc))
+        kind = example["format"]
+        kind = "yaml" if kind in ("compose", "kubernetes", "helm", "vllm-config") else kind
+        run = RunResult(files=1)
+        try:
+            lint_file_result(read_file(example["content"], str(path), kind), given, [record], Options(), run)
+        except (PredicateError, FactValueError) as exc:
+            return ExampleOutcome(record["id"], index, example["name"], example["outcome"], "error", str(exc))
+    detail = ""
+    if run.errors:
+        detail = "; ".join(e.message for e in run.errors)
+    mine = [f for f in run.findings if f.code == record["id"]]
+    if not mine:
+        actual = "passes"
+    elif any(f.certainty == "definite" for f in mine):
+        actual = "fires"
+    else:
+        actual = "possible"
+    expected = example["outcome"]
+    if actual == expected and expected == "possible":
+        missing = set(example.get("missing") or [])
+        named = {m for f in mine for m in f.missing_facts}
+        if not missing <= named:
+            detail = f"possible, but names {sorted(named)} rather than {sorted(missing)}"
+    at = example.get("at")
+    if actual == expected and at and mine:
+        spots = [(f.line, f.column) for f in mine]
+        if (at["line"], at["column"]) not in spots:
+            detail = f"points at {spots}, expected line {at['line']} column {at['column']}"
+    if actual != expected and not detail:
+        shown = "; ".join(f"{f.certainty} at {f.line}:{f.column} {f.missing_facts}" for f in mine)
+        detail = f"got {actual}" + (f" ({shown})" if shown else "")
+    return ExampleOutcome(record["id"], index, example["name"], expected, actual, detail)
+
+
+def run_examples(result: LoadResult) -> list[Problem]:
+    problems: list[Problem] = []
+    for loaded in result.records:
+        compiled = compile_record(loaded)
+        for index, example in enumerate(compiled.get("examples") or []):
+            outcome = run_example(compiled, example, index)
+            if not outcome.ok:
+                problems.append(_problem(loaded, ("examples", index), "KB010",
+                                         f"example {example['name']!r} should {outcome.expected}: {outcome.detail}"))
+    return problems
+
+
+def validate_dirs(directories: list[Path], known_ids: set[str] | None = None) -> list[Problem]:
+    problems: list[Problem] = []
+    combined = LoadResult()
+    for directory in directories:
+        result = load_dir(directory)
+        combined.records.extend(result.records)
+        combined.problems.extend(result.problems)
+    problems.extend(combined.problems)
+    semantic_problems = semantic(combined, known_ids)
+    problems.extend(semantic_problems)
+    try:
+        problems.extend(run_examples(combined))
+    except PredicateError as exc:  # a malformed predicate already reported above
+        problems.append(Problem(str(directories[0]), 1, 1, "KB010", f"examples not run: {exc}"))
+    _ = VersionError
+    return sorted(set(problems), key=lambda p: (p.path, p.line, p.column, p.code))

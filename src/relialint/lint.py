@@ -1,0 +1,372 @@
+"""One run of the linter: paths -> readers -> engines -> target facts -> evaluate -> findings."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from relialint import record_url
+from relialint.deployment import Deployment
+from relialint.evaluate import eval_trigger
+from relialint.facts import Fact, FactValueError, parse_value, render, spec_for
+from relialint.readers import detect
+from relialint.readers.located import FileResult, ReadError, read_text
+
+SEVERITY_RANK = {"blocker": 3, "major": 2, "minor": 1}
+GPU_FACT_HINT = "--gpu NAME"
+
+
+@dataclass
+class Target:
+    """Facts about where the deployment runs, given outside the files (command line, configuration)."""
+
+    gpu: str | None = None
+    engine_version: str | None = None
+    os: str | None = None
+    facts: dict[str, str] = field(default_factory=dict)
+    origin: str = "cli"
+
+
+@dataclass
+class Options:
+    target: Target = field(default_factory=Target)
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    records_dirs: list[Path] = field(default_factory=list)
+
+
+@dataclass
+class Finding:
+    code: str
+    slug: str
+    title: str
+    severity: str
+    certainty: str
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    message: str
+    missing_facts: list[str]
+    fix: str
+    url: str
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.line, self.column, self.code)
+
+
+@dataclass
+class RunResult:
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[ReadError] = field(default_factory=list)
+    warnings: list[ReadError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    deployments: list[Deployment] = field(default_factory=list)
+    files: int = 0
+
+
+class UsageError(ValueError):
+    """Bad options (unknown GPU, bad fact): exit 2 before anything is linted."""
+
+
+# -- readers --------------------------------------------------------------------------------------------------------
+
+Reader = Callable[[str, str], FileResult]
+
+
+def readers() -> dict[str, Reader]:
+    from relialint.readers import shell
+
+    return {"shell": shell.read}
+
+
+def read_file(text: str, display: str, kind: str) -> FileResult:
+    if kind == "yaml":
+        kind = detect.yaml_kind(text)
+    reader = readers().get(kind)
+    if reader is None:
+        result = FileResult(display, kind, text=text)
+        result.errors.append(ReadError(display, 1, 1, f"{kind} files are not read yet"))
+        return result
+    return reader(text, display)
+
+
+# -- finding files --------------------------------------------------------------------------------------------------
+
+
+def discover(paths: list[str]) -> tuple[list[tuple[Path, str, str]], list[ReadError]]:
+    """Files to lint as ``(path, display, kind)``; folders are walked, explicit files always read."""
+    found: list[tuple[Path, str, str]] = []
+    errors: list[ReadError] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            before = len(found)
+            _walk(path, found, errors)
+            if len(found) == before and not errors:
+                errors.append(ReadError(raw, 1, 1, "no files relialint reads in this folder"))
+            continue
+        if not path.exists() and not path.is_symlink():
+            errors.append(ReadError(raw, 1, 1, "no such file or folder"))
+            continue
+        kind = detect.kind_by_name(path)
+        if kind is None:
+            text, _ = read_text(path, raw)
+            kind = detect.kind_by_content(text or "") or "shell"
+        found.append((path, raw, kind))
+    return found, errors
+
+
+def _walk(root: Path, found: list[tuple[Path, str, str]], errors: list[ReadError]) -> None:
+    seen: set[tuple[int, int]] = set()
+    for current, dirs, files in os.walk(root, followlinks=True, onerror=lambda e: errors.append(
+            ReadError(str(e.filename), 1, 1, f"cannot read folder: {e.strerror}"))):
+        try:
+            stat = os.stat(current)
+        except OSError:
+            dirs[:] = []
+            continue
+        if (stat.st_dev, stat.st_ino) in seen:
+            errors.append(ReadError(current, 1, 1, "symlink loop; folder not walked again"))
+            dirs[:] = []
+            continue
+        seen.add((stat.st_dev, stat.st_ino))
+        dirs[:] = sorted(d for d in dirs if d not in detect.SKIP_DIRS)
+        for name in sorted(files):
+            path = Path(current) / name
+            kind = detect.kind_by_name(path)
+            if kind is None and "." not in name:
+                try:
+                    with open(path, "rb") as handle:
+                        head = handle.read(64).decode("utf-8", "replace")
+                except OSError:
+                    continue
+                kind = detect.kind_by_content(head)
+            if kind is not None:
+                found.append((path, str(path), kind))
+
+
+def _opener(referrer: str, name: str) -> tuple[str, str] | None:
+    base = Path(referrer).parent
+    candidate = Path(name) if Path(name).is_absolute() else base / name
+    if not candidate.is_file():
+        return None
+    text, error = read_text(candidate, str(candidate))
+    if error is not None or text is None:
+        return None
+    return text, str(candidate)
+
+
+# -- target facts ---------------------------------------------------------------------------------------------------
+
+
+def target_facts(target: Target) -> dict[str, Fact]:
+    """The target as facts; raises ``UsageError`` for an unknown GPU, key or badly typed value."""
+    from relialint import hardware
+
+    origin: Any = target.origin
+    out: dict[str, Fact] = {}
+    if target.gpu:
+        try:
+            gpu = hardware.resolve(target.gpu)
+        except hardware.UnknownGpu as exc:
+            raise UsageError(str(exc)) from exc
+        for key, value in gpu.facts().items():
+            out[key] = Fact(value, origin)  # type: ignore[arg-type]
+    if target.os:
+        out["host.os"] = _typed_fact("host.os", target.os, origin)
+    if target.engine_version:
+        out["engine.version"] = _typed_fact("engine.version", target.engine_version, origin)
+    for key, value in target.facts.items():
+        out[key] = _typed_fact(key, value, origin)
+    return out
+
+
+def _typed_fact(key: str, raw: str, origin: Any) -> Fact:
+    spec = spec_for(key)
+    if spec is None:
+        raise UsageError(f"unknown fact {key!r}; see `relialint facts --help` or docs/reference/facts.md")
+    try:
+        return Fact(parse_value(spec, raw), origin)
+    except FactValueError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def apply_target(deployment: Deployment, given: dict[str, Fact], notes: list[str]) -> None:
+    """Target facts fill what the files leave unknown; where a file says otherwise, the file wins with a note."""
+    facts = deployment.facts
+    for key, fact in given.items():
+        if key == "engine.version" and deployment.engine == "bench":
+            continue
+        current = facts.facts.get(key)
+        if current is None:
+            if key == "engine.version" and not _version_fits(deployment.engine, fact):
+                continue
+            facts.set(key, fact)
+        elif render(current.value).lower() != render(fact.value).lower():
+            where = f"{current.path}:{current.line}" if current.path else deployment.path
+            notes.append(f"{where}: {key} is {render(current.value)} in the file; the {fact.origin} value "
+                         f"{render(fact.value)} is not used")
+
+
+def _version_fits(engine: str, fact: Fact) -> bool:
+    scheme = getattr(fact.value, "scheme", None)
+    return (engine == "llama.cpp") == (scheme == "build")
+
+
+def shared_memory(deployments: list[Deployment]) -> None:
+    """``memory.gpu_utilization_shared_total``: vLLM deployments of one file on the same GPUs add up."""
+    groups: dict[tuple[str, str], list[Deployment]] = {}
+    for d in deployments:
+        if d.engine != "vllm":
+            continue
+        visible = d.facts.get("env.CUDA_VISIBLE_DEVICES")
+        key = (d.path, str(visible.value) if visible is not None and visible.value is not None else "*")
+        groups.setdefault(key, []).append(d)
+    for members in groups.values():
+        values = [m.facts.get("memory.gpu_utilization") for m in members]
+        if any(v is None or not isinstance(v.value, int | float) for v in values):
+            continue
+        total = round(sum(float(v.value) for v in values if v is not None and isinstance(v.value, int | float)), 4)
+        for member, value in zip(members, values):
+            assert value is not None
+            member.facts.set("memory.gpu_utilization_shared_total",
+                             Fact(total, "inferred", value.path, value.line, value.column, value.end_line,
+                                  value.end_column, note=f"sum over {len(members)} deployment(s) on the same GPUs"))
+
+
+def finish(deployment: Deployment) -> None:
+    from relialint.engines import llamacpp, vllm
+
+    if deployment.engine == "vllm":
+        vllm.apply_defaults(deployment)
+    elif deployment.engine == "llama.cpp":
+        llamacpp.apply_defaults(deployment)
+
+
+# -- evaluation -----------------------------------------------------------------------------------------------------
+
+
+def selected(code: str, select: list[str], ignore: list[str]) -> bool:
+    if select and not any(code.startswith(s) for s in select):
+        return False
+    return not any(code.startswith(i) for i in ignore)
+
+
+def evaluate(deployment: Deployment, records: list[dict[str, Any]]) -> list[Finding]:
+    findings: list[Finding] = []
+    for record in records:
+        trigger = record.get("trigger")
+        if not trigger or record.get("status") == "withdrawn":
+            continue
+        engines = record.get("engines") or []
+        if engines and deployment.engine not in engines and deployment.engine != "bench":
+            continue
+        verdict = eval_trigger(trigger, deployment.facts)
+        if verdict.value is False:
+            continue
+        findings.append(_finding(record, deployment, verdict.value is True, sorted(verdict.missing),
+                                 list(verdict.notes)))
+    return findings
+
+
+def _finding(record: dict[str, Any], deployment: Deployment, definite: bool, missing: list[str],
+             notes: list[str]) -> Finding:
+    trigger = record["trigger"]
+    where = deployment.span
+    line, column, end_line, end_column = where.line, where.column, where.end_line, where.end_column
+    path = where.path
+    for key in trigger.get("locate") or []:
+        fact = deployment.facts.facts.get(key)
+        if fact is not None and fact.line is not None and fact.path == path:
+            line, column = fact.line, fact.column or 1
+            end_line, end_column = fact.end_line or line, fact.end_column or column
+            break
+    message = trigger["message"]
+    if not definite:
+        decide = ", ".join(missing) if missing else "engine.version"
+        how = _how_to_supply(missing)
+        why = f"; {'; '.join(notes)}" if notes and not missing else ""
+        message = f"{message} (possible: depends on {decide}{why}; {how})"
+    return Finding(
+        code=record["id"], slug=record["slug"], title=record["title"], severity=record["severity"],
+        certainty="definite" if definite else "possible", path=path, line=line, column=column,
+        end_line=end_line, end_column=end_column, message=message, missing_facts=missing, fix=record["fix"].strip(),
+        url=record_url(record["id"]),
+    )
+
+
+def _how_to_supply(missing: list[str]) -> str:
+    ways: list[str] = []
+    if any(m.startswith("gpu.") and m not in ("gpu.cc_mode", "gpu.count") for m in missing):
+        ways.append("--gpu NAME")
+    if "engine.version" in missing or not missing:
+        ways.append("--engine-version V")
+    if "host.os" in missing:
+        ways.append("--os NAME")
+    rest = [m for m in missing if m not in ("engine.version", "host.os") and not (
+        m.startswith("gpu.") and m not in ("gpu.cc_mode", "gpu.count"))]
+    ways.extend(f"--fact {m}=..." for m in rest)
+    return "set " + " or ".join(ways) if ways else "set the missing facts"
+
+
+# -- the run --------------------------------------------------------------------------------------------------------
+
+
+def load_records(options: Options) -> tuple[list[dict[str, Any]], list[ReadError]]:
+    from relialint.kb.loader import compiled, shipped_dir
+
+    records, problems = compiled([shipped_dir(), *options.records_dirs])
+    errors = [ReadError(p.path, p.line, p.column, f"{p.code} {p.message}") for p in problems]
+    return records, errors
+
+
+def lint_file_result(result: FileResult, given: dict[str, Fact], records: list[dict[str, Any]],
+                     options: Options, run: RunResult) -> None:
+    from relialint.engines import extract
+
+    for error in result.errors:
+        (run.warnings if error.severity == "warning" else run.errors).append(error)
+    deployments = extract(result, _opener)
+    for deployment in deployments:
+        apply_target(deployment, given, run.notes)
+        finish(deployment)
+    shared_memory(deployments)
+    for deployment in deployments:
+        run.notes.extend(f"{deployment.path}:{deployment.span.line}: {n}" for n in deployment.notes)
+        for finding in evaluate(deployment, records):
+            if selected(finding.code, options.select, options.ignore):
+                run.findings.append(finding)
+    run.deployments.extend(deployments)
+
+
+def lint_paths(paths: list[str], options: Options) -> RunResult:
+    given = target_facts(options.target)
+    records, record_errors = load_records(options)
+    run = RunResult(errors=list(record_errors))
+    files, errors = discover(paths)
+    run.errors.extend(errors)
+    for path, display, kind in files:
+        run.files += 1
+        text, error = read_text(path, display)
+        if error is not None or text is None:
+            assert error is not None
+            run.errors.append(error)
+            continue
+        lint_file_result(read_file(text, display, kind), given, records, options, run)
+    run.findings.sort(key=Finding.sort_key)
+    run.errors.sort(key=lambda e: (e.path, e.line, e.column))
+    return run
+
+
+def lint_text(text: str, display: str, kind: str, options: Options) -> RunResult:
+    """Lint a buffer as if it were the file ``display`` (stdin, editors)."""
+    given = target_facts(options.target)
+    records, record_errors = load_records(options)
+    run = RunResult(errors=list(record_errors), files=1)
+    lint_file_result(read_file(text, display, kind), given, records, options, run)
+    run.findings.sort(key=Finding.sort_key)
+    return run

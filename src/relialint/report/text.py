@@ -1,0 +1,38 @@
+"""Text output in the style of ruff and ShellCheck: ``path:line:col: RL101 [blocker] message``."""
+
+from __future__ import annotations
+
+from relialint.lint import RunResult
+
+_COLORS = {"blocker": "\033[1;31m", "major": "\033[33m", "minor": "\033[36m", "dim": "\033[2m", "bold": "\033[1m"}
+_RESET = "\033[0m"
+
+
+def _c(text: str, style: str, color: bool) -> str:
+    return f"{_COLORS[style]}{text}{_RESET}" if color else text
+
+
+def render(run: RunResult, color: bool = False) -> str:
+    lines: list[str] = []
+    for error in run.errors:
+        lines.append(f"{error.path}:{error.line}:{error.column}: error: {error.message}")
+    for warning in run.warnings:
+        lines.append(f"{warning.path}:{warning.line}:{warning.column}: warning: {warning.message}")
+    for f in run.findings:
+        where = f"{f.path}:{f.line}:{f.column}:"
+        tag = f"[{f.severity}]" if f.certainty == "definite" else f"[{f.severity}, possible]"
+        code = _c(f.code, f.severity, color) if f.certainty == "definite" else _c(f.code, "dim", color)
+        lines.append(f"{_c(where, 'bold', color)} {code} {tag} {f.message}")
+        fix = " ".join(f.fix.split())
+        lines.append(f"  fix: {fix}")
+        lines.append(f"  see: {f.url}")
+    for note in run.notes:
+        lines.append(_c(f"note: {note}", "dim", color))
+    definite = sum(1 for f in run.findings if f.certainty == "definite")
+    possible = len(run.findings) - definite
+    lines.append(
+        f"{run.files} file{'s' if run.files != 1 else ''}, {len(run.deployments)} deployment"
+        f"{'s' if len(run.deployments) != 1 else ''}: {definite} definite, {possible} possible, "
+        f"{len(run.errors)} error{'s' if len(run.errors) != 1 else ''}"
+    )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,96 @@
+"""Engine versions and GPU compute capabilities as comparable values.
+
+vLLM versions are PEP 440 (``0.23.1rc1`` sorts before ``0.23.1``); llama.cpp versions are build numbers
+(``b6327``). The two schemes never compare with each other: such a comparison is *unknown*.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import total_ordering
+from typing import Literal
+
+from packaging.version import InvalidVersion
+from packaging.version import Version as Pep440
+
+Scheme = Literal["pep440", "build"]
+
+
+class VersionError(ValueError):
+    """A version string that parses in no scheme."""
+
+
+_BUILD = re.compile(r"^b(\d+)$")
+
+
+@total_ordering
+@dataclass(frozen=True)
+class Version:
+    """An engine version in one scheme."""
+
+    scheme: Scheme
+    text: str
+    key: tuple[object, ...]
+
+    def comparable(self, other: Version) -> bool:
+        return self.scheme == other.scheme
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Version) or not self.comparable(other):
+            return NotImplemented
+        if self.scheme == "build":
+            return self.key < other.key
+        return Pep440(self.text) < Pep440(other.text)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Version):
+            return NotImplemented
+        return self.scheme == other.scheme and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash((self.scheme, self.key))
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def parse_version(text: str) -> Version:
+    """Parse ``b6327`` as a llama.cpp build, anything else as PEP 440 (a leading ``v`` is allowed)."""
+    raw = text.strip()
+    build = _BUILD.match(raw)
+    if build:
+        return Version("build", raw, (int(build.group(1)),))
+    candidate = raw[1:] if raw[:1] in ("v", "V") else raw
+    try:
+        parsed = Pep440(candidate)
+    except InvalidVersion as exc:
+        raise VersionError(f"not a vLLM (PEP 440) version or llama.cpp build (bNNNN): {text!r}") from exc
+    return Version("pep440", str(parsed), (parsed.release, parsed.pre, parsed.post, parsed.dev))
+
+
+def parse_engine_version(engine: str, text: str) -> Version:
+    """Parse a version for a given engine, enforcing its scheme."""
+    version = parse_version(text)
+    if engine == "llama.cpp" and version.scheme != "build":
+        raise VersionError(f"llama.cpp versions are builds like b6327, not {text!r}")
+    if engine == "vllm" and version.scheme != "pep440":
+        raise VersionError(f"vLLM versions are PEP 440 like 0.30.0, not {text!r}")
+    return version
+
+
+_SM = re.compile(r"^(?:sm_?)?(\d+)(?:\.(\d+))?a?$", re.IGNORECASE)
+
+
+def parse_sm(text: str) -> Version:
+    """Parse a compute capability: ``9.0``, ``sm_90``, ``sm90``, ``sm_121a``, ``12.1``."""
+    raw = text.strip()
+    match = _SM.match(raw)
+    if not match:
+        raise VersionError(f"not a compute capability (9.0, sm_90): {text!r}")
+    major, minor = match.group(1), match.group(2)
+    if minor is None:
+        if raw[:2].lower() != "sm" or len(major) < 2:
+            raise VersionError(f"not a compute capability (9.0, sm_90): {text!r}")
+        major, minor = major[:-1], major[-1]
+    return parse_version(f"{int(major)}.{int(minor)}")

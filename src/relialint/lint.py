@@ -227,6 +227,10 @@ def shared_memory(deployments: list[Deployment]) -> None:
         key = (d.path, str(visible.value) if visible is not None and visible.value is not None else "*")
         groups.setdefault(key, []).append(d)
     for members in groups.values():
+        if len(members) == 1:
+            members[0].facts.set("memory.gpu_utilization_shared_total",
+                                 Fact(None, "inferred", note="no other engine on the same GPUs in this file"))
+            continue
         values = [m.facts.get("memory.gpu_utilization") for m in members]
         if any(v is None or not isinstance(v.value, int | float) for v in values):
             continue
@@ -263,7 +267,9 @@ def evaluate(deployment: Deployment, records: list[dict[str, Any]]) -> list[Find
         if not trigger or record.get("status") == "withdrawn":
             continue
         engines = record.get("engines") or []
-        if engines and deployment.engine not in engines and deployment.engine != "bench":
+        if deployment.engine == "bench" and engines:
+            continue
+        if engines and deployment.engine not in engines:
             continue
         verdict = eval_trigger(trigger, deployment.facts)
         if verdict.value is False:
@@ -332,6 +338,8 @@ def lint_file_result(result: FileResult, given: dict[str, Fact], records: list[d
         (run.warnings if error.severity == "warning" else run.errors).append(error)
     deployments = extract(result, _opener)
     for deployment in deployments:
+        if deployment.engine != "bench":
+            deployment.facts.closed.add("bench.")
         apply_target(deployment, given, run.notes)
         finish(deployment)
     shared_memory(deployments)

@@ -226,12 +226,15 @@ class FactSet:
 
     facts: dict[str, Fact] = field(default_factory=dict)
     closed: set[str] = field(default_factory=set)
+    blocked: set[str] = field(default_factory=set)
 
     def get(self, key: str) -> Fact | None:
         """The fact, a synthetic unset fact for a closed prefix, or ``None`` when unknown."""
         fact = self.facts.get(key)
         if fact is not None:
             return fact
+        if key in self.blocked:
+            return None
         for prefix in self.closed:
             if key == prefix or (prefix.endswith(".") and key.startswith(prefix)):
                 return Fact(None, "inferred")
@@ -239,16 +242,22 @@ class FactSet:
 
     def set(self, key: str, fact: Fact) -> None:
         self.facts[key] = fact
+        self.blocked.discard(key)
 
     def setdefault(self, key: str, fact: Fact) -> None:
-        """Set only where nothing is known yet."""
-        if key not in self.facts:
+        """Set only where nothing is known, and nothing made the key unknown on purpose."""
+        if key not in self.facts and key not in self.blocked:
             self.facts[key] = fact
 
     def unknown(self, key: str) -> None:
-        """Make a key unknown (drop it and stop closing it)."""
+        """Make a key unknown: no value, and no default may fill it (the config sets it to something unseen)."""
         self.facts.pop(key, None)
         self.closed.discard(key)
+        self.blocked.add(key)
+
+    def settled(self, key: str) -> bool:
+        """Whether the key has a value or was made unknown on purpose (so a default must not apply)."""
+        return key in self.facts or key in self.blocked
 
     def items(self) -> list[tuple[str, Fact]]:
         return sorted(self.facts.items())

@@ -104,9 +104,9 @@ def discover(paths: list[str]) -> tuple[list[tuple[Path, str, str]], list[ReadEr
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            before = len(found)
+            before, errors_before = len(found), len(errors)
             _walk(path, found, errors)
-            if len(found) == before and not errors:
+            if len(found) == before and len(errors) == errors_before:
                 errors.append(ReadError(raw, 1, 1, "no files relialint reads in this folder"))
             continue
         if not path.exists() and not path.is_symlink():

@@ -58,6 +58,17 @@ _QUANT = {
     "gptq_marlin": "gptq", "auto_gptq": "gptq", "gpt_oss_mxfp4": "mxfp4", "fbgemm_fp8": "fp8",
     "fp8_per_tensor": "fp8", "fp8_per_block": "fp8", "fp8_per_channel": "fp8", "deepseek_v4_fp8": "fp8",
 }
+OPTION_FACTS: dict[str, tuple[str, ...]] = {
+    "dtype": ("serve.dtype",), "kv-cache-dtype": ("kv_cache.dtype",), "enforce-eager": ("cuda_graphs.enabled",),
+    "enable-prefix-caching": ("prefix_caching.enabled",), "attention-backend": ("attention.backend",),
+    "moe-backend": ("moe.backend",), "tensor-parallel-size": ("parallel.tensor",),
+    "pipeline-parallel-size": ("parallel.pipeline",), "gpu-memory-utilization": ("memory.gpu_utilization",),
+    "max-model-len": ("limits.max_model_len",), "max-num-batched-tokens": ("limits.max_num_batched_tokens",),
+    "quantization": ("model.quantization", "model.weight_only"),
+    "compilation-config": ("cuda_graphs.enabled", "cuda_graphs.mode"),
+    "speculative-config": ("spec_decode.enabled", "spec_decode.method", "spec_decode.num_tokens"),
+    "attention-config": ("attention.backend",), "model": ("model.name", "model.quantization"),
+}
 _WEIGHT_ONLY_QUANT = {"awq", "gptq", "awq_marlin", "gptq_marlin", "auto_awq", "auto_gptq", "moe_wna16"}
 
 
@@ -73,6 +84,7 @@ class Opt:
     equals: bool = False
     negated: bool = False
     known: bool = True
+    from_config: bool = False
 
 
 @dataclass
@@ -353,6 +365,8 @@ def _expand_config(opts: list[Opt], launch: Launch, result: FileResult,
             continue
         text, display = text_path
         config_opts = config_file_opts(text, display)
+        for config_opt in config_opts:
+            config_opt.from_config = True
         out = config_opts + out
         out.append(opt)
     return out
@@ -412,12 +426,17 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
     for opt in opts:
         if not opt.keys:
             last[opt.name] = opt
-        origin = "config-file" if opt.flag.span.path != deployment.span.path or "#" in opt.flag.span.path else "flag"
+        origin = "config-file" if opt.from_config else "flag"
         raw_key = f"flag.vllm.{opt.name}"
         facts.set(raw_key, word_fact(("false" if opt.negated else (opt.value if opt.value is not None else "true"))
                                      if opt.known else None, origin, opt.flag))
         if not opt.known:
             facts.unknown(raw_key)
+
+    for opt in opts:
+        if not opt.known and opt.name in OPTION_FACTS:
+            for key in OPTION_FACTS[opt.name]:
+                facts.unknown(key)
 
     model_word: Word | None = None
     if launch.form in ("serve", "image") and parsed.positionals:
@@ -432,7 +451,7 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
 
     def opt_fact(name: str, key: str, value: object) -> None:
         opt = last[name]
-        origin = "config-file" if opt.flag.span.path != deployment.span.path else "flag"
+        origin = "config-file" if opt.from_config else "flag"
         if not opt.known:
             facts.unknown(key)
             return
@@ -560,7 +579,7 @@ def apply_defaults(deployment: Deployment) -> None:
     flags_closed = "flag.vllm." in facts.closed
 
     def default(key: str, value: object, note: str | None = None) -> None:
-        if key not in facts.facts and flags_closed:
+        if not facts.settled(key) and flags_closed:
             facts.set(key, Fact(value, "default", note=note))  # type: ignore[arg-type]
 
     default("serve.dtype", "auto")
@@ -578,7 +597,7 @@ def apply_defaults(deployment: Deployment) -> None:
     env_closed = "env." in facts.closed
     # engine.v1: VLLM_USE_V1 is read up to 0.11.0; V1 is the only engine from 0.11.1.
     use_v1 = facts.get("env.VLLM_USE_V1")
-    if "engine.v1" not in facts.facts:
+    if not facts.settled("engine.v1"):
         if version is not None and not version < V["0.11.1"]:
             facts.set("engine.v1", Fact(True, "default", note="V1 is the only engine from 0.11.1"))
         elif use_v1 is not None and use_v1.value is not None and _truthy(use_v1.value) is not None:
@@ -587,12 +606,12 @@ def apply_defaults(deployment: Deployment) -> None:
             facts.set("engine.v1", Fact(not version < V["0.8.0"], "default"))
     # prefix caching: off in V0, on in V1 (the default from 0.8.0).
     v1 = facts.get("engine.v1")
-    if "prefix_caching.enabled" not in facts.facts and flags_closed and v1 is not None and v1.value is not None:
+    if not facts.settled("prefix_caching.enabled") and flags_closed and v1 is not None and v1.value is not None:
         facts.set("prefix_caching.enabled", Fact(bool(v1.value), "default",
                                                  note="the engine's default for this version"))
     # V2 model runner.
     v2 = facts.get("env.VLLM_USE_V2_MODEL_RUNNER")
-    if "engine.v2_model_runner" not in facts.facts:
+    if not facts.settled("engine.v2_model_runner"):
         if v2 is not None and v2.value is not None and _truthy(v2.value) is not None and (
                 version is None or not version < V["0.12.0"]):
             facts.set("engine.v2_model_runner", Fact(_truthy(v2.value), "env", v2.path, v2.line, v2.column))
@@ -603,11 +622,11 @@ def apply_defaults(deployment: Deployment) -> None:
                 facts.set("engine.v2_model_runner", Fact(True, "default",
                                                          note="from 0.24.0 the V2 runner is used where supported"))
     # gpu_memory_utilization default.
-    if "memory.gpu_utilization" not in facts.facts and flags_closed and version is not None:
+    if not facts.settled("memory.gpu_utilization") and flags_closed and version is not None:
         facts.set("memory.gpu_utilization", Fact(0.92 if not version < V["0.20.0"] else 0.9, "default"))
     # engine-ready timeout.
     timeout = facts.get("env.VLLM_ENGINE_READY_TIMEOUT_S")
-    if "engine.ready_timeout_s" not in facts.facts:
+    if not facts.settled("engine.ready_timeout_s"):
         if timeout is not None and timeout.value is not None:
             number = _number(str(timeout.value), int)
             if number is not None:
@@ -616,7 +635,7 @@ def apply_defaults(deployment: Deployment) -> None:
             facts.set("engine.ready_timeout_s", Fact(600, "default"))
     # attention backend from the env var, where the version still reads it.
     backend = facts.get("env.VLLM_ATTENTION_BACKEND")
-    if "attention.backend" not in facts.facts:
+    if not facts.settled("attention.backend"):
         if backend is not None and backend.value is not None:
             if version is None or version < V["0.15.0"]:
                 note = None if version is not None else "read only by vLLM up to 0.14.0"
@@ -629,7 +648,7 @@ def apply_defaults(deployment: Deployment) -> None:
         elif flags_closed and (backend is not None or env_closed):
             facts.set("attention.backend", Fact("auto", "default"))
     q_quant = facts.get("env.VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION")
-    if "attention.flashinfer_q_quant" not in facts.facts and q_quant is not None and q_quant.value is not None:
+    if not facts.settled("attention.flashinfer_q_quant") and q_quant is not None and q_quant.value is not None:
         disabled = _truthy(q_quant.value)
         if disabled is not None:
             facts.set("attention.flashinfer_q_quant", Fact(not disabled, "env", q_quant.path, q_quant.line,

@@ -72,9 +72,12 @@ def semantic(result: LoadResult, known_ids: set[str] | None = None) -> list[Prob
         expected_name = f"{rec.id}-{rec.slug}"
         if Path(loaded.path).stem != expected_name:
             problems.append(_problem(loaded, ("id",), "KB011", f"file name should be {expected_name}.yaml"))
-        if IMPACT_BY_HUNDRED.get(rec.id[2]) != rec.impact:
+        expected_impact = IMPACT_BY_HUNDRED.get(rec.id[2])
+        if expected_impact is None:
+            problems.append(_problem(loaded, ("id",), "KB011", f"{rec.id}: RL{rec.id[2]}xx is not an impact range"))
+        elif expected_impact != rec.impact:
             problems.append(_problem(loaded, ("impact",), "KB011",
-                                     f"{rec.id} is in the {IMPACT_BY_HUNDRED.get(rec.id[2])} range, not {rec.impact}"))
+                                     f"{rec.id} is in the {expected_impact} range, not {rec.impact}"))
         problems.extend(_trigger_checks(loaded))
         problems.extend(_example_checks(loaded))
     return problems

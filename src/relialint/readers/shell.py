@@ -233,12 +233,12 @@ class _Reader:
             if name in ("@", "*"):
                 return _Value(None, splice=True)
             value = self.lookup(name)
-            if value.text is not None and (" " in value.text or "\t" in value.text):
-                return _Value(None, splice=True)  # unquoted: word splitting
+            if value.text is None or " " in value.text or "\t" in value.text:
+                return _Value(None, splice=True)  # unquoted: word splitting may give any number of words
             return value
         if kind == "expansion":
             value = self.expansion(node)
-            if value.text is not None and (" " in value.text or "\t" in value.text):
+            if value.text is None or " " in value.text or "\t" in value.text:
                 return _Value(None, splice=True)
             return value
         if kind == "string":

@@ -1,0 +1,45 @@
+"""`relialint validate`: the shipped records pass; deliberately broken ones report each problem with a code."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from relialint.cli import main
+from tests.conftest import ROOT
+
+BROKEN = ROOT / "tests" / "fixtures" / "broken-records"
+
+
+def test_broken_records_each_problem_located_with_its_code() -> None:
+    result = CliRunner().invoke(main, ["validate", str(BROKEN)])
+    assert result.exit_code == 2
+    lines = {line.replace(str(BROKEN) + "/", "") for line in result.output.splitlines()}
+    expected = {
+        "RL901-dup-one.yaml:3:1: KB011 RL901: RL9xx is not an impact range",
+        "RL901-dup-one.yaml:19:11: KB005 related id RL999 does not exist",
+        "RL901-dup-one.yaml:20:1: KB009 a trigger record needs an example that passes",
+        "RL901-dup-one.yaml:24:10: KB006 fact 'gpu.flux_capacitor' is not in the vocabulary",
+        "RL901-dup-one.yaml:26:22: KB007 not a vLLM (PEP 440) version or llama.cpp build (bNNNN): 'not-a-version'",
+        "RL902-dup-one.yaml:3:1: KB003 duplicate id RL901 (also RL901-dup-one.yaml)",
+        "RL902-dup-one.yaml:3:1: KB011 file name should be RL901-dup-one.yaml",
+        "RL902-dup-one.yaml:4:1: KB004 duplicate slug dup-one (also RL901-dup-one.yaml)",
+        "RL902-dup-one.yaml:19:1: KB009 a trigger record needs an example that passes",
+        "RL903-schema-error.yaml:9:1: KB002 severity: Input should be 'blocker', 'major' or 'minor'",
+        "RL904-syntax.yaml:3:1: KB001 invalid YAML: expected ',' or ']', but got '<stream end>'",
+    }
+    missing = expected - lines
+    assert not missing, f"missing: {sorted(missing)}\noutput:\n{result.output}"
+    assert "4 record files, 13 problems" in lines
+
+
+def test_example_outcome_mismatch_is_reported() -> None:
+    result = CliRunner().invoke(main, ["validate", str(BROKEN)])
+    assert "RL901-dup-one.yaml:29:5: KB010 example 'fires' should fires: got possible" in result.output
+
+
+def test_shipped_records_load_without_schema_errors() -> None:
+    from relialint.kb.loader import load_dir, shipped_dir
+
+    result = load_dir(shipped_dir())
+    assert result.problems == []
+    assert len(result.records) >= 29

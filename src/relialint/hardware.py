@@ -7,7 +7,7 @@ import difflib
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 
 from relialint.versions import Version, VersionError, parse_sm
 
@@ -60,8 +60,7 @@ def _norm(text: str) -> str:
 
 def _nvidia(row: dict[str, object]) -> Gpu:
     sm = parse_sm(str(row["sm"]))
-    fp4_default: bool | None = sm >= FP4_FROM
-    fp4 = row.get("fp4", fp4_default) if "fp4" in row else fp4_default
+    fp4 = row["fp4"] if "fp4" in row else sm >= FP4_FROM
     return Gpu(
         name=str(row["name"]),
         vendor="nvidia",
@@ -88,7 +87,7 @@ def catalogue() -> tuple[Gpu, ...]:
     """Every GPU of the catalogue, NVIDIA first."""
     from ruamel.yaml import YAML
 
-    text = resources.files("relialint").joinpath("data/hardware.yaml").read_text(encoding="utf-8")
+    text = (Path(__file__).parent / "data" / "hardware.yaml").read_text(encoding="utf-8")
     data = YAML(typ="safe").load(text)
     return tuple([_nvidia(r) for r in data["nvidia"]] + [_amd(r) for r in data["amd"]])
 

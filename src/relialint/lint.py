@@ -35,6 +35,16 @@ class Options:
     select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
     records_dirs: list[Path] = field(default_factory=list)
+    targets: list[Target] = field(default_factory=list)
+    """Several targets (``--gpu H100 --gpu B200``): each file is evaluated once per target."""
+    config_file: Path | None = None
+    """An explicit configuration file; ``None``: the nearest to each linted file."""
+    isolated: bool = False
+    """No configuration at all."""
+    inline_ignores: bool = True
+    baseline: Path | None = None
+    fail_on: str | None = None
+    strict: bool | None = None
 
 
 @dataclass
@@ -53,9 +63,24 @@ class Finding:
     missing_facts: list[str]
     fix: str
     url: str
+    target: str | None = None
+    """The target a finding is for, when a run has several (``--gpu H100 --gpu B200``)."""
+    about: str | None = None
+    """The fact the finding points at (``serve.dtype``): with ``service`` the baseline key, never the line."""
+    service: str | None = None
 
-    def sort_key(self) -> tuple[str, int, int, str]:
-        return (self.path, self.line, self.column, self.code)
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.path, self.line, self.column, self.code, self.target or "")
+
+
+@dataclass
+class Suppressed:
+    """A finding that an inline ignore, a configured suppression or the baseline kept out of the report."""
+
+    finding: Finding
+    by: str  # "inline", "configuration", "baseline"
+    reason: str
+    where: str
 
 
 @dataclass
@@ -66,6 +91,13 @@ class RunResult:
     notes: list[str] = field(default_factory=list)
     deployments: list[Deployment] = field(default_factory=list)
     files: int = 0
+    suppressed: list[Suppressed] = field(default_factory=list)
+    rules: list[dict[str, Any]] = field(default_factory=list)
+    """The public fields of every rule (record) that could report, for formatters that describe rules (SARIF)."""
+    failing: int = 0
+    """Findings at or above each file's fail level (``--fail-on``, ``--strict`` or configuration)."""
+    baseline_keys: list[tuple[str, str, str, str, str]] = field(default_factory=list)
+    policy: dict[int, tuple[int, bool]] = field(default_factory=dict, repr=False)
 
 
 class UsageError(ValueError):
@@ -165,11 +197,11 @@ def _opener(referrer: str, name: str) -> tuple[str, str] | None:
 
 def target_facts(target: Target) -> dict[str, Fact]:
     """The target as facts; raises ``UsageError`` for an unknown GPU, key or badly typed value."""
-    from relialint import hardware
-
     origin: Any = target.origin
     out: dict[str, Fact] = {}
     if target.gpu:
+        from relialint import hardware
+
         try:
             gpu = hardware.resolve(target.gpu)
         except hardware.UnknownGpu as exc:
@@ -285,11 +317,13 @@ def _finding(record: dict[str, Any], deployment: Deployment, definite: bool, mis
     where = deployment.span
     line, column, end_line, end_column = where.line, where.column, where.end_line, where.end_column
     path = where.path
+    about = f"deployment:{deployment.engine}"
     for key in trigger.get("locate") or []:
         fact = deployment.facts.facts.get(key)
         if fact is not None and fact.line is not None and fact.path == path:
             line, column = fact.line, fact.column or 1
             end_line, end_column = fact.end_line or line, fact.end_column or column
+            about = key
             break
     message = trigger["message"]
     if not definite:
@@ -301,7 +335,7 @@ def _finding(record: dict[str, Any], deployment: Deployment, definite: bool, mis
         code=record["id"], slug=record["slug"], title=record["title"], severity=record["severity"],
         certainty="definite" if definite else "possible", path=path, line=line, column=column,
         end_line=end_line, end_column=end_column, message=message, missing_facts=missing, fix=record["fix"].strip(),
-        url=record_url(record["id"]),
+        url=record_url(record["id"]), about=about, service=deployment.name,
     )
 
 

@@ -1,7 +1,8 @@
 """Loading records: YAML (safe, located) into validated ``Record``s, and a compiled JSON form for the linter.
 
 The compiled form is what ``relialint check`` reads on every run: plain data, cached under the user's cache
-folder, keyed by the content hash of the record files, so a start needs no YAML parse and no pydantic.
+folder, keyed by the record files' paths, sizes and modification times, so a start needs no YAML parse and no
+pydantic.
 """
 
 from __future__ import annotations
@@ -10,13 +11,16 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from relialint import __version__
+from typing import TYPE_CHECKING
+
 from relialint.readers.located import Span, read_text
-from relialint.readers.yamlsafe import YamlError, YNode, key_span, load_all, plain
+
+if TYPE_CHECKING:
+    from relialint.readers.yamlsafe import YNode
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,8 @@ class LoadedRecord:
     record: Any  # kb.model.Record
 
     def span(self, loc: tuple[str | int, ...]) -> Span | None:
+        from relialint.readers.yamlsafe import key_span
+
         return key_span(self.tree, loc)
 
 
@@ -49,7 +55,7 @@ class LoadResult:
 
 def shipped_dir() -> Path:
     """The records shipped with relialint: inside the installed package, or the checkout's ``records/``."""
-    packaged = Path(str(resources.files("relialint"))) / "_records"
+    packaged = Path(__file__).resolve().parents[1] / "_records"
     if packaged.is_dir():
         return packaged
     return Path(__file__).resolve().parents[3] / "records"
@@ -64,6 +70,7 @@ def load_dir(directory: Path) -> LoadResult:
     from pydantic import ValidationError
 
     from relialint.kb.model import Record
+    from relialint.readers.yamlsafe import YamlError, key_span, load_all, plain
 
     result = LoadResult()
     if not directory.is_dir():
@@ -134,10 +141,10 @@ def compiled(directories: list[Path]) -> tuple[list[dict[str, Any]], list[Proble
     digest = hashlib.sha256()
     for path in files:
         try:
-            digest.update(str(path).encode())
-            digest.update(path.read_bytes())
+            stat = path.stat()
         except OSError:
             continue
+        digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
     cache = _cache_file(digest.hexdigest())
     try:
         return json.loads(cache.read_text(encoding="utf-8")), []

@@ -1,0 +1,26 @@
+"""The records ship inside the installed package."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+@pytest.mark.slow
+def test_wheel_contains_every_record_and_the_hardware_catalogue(tmp_path: Path) -> None:
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                    str(tmp_path), str(ROOT)], check=True)
+    (wheel,) = tmp_path.glob("relialint-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    records = sorted(p.name for p in (ROOT / "records").glob("*.yaml"))
+    assert records
+    for name in records:
+        assert f"relialint/_records/{name}" in names
+    assert "relialint/data/hardware.yaml" in names
+    assert "relialint/cli.py" in names

@@ -327,7 +327,7 @@ class Collector:
             value = keyword.value
             overrides: dict[str, ast.expr | None] = {}
             if isinstance(value, ast.Dict):
-                for k, v in zip(value.keys, value.values):
+                for k, v in zip(value.keys, value.values, strict=True):
                     if k is None:
                         value = v
                     elif _str(k):
@@ -350,7 +350,8 @@ class Collector:
             kind = _nargs_kind(explicit["nargs"])
         self.add(strings, kind or "v")
 
-    def _kwargs_source(self, value: ast.expr, bindings: dict[str, tuple[str, str | None]]) -> tuple[str, str, str] | None:
+    def _kwargs_source(self, value: ast.expr,
+                       bindings: dict[str, tuple[str, str | None]]) -> tuple[str, str, str] | None:
         if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and value.value.id in bindings:
             field = _str(value.slice)
             if field:
@@ -387,8 +388,8 @@ def options_from_source(root: Path) -> dict[str, tuple[str, str | None]]:
                 collector._function(node)
         # classes whose add_cli_args is called from make_arg_parser but defined elsewhere in the module tree
         for call in ast.walk(tree):
-            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "add_cli_args" \
-                    and isinstance(call.func.value, ast.Name):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                    and call.func.attr == "add_cli_args" and isinstance(call.func.value, ast.Name):
                 name = call.func.value.id
                 for cls in sources.classes.get(name, [])[:1]:
                     collector._enclosing_class = name

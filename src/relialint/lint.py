@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from relialint import record_url
+from relialint import manifest_facts, record_url
 from relialint.deployment import Deployment
 from relialint.evaluate import eval_trigger
 from relialint.facts import Fact, FactValueError, parse_value, render, spec_for
 from relialint.readers import detect
-from relialint.readers.located import FileResult, ReadError, read_text
+from relialint.readers.located import MAX_FILE_BYTES, FileResult, ReadError, read_text
 
 SEVERITY_RANK = {"blocker": 3, "major": 2, "minor": 1}
 GPU_FACT_HINT = "--gpu NAME"
@@ -110,14 +110,28 @@ Reader = Callable[[str, str], FileResult]
 
 
 def readers() -> dict[str, Reader]:
-    from relialint.readers import shell
+    from relialint.readers import compose, dockerfile, envfile, helm, kubernetes, shell, systemd
 
-    return {"shell": shell.read}
+    return {"shell": shell.read, "compose": compose.read, "kubernetes": kubernetes.read, "helm": helm.read,
+            "env": envfile.read, "systemd": systemd.read, "dockerfile": dockerfile.read,
+            "vllm-config": _vllm_config}
+
+
+def _vllm_config(text: str, display: str) -> FileResult:
+    """A vLLM ``--config`` YAML on its own: the engine model reads it (no reader knows the engine)."""
+    from relialint.readers.yamlsafe import YamlError, load_all
+
+    result = FileResult(display, "vllm-config", text=text)
+    try:
+        load_all(text, display)
+    except YamlError as exc:
+        result.errors.append(exc.error)
+    return result
 
 
 def read_file(text: str, display: str, kind: str) -> FileResult:
-    if kind == "yaml":
-        kind = detect.yaml_kind(text)
+    if kind in ("yaml", "yaml?"):
+        kind = detect.yaml_kind(text) or "vllm-config"
     reader = readers().get(kind)
     if reader is None:
         result = FileResult(display, kind, text=text)
@@ -177,8 +191,29 @@ def _walk(root: Path, found: list[tuple[Path, str, str]], errors: list[ReadError
                 except OSError:
                     continue
                 kind = detect.kind_by_content(head)
+            if kind == "yaml":
+                kind = _sniff_yaml(path, errors)
             if kind is not None:
                 found.append((path, str(path), kind))
+    # An env file beside other files that read it (compose `.env`, `env_file:`, `EnvironmentFile=`) is linted
+    # through them; alone in its folder it is a deployment of its own.
+    folders = {p.parent for p, _, k in found if k != "env"}
+    found[:] = [(p, d, k) for p, d, k in found if k != "env" or p.parent not in folders]
+
+
+def _sniff_yaml(path: Path, errors: list[ReadError]) -> str | None:
+    """A YAML file found in a folder: its kind by shape, or ``None`` (skipped) when relialint does not read it."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        errors.append(ReadError(str(path), 1, 1, f"cannot read: {exc.strerror or exc}"))
+        return None
+    if size > MAX_FILE_BYTES:
+        return None
+    text, _ = read_text(path, str(path))
+    if text is None:
+        return "yaml"  # the read error is reported when the file is linted
+    return detect.yaml_kind(text)
 
 
 def _opener(referrer: str, name: str) -> tuple[str, str] | None:
@@ -371,6 +406,7 @@ def lint_file_result(result: FileResult, given: dict[str, Fact], records: list[d
     for error in result.errors:
         (run.warnings if error.severity == "warning" else run.errors).append(error)
     deployments = extract(result, _opener)
+    manifest_facts.apply(result, deployments)
     for deployment in deployments:
         if deployment.engine != "bench":
             deployment.facts.closed.add("bench.")

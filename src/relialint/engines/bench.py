@@ -63,18 +63,20 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
         if span is not None:
             locked = span
             continue
-        found = _tool(command.argv)
+        # a container with an entrypoint override runs entrypoint + args (Kubernetes `command:`)
+        words = command.entrypoint + command.argv if command.entrypoint is not None else command.argv
+        found = _tool(words)
         if found is None:
             continue
         tool, start = found
-        args = command.argv[start:]
-        deployment = Deployment("bench", result.kind, command.argv[0].span)
+        args = words[start:]
+        deployment = Deployment("bench", result.kind, words[0].span)
         facts = deployment.facts
-        facts.set("bench.tool", at(tool, "flag", command.argv[0].span))
+        facts.set("bench.tool", at(tool, "flag", words[0].span))
         if locked is not None:
             facts.set("bench.clocks_locked", at(True, "inferred", locked, "nvidia-smi --lock-gpu-clocks earlier"))
         elif command.argv_complete:
-            facts.set("bench.clocks_locked", at(False, "inferred", command.argv[0].span,
+            facts.set("bench.clocks_locked", at(False, "inferred", words[0].span,
                                                 "no nvidia-smi --lock-gpu-clocks before this benchmark"))
         if tool.startswith("vllm-bench"):
             pct = _value(args, ("--metric-percentiles",))

@@ -75,10 +75,18 @@ class Launch:
 
 
 def recognise(command: Command) -> Launch | None:
+    if command.kind == "env":  # an env file on its own configures llama-server when it sets LLAMA_ARG_*
+        if any(var.name.startswith("LLAMA_ARG_") for var in command.env):
+            return Launch(command, [], Word("llama-server", command.span))
+        return None
     if command.image is not None:
         match = _IMAGE.match(command.image.text or "")
-        if not match:
-            return None
+        if not match:  # another image: the entrypoint and command may still run a llama.cpp binary
+            words = (command.entrypoint or []) + command.argv
+            if not words:
+                return None
+            return recognise(Command(command.kind, words, command.span, command.env, command.env_complete,
+                                     argv_complete=command.argv_complete))
         tag = _TAG.match(match.group("tag") or "server")
         version = backend = None
         args = command.argv
@@ -185,7 +193,9 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
                 key, kind = FACTS[opt.name]
                 value = _typed(opt.value if opt.name != "flash-attn" else _fa(opt.value), kind)
                 if value is not None:
-                    facts.set(key, word_fact(value, "flag", opt.flag))
+                    source = opt.value_word.source if opt.value_word is not None else None
+                    note = f"value from {source.path}:{source.line}:{source.column}" if source else None
+                    facts.set(key, word_fact(value, "flag", opt.flag, note))
             if opt.name in ("tensor-split", "device") and opt.value:
                 parts = [p for p in re.split(r"[,/]", opt.value) if p.strip()]
                 if len(parts) > 1 and opt.value != "none":

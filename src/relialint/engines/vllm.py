@@ -189,6 +189,10 @@ class Launch:
 
 def recognise(command: Command) -> Launch | None:
     words = command.argv
+    if command.kind == "env":  # an env file on its own configures vLLM when it sets VLLM_* variables
+        if any(var.name.startswith("VLLM_") for var in command.env):
+            return Launch(command, "serve", [], Word("vllm", command.span))
+        return None
     if command.image is not None:
         return _recognise_image(command)
     return _recognise_words(command, words)
@@ -254,6 +258,8 @@ def _recognise_image(command: Command) -> Launch | None:
 
 
 def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
+    if result.kind == "vllm-config":
+        return _config_file_deployment(result)
     deployments: list[Deployment] = []
     pinned: tuple[Version, Span] | None = None
     for command in result.commands:
@@ -278,6 +284,32 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
         _apply_args(deployment, launch, result, opener)
         deployments.append(deployment)
     return deployments
+
+
+def _config_file_deployment(result: FileResult) -> list[Deployment]:
+    """A vLLM ``--config`` YAML read on its own: the deployment ``vllm serve --config FILE`` would be, with every
+    fact located in the file (origin ``config-file``)."""
+    from dataclasses import replace
+
+    opts = config_file_opts(result.text, result.path)
+    if not opts:
+        return []
+    words: list[Word] = []
+    for opt in opts:
+        if opt.value is None:
+            words.append(Word(f"--{'no-' if opt.negated else ''}{opt.name}", opt.flag.span))
+        else:
+            words.extend([Word(f"--{opt.name}", opt.flag.span), Word(opt.value, opt.flag.span)])
+    start = Word("vllm", opts[0].flag.span)
+    command = Command("vllm-config", words, start.span, env_complete=False)
+    deployment = Deployment("vllm", result.kind, start.span)
+    deployment.facts.set("engine.name", at("vllm", "inferred", start.span))
+    apply_env(deployment, command, ("VLLM_",))
+    _apply_args(deployment, Launch(command, "serve", words, start), result, None)
+    for key, fact in list(deployment.facts.facts.items()):
+        if fact.origin == "flag":
+            deployment.facts.set(key, replace(fact, origin="config-file"))
+    return [deployment]
 
 
 def _pip_pin(command: Command) -> tuple[Version, Span] | None:
@@ -455,7 +487,9 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
         if not opt.known:
             facts.unknown(key)
             return
-        facts.set(key, word_fact(value, origin, opt.flag))  # type: ignore[arg-type]
+        source = opt.value_word.source if opt.value_word is not None and opt.value_word is not opt.flag else None
+        note = f"value from {source.path}:{source.line}:{source.column}" if source is not None else None
+        facts.set(key, word_fact(value, origin, opt.flag, note))  # type: ignore[arg-type]
 
     if "dtype" in last and last["dtype"].value:
         value = last["dtype"].value.lower()

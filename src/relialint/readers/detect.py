@@ -35,12 +35,36 @@ def kind_by_content(text: str) -> str | None:
     return None
 
 
-def yaml_kind(text: str) -> str:
-    """A YAML file's kind by its shape: compose, kubernetes, helm values, or a vLLM --config file."""
+def yaml_kind(text: str) -> str | None:
+    """A YAML file's kind by its shape: compose, kubernetes, helm values, a vLLM --config file, or ``None``."""
     if re.search(r"^services\s*:", text, re.M):
         return "compose"
     if re.search(r"^apiVersion\s*:", text, re.M) and re.search(r"^kind\s*:", text, re.M):
         return "kubernetes"
     if re.search(r"^\s*servingEngineSpec\s*:", text, re.M):
         return "helm"
-    return "vllm-config"
+    if _vllm_config_keys(text):
+        return "vllm-config"
+    return None
+
+
+# Top-level keys that only a vLLM ``--config`` file has together (dash or underscore spelling). A YAML file is a
+# vLLM config when it has ``model`` or ``served-model-name`` and another of these, or three of them.
+_VLLM_KEYS = {
+    "model", "served-model-name", "tensor-parallel-size", "pipeline-parallel-size", "data-parallel-size",
+    "gpu-memory-utilization", "max-model-len", "max-num-seqs", "max-num-batched-tokens", "kv-cache-dtype",
+    "dtype", "quantization", "enforce-eager", "enable-prefix-caching", "enable-chunked-prefill",
+    "trust-remote-code", "speculative-config", "compilation-config", "tokenizer", "download-dir", "port",
+    "host", "swap-space", "block-size", "seed", "enable-expert-parallel", "attention-backend", "load-format",
+    "max-num-partial-prefills", "disable-log-requests", "enable-auto-tool-choice", "tool-call-parser",
+    "reasoning-parser", "api-key", "uvicorn-log-level", "chat-template", "limit-mm-per-prompt", "revision",
+}
+_TOP_KEY = re.compile(r"^([A-Za-z][A-Za-z0-9_\-]*)\s*:", re.M)
+
+
+def _vllm_config_keys(text: str) -> bool:
+    keys = {match.group(1).replace("_", "-").lower() for match in _TOP_KEY.finditer(text)}
+    known = keys & _VLLM_KEYS
+    if not known or len(known) * 2 < len(keys):
+        return False
+    return (("model" in known or "served-model-name" in known) and len(known) >= 2) or len(known) >= 3

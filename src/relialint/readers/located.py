@@ -93,6 +93,9 @@ class FileResult:
     errors: list[ReadError] = field(default_factory=list)
     written_files: dict[str, tuple[str, Span]] = field(default_factory=dict)
     text: str = ""
+    used_files: list[str] = field(default_factory=list)
+    """Other files this one read (a ``.env``, an ``env_file``, a built Dockerfile), so they are not linted again
+    as standalone files."""
 
 
 def read_text(path: Path, display: str) -> tuple[str | None, ReadError | None]:

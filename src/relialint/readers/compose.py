@@ -1,0 +1,287 @@
+"""docker-compose files: one container command per service, located.
+
+``image``, ``build`` (the Dockerfile it builds is read and combined), ``entrypoint`` and ``command`` as a string
+(split with shell rules), a list or a folded scalar, ``environment`` as a map or a list, ``env_file``, GPU
+reservations (``deploy.resources.reservations.devices``, ``gpus:``, ``runtime: nvidia``). ``${VAR}``,
+``${VAR:-default}``, ``${VAR-default}`` and ``$VAR`` are interpolated from the ``.env`` beside the file (never
+from the environment relialint runs in); a value taken from ``.env`` keeps that line as its ``source``. A
+variable neither ``.env`` nor a default gives is unknown.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from relialint.readers import dockerfile, envfile
+from relialint.readers.located import EnvVar, FileResult, ReadError, Span, Word
+from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq, load_all
+from relialint.readers.yamlwords import (
+    Src,
+    container_commands,
+    scalar_text,
+    seq_items,
+    words_with_nodes,
+    yaml_error,
+)
+
+_VAR = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+class Interpolator:
+    """Compose variable interpolation from a ``.env`` file's values."""
+
+    def __init__(self, values: dict[str, EnvVar]) -> None:
+        self.values = values
+
+    def __call__(self, raw: str, span: Span) -> tuple[str | None, Span | None]:
+        del span
+        if "$" not in raw:
+            return raw, None
+        unknown = False
+        source: Span | None = None
+
+        def sub(match: re.Match[str]) -> str:
+            nonlocal unknown, source
+            if match.group(0) == "$$":
+                return "$"
+            name = match.group(1) or match.group(4)
+            op, arg = match.group(2), match.group(3) or ""
+            var = self.values.get(name)
+            value = var.value if var is not None else None
+            if var is not None and value is None:
+                unknown = True
+                return ""
+            present = var is not None
+            if op in (":-", ":?") and present and value == "":
+                present = False
+            if op == ":+":
+                return arg if present and value else ""
+            if op == "+":
+                return arg if present else ""
+            if present:
+                assert var is not None
+                source = var.span
+                return value or ""
+            if op in (":-", "-"):
+                return arg
+            unknown = True
+            return ""
+
+        result = _VAR.sub(sub, raw)
+        return (None, source) if unknown else (result, source)
+
+
+def _dotenv(path: str) -> tuple[dict[str, EnvVar], list[str]]:
+    folder = Path(path).parent
+    candidate = folder / ".env"
+    if not candidate.is_file():
+        return {}, []
+    env, _ = envfile.load(candidate, str(candidate))
+    return ({var.name: var for var in env or []}, [str(candidate)])
+
+
+def read(text: str, path: str) -> FileResult:
+    """Read a compose file. Never raises on bad input: YAML problems are located errors."""
+    result = FileResult(path, "compose", text=text)
+    try:
+        documents = load_all(text, path)
+    except YamlError as exc:
+        result.errors.append(exc.error)
+        return result
+    root = documents[0] if documents else None
+    services = root.get("services") if isinstance(root, YMap) else None
+    if not isinstance(services, YMap):
+        result.errors.append(yaml_error(path, root, "no `services:` mapping; not a compose file", "error"))
+        return result
+    values, used = _dotenv(path)
+    result.used_files.extend(used)
+    interp = Interpolator(values)
+    src = Src(text, path)
+    for name, service in services.items:
+        if isinstance(service, YMap):
+            _service(name, service, src, interp, result)
+    return result
+
+
+def _service(name: YScalar, service: YMap, src: Src, interp: Interpolator, result: FileResult) -> None:
+    path = src.path
+    nodes: dict[int, YScalar] = {}
+    image_node = service.get("image")
+    image: Word | None = None
+    if isinstance(image_node, YScalar) and image_node.value is not None:
+        value, source = interp(image_node.text, image_node.span)
+        image = Word(value, image_node.span, source=source)
+    built = _build(service.get("build"), path, result)
+    env: list[EnvVar] = []
+    env_complete = True
+    entrypoint: list[Word] | None = None
+    argv: list[Word] = []
+    if built is not None:
+        # The service runs the image the Dockerfile builds: its base image, ENV, ENTRYPOINT and CMD.
+        result.commands.extend(built.runs)
+        if built.image is not None:
+            image = Word(built.image.text, image.span if image is not None else built.image.span,
+                         source=built.image.span)
+        env.extend(built.env)
+        entrypoint = built.entrypoint
+        argv = list(built.cmd)
+    for file_node in _env_files(service.get("env_file")):
+        loaded = _env_file(file_node, path, result)
+        if loaded is None:
+            env_complete = False
+        else:
+            env.extend(loaded)
+    env.extend(_environment(service.get("environment"), interp))
+    keys = set(service.keys())
+    if "entrypoint" in keys:
+        entrypoint = words_with_nodes(service.get("entrypoint"), src, interp, nodes)
+        if "command" not in keys:
+            argv = []  # an entrypoint override drops the image's CMD
+    if "command" in keys:
+        argv = words_with_nodes(service.get("command"), src, interp, nodes)
+    count, count_span, labels = _gpus(service)
+    span = image.span if image is not None else name.span
+    if image is None and built is None:
+        if not argv and entrypoint is None:
+            return
+        result.errors.append(ReadError(path, name.span.line, name.span.column,
+                                       f"service {name.text!r} has no image and no build; its image is unknown",
+                                       "warning"))
+    commands = container_commands(image, entrypoint, argv, env, span, src, nodes, env_complete=env_complete,
+                                  name=name.text, gpu_count=count, gpu_count_span=count_span, gpu_labels=labels)
+    result.commands.extend(commands)
+
+
+def _build(node: YNode | None, path: str, result: FileResult) -> dockerfile.Built | None:
+    if node is None:
+        return None
+    context, file_name = ".", "Dockerfile"
+    where = node
+    if isinstance(node, YScalar) and node.value is not None:
+        context = node.text
+    elif isinstance(node, YMap):
+        context = scalar_text(node.get("context")) or "."
+        file_name = scalar_text(node.get("dockerfile")) or "Dockerfile"
+        if node.get("dockerfile_inline") is not None:
+            inline = node.get("dockerfile_inline")
+            if isinstance(inline, YScalar):
+                return dockerfile.built(inline.text, path)
+    else:
+        return None
+    if "://" in context or context.startswith("git@"):
+        result.errors.append(yaml_error(path, where, "build context is a remote URL; the Dockerfile is not read"))
+        return None
+    target = (Path(path).parent / context / file_name)
+    from relialint.readers.located import read_text
+
+    if not target.is_file():
+        result.errors.append(yaml_error(path, where, f"Dockerfile {target} not found; the built image is unknown"))
+        return None
+    text, error = read_text(target, str(target))
+    if text is None:
+        assert error is not None
+        result.errors.append(ReadError(path, where.span.line, where.span.column,
+                                       f"Dockerfile {target} cannot be read: {error.message}", "warning"))
+        return None
+    result.used_files.append(str(target))
+    return dockerfile.built(text, str(target))
+
+
+def _env_files(node: YNode | None) -> list[YScalar]:
+    if isinstance(node, YScalar) and node.value is not None:
+        return [node]
+    out: list[YScalar] = []
+    for item in seq_items(node):
+        if isinstance(item, YScalar):
+            out.append(item)
+        elif isinstance(item, YMap) and isinstance(item.get("path"), YScalar):
+            found = item.get("path")
+            assert isinstance(found, YScalar)
+            out.append(found)
+    return out
+
+
+def _env_file(node: YScalar, path: str, result: FileResult) -> list[EnvVar] | None:
+    target = Path(path).parent / node.text
+    if not target.is_file():
+        result.errors.append(yaml_error(path, node, f"env_file {node.text} not found; its variables are unknown"))
+        return None
+    env, error = envfile.load(target, str(target))
+    if env is None:
+        result.errors.append(yaml_error(path, node, f"env_file {node.text} cannot be read: "
+                                                    f"{error.message if error else 'unreadable'}"))
+        return None
+    result.used_files.append(str(target))
+    return env
+
+
+def _environment(node: YNode | None, interp: Interpolator) -> list[EnvVar]:
+    out: list[EnvVar] = []
+    if isinstance(node, YMap):
+        for key, value in node.items:
+            span = Span(key.span.path, key.span.line, key.span.column, value.span.end_line, value.span.end_column)
+            if isinstance(value, YScalar) and (value.value is not None or value.quoted):
+                text = value.text
+                if value.value is True or value.value is False:
+                    text = value.text
+                resolved, source = interp(text, value.span)
+                out.append(EnvVar(key.text, resolved, span, source))
+            else:
+                out.append(EnvVar(key.text, None, span))
+    for item in seq_items(node):
+        if isinstance(item, YScalar):
+            name, has_value, raw = item.text.partition("=")
+            if not has_value:
+                out.append(EnvVar(name, None, item.span))
+                continue
+            resolved, source = interp(raw, item.span)
+            out.append(EnvVar(name, resolved, item.span, source))
+    return out
+
+
+def _gpus(service: YMap) -> tuple[int | None, Span | None, list[tuple[str, str, Span]]]:
+    count: int | None = None
+    count_span: Span | None = None
+    labels: list[tuple[str, str, Span]] = []
+    runtime = service.get("runtime")
+    if isinstance(runtime, YScalar) and runtime.text == "nvidia":
+        labels.append(("compose.runtime", "nvidia", runtime.span))
+    devices: list[YNode] = []
+    deploy = service.get("deploy")
+    if isinstance(deploy, YMap):
+        resources = deploy.get("resources")
+        reservations = resources.get("reservations") if isinstance(resources, YMap) else None
+        if isinstance(reservations, YMap):
+            devices.extend(seq_items(reservations.get("devices")))
+    gpus = service.get("gpus")
+    if isinstance(gpus, YScalar) and gpus.text == "all":
+        labels.append(("compose.gpus", "all", gpus.span))
+    devices.extend(seq_items(gpus))
+    for device in devices:
+        if not isinstance(device, YMap):
+            continue
+        capabilities = [scalar_text(c) for c in _flatten(device.get("capabilities"))]
+        driver = scalar_text(device.get("driver"))
+        if driver is None and "gpu" not in capabilities:
+            continue
+        if driver in ("nvidia", "amd"):
+            labels.append(("compose.driver", driver, device.get("driver").span))  # type: ignore[union-attr]
+        number = device.get("count")
+        ids = device.get("device_ids")
+        if isinstance(number, YScalar) and isinstance(number.value, int):
+            count = (count or 0) + number.value
+            count_span = number.span
+        elif isinstance(ids, YSeq):
+            count = (count or 0) + len(ids.items)
+            count_span = ids.span
+    return count, count_span, labels
+
+
+def _flatten(node: YNode | None) -> list[YNode]:
+    if isinstance(node, YSeq):
+        out: list[YNode] = []
+        for item in node.items:
+            out.extend(_flatten(item))
+        return out
+    return [node] if node is not None else []

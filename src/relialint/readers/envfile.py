@@ -1,0 +1,119 @@
+"""Env files (``.env``, ``*.env``, systemd ``EnvironmentFile=``, compose ``env_file:``): located assignments.
+
+``KEY=value``, ``export KEY=value``, single and double quotes, ``#`` comments (whole line, or after an unquoted
+value following a space). Nothing is expanded except ``${VAR}`` references to keys defined earlier in the same
+file, as compose does; a reference to anything else leaves the value unknown.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, read_text
+
+_LINE = re.compile(r"^(?P<indent>[ \t]*)(?P<export>export[ \t]+)?(?P<key>[A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=[ \t]*"
+                   r"(?P<value>.*?)[ \t]*$")
+_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def parse(text: str, path: str) -> tuple[list[EnvVar], list[ReadError]]:
+    """Every assignment in order, each spanning its line; later ones win where a name repeats."""
+    out: list[EnvVar] = []
+    errors: list[ReadError] = []
+    known: dict[str, str | None] = {}
+    lines = text.split("\n")
+    index = 0
+    while index < len(lines):
+        raw = lines[index].rstrip("\r")
+        number = index + 1
+        index += 1
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        match = _LINE.match(raw)
+        if match is None:
+            errors.append(ReadError(path, number, len(raw) - len(raw.lstrip()) + 1,
+                                    "not a KEY=value line; ignored", "warning"))
+            continue
+        value = match.group("value")
+        end_line, end_col = number, len(raw) + 1
+        if value[:1] in ("'", '"'):
+            quote = value[0]
+            body = value[1:]
+            while quote not in _unescaped(body, quote) and index < len(lines):
+                body += "\n" + lines[index].rstrip("\r")
+                index += 1
+                end_line, end_col = index, len(lines[index - 1].rstrip("\r")) + 1
+            close = _close(body, quote)
+            if close < 0:
+                errors.append(ReadError(path, number, match.start("value") + 1, "unterminated quote", "warning"))
+                parsed: str | None = body
+            else:
+                parsed = body[:close]
+                if quote == '"':
+                    parsed = re.sub(r'\\([\\"$])', r"\1", parsed.replace("\\n", "\n"))
+        else:
+            comment = re.search(r"[ \t]#", value)
+            parsed = value[: comment.start()].rstrip() if comment else value
+        if parsed is not None and (value[:1] != "'"):
+            parsed = _expand(parsed, known)
+        span = Span(path, number, match.start("key") + 1, end_line, end_col)
+        name = match.group("key")
+        known[name] = parsed
+        out.append(EnvVar(name, parsed, span))
+    return out, errors
+
+
+def _unescaped(body: str, quote: str) -> str:
+    return body.replace("\\" + quote, "") if quote == '"' else body
+
+
+def _close(body: str, quote: str) -> int:
+    i = 0
+    while i < len(body):
+        if body[i] == "\\" and quote == '"':
+            i += 2
+            continue
+        if body[i] == quote:
+            return i
+        i += 1
+    return -1
+
+
+def _expand(value: str, known: dict[str, str | None]) -> str | None:
+    if "$" not in value:
+        return value
+    unknown = False
+
+    def sub(match: re.Match[str]) -> str:
+        nonlocal unknown
+        name = match.group(1) or match.group(2)
+        found = known.get(name)
+        if found is None:
+            unknown = True
+            return ""
+        return found
+
+    result = _REF.sub(sub, value)
+    return None if unknown else result
+
+
+def load(path: Path, display: str) -> tuple[list[EnvVar] | None, ReadError | None]:
+    """An env file another file refers to; ``None`` with the reason when it cannot be read."""
+    text, error = read_text(path, display)
+    if text is None:
+        return None, error
+    env, _ = parse(text, display)
+    return env, None
+
+
+def read(text: str, path: str) -> FileResult:
+    """An env file on its own: one ``env`` command carrying its assignments (an engine model decides whether they
+    configure a deployment)."""
+    result = FileResult(path, "env", text=text)
+    env, errors = parse(text, path)
+    result.errors.extend(errors)
+    if env:
+        result.commands.append(Command("env", [], env[0].span, env, env_complete=False, argv_complete=False))
+    return result

@@ -1,0 +1,178 @@
+"""Kubernetes manifests: every container of every pod template, located.
+
+Multi-document files and ``List`` kinds; any object that holds a pod spec (Pod, Deployment, StatefulSet,
+DaemonSet, Job, CronJob, LeaderWorkerSet leader/worker templates, KServe InferenceService predictors and
+ServingRuntimes, and other custom resources with a ``containers`` list). ``command`` is the entrypoint override,
+``args`` the arguments; ``env`` literal values are known, ``valueFrom`` and ``envFrom`` are not; ``$(VAR)`` in
+``command``/``args``/``env`` takes an earlier env var's value as Kubernetes does (``$$(VAR)`` is a literal).
+Node selection (``nodeSelector``, required node affinity) and ``nvidia.com/gpu``/``amd.com/gpu`` resource
+counts are passed on as GPU labels; mapping them onto GPU facts is not a reader's job.
+"""
+
+from __future__ import annotations
+
+import re
+
+from relialint.readers.located import EnvVar, FileResult, Span, Word
+from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq, load_all
+from relialint.readers.yamlwords import Src, container_commands, map_items, scalar_text, seq_items, words_with_nodes
+
+_REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)")
+MAX_SEARCH_DEPTH = 12
+GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu", "gpu.intel.com/i915", "gpu.intel.com/xe")
+
+
+class _Refs:
+    def __init__(self, env: list[EnvVar]) -> None:
+        self.env = {var.name: var for var in env}
+
+    def __call__(self, raw: str, span: Span) -> tuple[str | None, Span | None]:
+        del span
+        if "$" not in raw:
+            return raw, None
+        unknown = False
+        source: Span | None = None
+
+        def sub(match: re.Match[str]) -> str:
+            nonlocal unknown, source
+            if match.group(0) == "$$":
+                return "$"
+            var = self.env.get(match.group(1))
+            if var is None:
+                return match.group(0)
+            if var.value is None:
+                unknown = True
+                return ""
+            source = var.source or var.span
+            return var.value
+
+        result = _REF.sub(sub, raw)
+        return (None, source) if unknown else (result, source)
+
+
+def read(text: str, path: str) -> FileResult:
+    """Read a Kubernetes manifest. Never raises on bad input: YAML problems are located errors."""
+    result = FileResult(path, "kubernetes", text=text)
+    try:
+        documents = load_all(text, path)
+    except YamlError as exc:
+        result.errors.append(exc.error)
+        return result
+    src = Src(text, path)
+    for document in documents:
+        if isinstance(document, YMap):
+            _object(document, src, result, [], 0)
+    return result
+
+
+def _object(node: YNode, src: Src, result: FileResult, labels: list[tuple[str, str, Span]], depth: int) -> None:
+    """Find pod specs under ``node`` (a ``containers`` list), carrying node-selection labels downward."""
+    if depth > MAX_SEARCH_DEPTH:
+        return
+    if isinstance(node, YSeq):
+        for item in node.items:
+            _object(item, src, result, labels, depth + 1)
+        return
+    if not isinstance(node, YMap):
+        return
+    here = labels + _node_labels(node)
+    containers = node.get("containers")
+    if isinstance(containers, YSeq):
+        for container in containers.items:
+            if isinstance(container, YMap):
+                _container(container, src, result, here)
+    model = node.get("model")
+    if isinstance(model, YMap) and (model.get("image") is not None or model.get("args") is not None) \
+            and isinstance(node.get("containers"), YSeq) is False:
+        _container(model, src, result, here)
+    for key, value in node.items:
+        if key.text in ("containers", "initContainers", "ephemeralContainers", "nodeSelector", "affinity",
+                        "metadata", "status"):
+            continue
+        if isinstance(value, YMap | YSeq):
+            _object(value, src, result, here, depth + 1)
+
+
+def _node_labels(spec: YMap) -> list[tuple[str, str, Span]]:
+    labels: list[tuple[str, str, Span]] = []
+    for key, value in map_items(spec.get("nodeSelector")):
+        text = scalar_text(value)
+        if text is not None:
+            labels.append((key.text, text, Span(key.span.path, key.span.line, key.span.column,
+                                                value.span.end_line, value.span.end_column)))
+    affinity = spec.get("affinity")
+    node_affinity = affinity.get("nodeAffinity") if isinstance(affinity, YMap) else None
+    required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution") \
+        if isinstance(node_affinity, YMap) else None
+    terms = seq_items(required.get("nodeSelectorTerms")) if isinstance(required, YMap) else []
+    if len(terms) == 1:  # several terms are alternatives: no single GPU follows
+        term = terms[0]
+        for expression in seq_items(term.get("matchExpressions") if isinstance(term, YMap) else None):
+            if not isinstance(expression, YMap):
+                continue
+            label = scalar_text(expression.get("key"))
+            operator = scalar_text(expression.get("operator"))
+            values = [scalar_text(v) for v in seq_items(expression.get("values"))]
+            if label and operator == "In" and values and all(v is not None for v in values):
+                labels.append((label, "|".join(v for v in values if v is not None), expression.span))
+    return labels
+
+
+def _container(container: YMap, src: Src, result: FileResult, labels: list[tuple[str, str, Span]]) -> None:
+    env, complete = _env(container)
+    refs = _Refs(env)
+    nodes: dict[int, YScalar] = {}
+    image_node = container.get("image")
+    image = Word(image_node.text, image_node.span) if isinstance(image_node, YScalar) and image_node.value else None
+    entrypoint = words_with_nodes(container.get("command"), src, refs, nodes, split_strings=False) \
+        if container.get("command") is not None else None
+    argv = words_with_nodes(container.get("args"), src, refs, nodes, split_strings=False)
+    count, count_span, gpu_labels = _resources(container)
+    name = scalar_text(container.get("name"))
+    span = image.span if image is not None else container.span
+    if image is None and entrypoint is None and not argv:
+        return
+    result.commands.extend(container_commands(image, entrypoint, argv, env, span, src, nodes,
+                                              env_complete=complete, name=name, gpu_count=count,
+                                              gpu_count_span=count_span, gpu_labels=labels + gpu_labels))
+
+
+def _env(container: YMap) -> tuple[list[EnvVar], bool]:
+    out: list[EnvVar] = []
+    complete = container.get("envFrom") is None
+    for item in seq_items(container.get("env")):
+        if not isinstance(item, YMap):
+            continue
+        name = scalar_text(item.get("name"))
+        if name is None:
+            continue
+        value = item.get("value")
+        if isinstance(value, YScalar) and (value.value is not None or value.quoted):
+            resolved, source = _Refs(out)(value.text, value.span)
+            out.append(EnvVar(name, resolved, item.span, source))
+        elif item.get("valueFrom") is not None:
+            out.append(EnvVar(name, None, item.span))
+        else:
+            out.append(EnvVar(name, "", item.span))
+    return out, complete
+
+
+def _resources(container: YMap) -> tuple[int | None, Span | None, list[tuple[str, str, Span]]]:
+    resources = container.get("resources")
+    labels: list[tuple[str, str, Span]] = []
+    count: int | None = None
+    count_span: Span | None = None
+    if not isinstance(resources, YMap):
+        return None, None, labels
+    for section in ("requests", "limits"):  # limits win: the count the device plugin allocates
+        for key, value in map_items(resources.get(section)):
+            if key.text in GPU_RESOURCES and isinstance(value, YScalar):
+                number = value.value if isinstance(value.value, int) else None
+                if number is None and value.text.isdigit():
+                    number = int(value.text)
+                span = Span(key.span.path, key.span.line, key.span.column, value.span.end_line,
+                            value.span.end_column)
+                if number is not None:
+                    count, count_span = number, span
+                labels = [lab for lab in labels if lab[0] != key.text] + [(key.text, value.text, span)]
+    return count, count_span, labels

@@ -1,0 +1,185 @@
+"""systemd units (``.service``) and Podman Quadlet units (``.container``), located.
+
+``ExecStart=`` (continuation lines joined; the ``-@:+!`` prefixes dropped; systemd quoting), ``Environment=``
+(several quoted assignments per line), ``EnvironmentFile=`` (read relative to the unit's folder where it can be;
+an absolute path is tried as a file of that name beside the unit, else the variables are unknown). ``${VAR}``
+and ``$VAR`` in ``ExecStart=`` take ``Environment=`` values; ``%h``-style specifiers make a word unknown (``%%``
+is a literal). Quadlet ``[Container]`` sections give a container command (``Image=``, ``Exec=``,
+``Environment=``, ``AddDevice=``). Text before the first section is ignored with a warning.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from relialint.readers import envfile
+from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
+from relialint.readers.yamlwords import Src, shell_split
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_SPECIFIER = re.compile(r"%[^%]")
+
+
+class _Entry:
+    def __init__(self, section: str, key: str, value: str, span: Span, key_span: Span) -> None:
+        self.section, self.key, self.value, self.span, self.key_span = section, key, value, span, key_span
+
+
+def entries(text: str, path: str) -> tuple[list[_Entry], list[ReadError]]:
+    lines = text.split("\n")
+    out: list[_Entry] = []
+    errors: list[ReadError] = []
+    section: str | None = None
+    warned = False
+    i = 0
+    while i < len(lines):
+        raw = lines[i].rstrip("\r")
+        i += 1
+        stripped = raw.strip()
+        if not stripped or stripped[0] in "#;":
+            continue
+        if stripped.startswith("[") and stripped.endswith("]"):
+            section = stripped[1:-1].strip()
+            continue
+        if section is None:
+            if not warned:
+                errors.append(ReadError(path, i, 1, "text before the first [Section]; ignored", "warning"))
+                warned = True
+            continue
+        key, eq, value = raw.partition("=")
+        if not eq:
+            errors.append(ReadError(path, i, 1, "not a Key=Value line; ignored", "warning"))
+            continue
+        start_line = i
+        key_start = len(key) - len(key.lstrip())
+        value_col = len(key) + 2 + (len(value) - len(value.lstrip()))
+        value = value.strip()
+        end_line, end_col = i, len(raw) + 1
+        while value.endswith("\\") and i < len(lines):
+            nxt = lines[i].rstrip("\r")
+            i += 1
+            if nxt.strip()[:1] in ("#", ";"):
+                continue
+            value = value[:-1] + " " + nxt.strip()
+            end_line, end_col = i, len(nxt) + 1
+        span = Span(path, start_line, value_col, end_line, end_col)
+        key_span = Span(path, start_line, key_start + 1, start_line, len(key.rstrip()) + 1)
+        out.append(_Entry(section, key.strip(), value, span, key_span))
+    return out, errors
+
+
+def _assignments(entry: _Entry, src: Src) -> list[EnvVar]:
+    tokens, _ = shell_split(entry.value)
+    offsets = src.align(entry.value, entry.span)
+    out: list[EnvVar] = []
+    for raw, start, end in tokens:
+        name, eq, value = raw.partition("=")
+        if eq:
+            out.append(EnvVar(name, None if _SPECIFIER.search(value) else value.replace("%%", "%"),
+                              src.sub_span(offsets, start, end, entry.span)))
+    return out
+
+
+def _env_file(entry: _Entry, unit: str, result: FileResult) -> list[EnvVar] | None:
+    name = entry.value.lstrip("-").strip()
+    optional = entry.value.startswith("-")
+    if _SPECIFIER.search(name):
+        return None
+    base = Path(unit).parent
+    candidates = [base / name] if not Path(name).is_absolute() else [base / Path(name).name]
+    for candidate in candidates:
+        if candidate.is_file():
+            env, error = envfile.load(candidate, str(candidate))
+            if env is not None:
+                result.used_files.append(str(candidate))
+                return env
+            if error is not None:
+                result.errors.append(ReadError(unit, entry.span.line, entry.span.column,
+                                               f"EnvironmentFile {name}: {error.message}", "warning"))
+                return None
+    if not optional and not Path(name).is_absolute():
+        result.errors.append(ReadError(unit, entry.span.line, entry.span.column,
+                                       f"EnvironmentFile {name} not found; its variables are unknown", "warning"))
+    return None
+
+
+def _words(entry: _Entry, src: Src, env: list[EnvVar]) -> list[Word]:
+    value = entry.value
+    prefix = len(value) - len(value.lstrip("-@:+!|"))
+    body = value[prefix:]
+    tokens, _ = shell_split(body)
+    offsets = src.align(value, entry.span)
+    known = {var.name: var for var in env}
+    words: list[Word] = []
+    for raw, start, end in tokens:
+        span = src.sub_span(offsets, prefix + start, prefix + end, entry.span)
+        if _SPECIFIER.search(raw.replace("%%", "")):
+            words.append(Word(None, span))
+            continue
+        text = raw.replace("%%", "%")
+        source: Span | None = None
+        unknown = False
+        split = False
+
+        def sub(match: re.Match[str]) -> str:
+            nonlocal source, unknown, split
+            var = known.get(match.group(1) or match.group(2))
+            if var is None or var.value is None:
+                unknown = True
+                return ""
+            source = var.span
+            split = split or match.group(2) is not None
+            return var.value
+
+        resolved = _VAR.sub(sub, text)
+        if unknown:
+            words.append(Word(None, span, splice=match_splice(text)))
+        elif split and source is not None:
+            words.extend(Word(part, span, source=source) for part in resolved.split())
+        else:
+            words.append(Word(resolved, span, source=source))
+    return words
+
+
+def match_splice(text: str) -> bool:
+    """``$VAR`` (unbraced) splits into any number of words when unknown; ``${VAR}`` stays one word."""
+    return bool(re.fullmatch(r"\$[A-Za-z_][A-Za-z0-9_]*", text))
+
+
+def read(text: str, path: str) -> FileResult:
+    result = FileResult(path, "systemd", text=text)
+    items, errors = entries(text, path)
+    result.errors.extend(errors)
+    src = Src(text, path)
+    env: list[EnvVar] = []
+    complete = True
+    for entry in items:
+        if entry.key == "Environment" and entry.section in ("Service", "Container"):
+            env.extend(_assignments(entry, src))
+        elif entry.key == "EnvironmentFile" and entry.section in ("Service", "Container"):
+            loaded = _env_file(entry, path, result)
+            if loaded is None:
+                complete = False
+            else:
+                env.extend(loaded)
+    image: Word | None = None
+    count: int | None = None
+    exec_words: list[Word] | None = None
+    for entry in items:
+        if entry.section == "Service" and entry.key == "ExecStart" and entry.value:
+            words = _words(entry, src, env)
+            if words:
+                result.commands.append(Command("shell", words, words[0].span, list(env), complete,
+                                               argv_complete=not any(w.splice for w in words)))
+        elif entry.section == "Container" and entry.key == "Image":
+            image = Word(entry.value, entry.span)
+        elif entry.section == "Container" and entry.key == "Exec":
+            exec_words = _words(entry, src, env)
+        elif entry.section == "Container" and entry.key == "AddDevice" and "nvidia.com/gpu=" in entry.value:
+            count = None
+    if image is not None:
+        argv = exec_words or []
+        result.commands.append(Command("container", argv, image.span, list(env), complete, image,
+                                       argv_complete=not any(w.splice for w in argv), gpu_count=count))
+    return result

@@ -1,0 +1,271 @@
+"""Shared by the YAML-based readers (compose, Kubernetes, Helm values): located words from YAML scalars.
+
+A scalar's value can differ from its source text (quotes, escapes, folded ``>`` lines, block indentation), so
+positions inside a scalar come from aligning the value with the source: each character of the value is matched
+to the next equal character of the source region, skipping what the YAML syntax added. Strings split into words
+with shell rules (compose ``command: vllm serve ...``) keep each word's own ``line:col``.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable
+
+from relialint.readers.located import Command, EnvVar, ReadError, Span, Word
+from relialint.readers.yamlsafe import YMap, YNode, YScalar, YSeq
+
+_LOOKAHEAD = 400
+Interp = Callable[[str, Span], tuple[str | None, Span | None]]
+"""Turns a raw value into ``(value, source)``; ``value`` None when unknown (compose ``${VAR}``)."""
+
+
+class Src:
+    """Offsets and spans in one file's text."""
+
+    def __init__(self, text: str, path: str) -> None:
+        self.text = text
+        self.path = path
+        self.starts = [0]
+        for match in re.finditer("\n", text):
+            self.starts.append(match.end())
+
+    def offset(self, line: int, column: int) -> int:
+        index = min(max(line - 1, 0), len(self.starts) - 1)
+        return min(self.starts[index] + column - 1, len(self.text))
+
+    def position(self, offset: int) -> tuple[int, int]:
+        index = bisect_right(self.starts, offset) - 1
+        return index + 1, offset - self.starts[index] + 1
+
+    def span(self, start: int, end: int) -> Span:
+        line, column = self.position(start)
+        end_line, end_column = self.position(max(end, start))
+        return Span(self.path, line, column, end_line, end_column)
+
+    def align(self, value: str, span: Span) -> list[int]:
+        """Source offset of each character of ``value``, which was written in the region ``span``."""
+        start = self.offset(span.line, span.column)
+        end = max(self.offset(span.end_line, span.end_column), start)
+        out: list[int] = []
+        j = start
+        for char in value:
+            k = self.text.find(char, j, min(end, j + _LOOKAHEAD)) if j < end else -1
+            if k < 0:
+                out.append(min(j, end))
+                continue
+            out.append(k)
+            j = k + 1
+        return out
+
+    def sub_span(self, offsets: list[int], start: int, end: int, fallback: Span) -> Span:
+        if not offsets or start >= len(offsets):
+            return fallback
+        first = offsets[start]
+        last = offsets[max(min(end, len(offsets)) - 1, start)] + 1
+        return self.span(first, last)
+
+
+def shell_split(text: str) -> tuple[list[tuple[str, int, int]], bool]:
+    """Words of a command string by shell quoting rules (no expansion): ``(word, start, end)`` and whether the
+    quoting was balanced."""
+    words: list[tuple[str, int, int]] = []
+    i, n = 0, len(text)
+    balanced = True
+    while i < n:
+        while i < n and text[i] in " \t\r\n":
+            i += 1
+        if i >= n:
+            break
+        start = i
+        parts: list[str] = []
+        while i < n and text[i] not in " \t\r\n":
+            char = text[i]
+            if char == "'":
+                close = text.find("'", i + 1)
+                if close < 0:
+                    balanced = False
+                    close = n
+                parts.append(text[i + 1 : close])
+                i = close + 1
+            elif char == '"':
+                i += 1
+                while i < n and text[i] != '"':
+                    if text[i] == "\\" and i + 1 < n and text[i + 1] in '"\\$`':
+                        i += 1
+                    parts.append(text[i])
+                    i += 1
+                if i >= n:
+                    balanced = False
+                i += 1
+            elif char == "\\" and i + 1 < n:
+                if text[i + 1] != "\n":
+                    parts.append(text[i + 1])
+                i += 2
+            else:
+                parts.append(char)
+                i += 1
+        words.append(("".join(parts), start, min(i, n)))
+    return words, balanced
+
+
+def no_interp(raw: str, span: Span) -> tuple[str | None, Span | None]:
+    del span
+    return raw, None
+
+
+def scalar_text(node: YNode | None) -> str | None:
+    """A scalar's value as text (``True`` stays ``True``, as the tool reading it would see the string)."""
+    if isinstance(node, YScalar) and node.value is not None:
+        return node.text
+    return None
+
+
+def scalar_word(node: YScalar, interp: Interp = no_interp) -> Word:
+    value, source = interp(node.text, node.span)
+    return Word(value, node.span, source=source)
+
+
+def split_words(src: Src, node: YScalar, interp: Interp = no_interp) -> list[Word]:
+    """A command string split into located words."""
+    tokens, _ = shell_split(node.text)
+    offsets = src.align(node.text, node.span)
+    words: list[Word] = []
+    for raw, start, end in tokens:
+        span = src.sub_span(offsets, start, end, node.span)
+        value, source = interp(raw, span)
+        if value is not None and source is not None and raw != value and re.search(r"\s", value.strip()):
+            words.extend(Word(part, span, source=source) for part in value.split())
+        else:
+            words.append(Word(value, span, source=source))
+    return words
+
+
+def list_words(node: YNode | None, src: Src, interp: Interp = no_interp, split_strings: bool = True) -> list[Word]:
+    """A command as a YAML list (each item a word) or a string (split with shell rules)."""
+    if isinstance(node, YSeq):
+        out: list[Word] = []
+        for item in node.items:
+            if isinstance(item, YScalar):
+                if item.value is None and not item.quoted:
+                    continue
+                out.append(scalar_word(item, interp))
+            else:
+                out.append(Word(None, item.span))
+        return out
+    if isinstance(node, YScalar) and node.value is not None:
+        if split_strings:
+            return split_words(src, node, interp)
+        return [scalar_word(node, interp)]
+    return []
+
+
+_SHELLS = {"sh", "bash", "ash", "dash", "zsh"}
+
+
+def shell_script_commands(words: list[Word], src: Src, nodes: dict[int, YScalar]) -> list[Command] | None:
+    """``sh -c 'script'`` (as entrypoint and args together): the script's commands with spans in this file.
+
+    ``nodes`` maps ``id(word)`` to the YAML scalar it came from, so positions in the script land in the source.
+    Returns ``None`` when the words are not a shell running a script.
+    """
+    if not words or (words[0].text or "").rsplit("/", 1)[-1] not in _SHELLS:
+        return None
+    index = 1
+    while index < len(words) and (words[index].text or "").startswith("-") and words[index].text != "-c":
+        if "c" in (words[index].text or "")[1:]:
+            break
+        index += 1
+    if index >= len(words) - 1 or "c" not in (words[index].text or "")[1:]:
+        return None
+    script_word = words[index + 1]
+    if script_word.text is None:
+        return None
+    node = nodes.get(id(script_word))
+    return script_commands(script_word.text, node.span if node is not None else None, src, script_word.span)
+
+
+def script_commands(script: str, region: Span | None, src: Src, fallback: Span) -> list[Command]:
+    """A shell script embedded in this file (``sh -c`` argument, Dockerfile ``RUN``), its commands located in
+    the file: ``region`` is where the script's text was written."""
+    from relialint.readers import shell
+
+    inner = shell.read(script, src.path)
+    offsets = src.align(script, region) if region is not None else []
+    script_src = Src(script, src.path)
+
+    def remap(span: Span) -> Span:
+        if not offsets:
+            return fallback
+        start = script_src.offset(span.line, span.column)
+        end = script_src.offset(span.end_line, span.end_column)
+        return src.sub_span(offsets, start, max(end, start + 1), fallback)
+
+    out: list[Command] = []
+    for command in inner.commands:
+        argv = [Word(w.text, remap(w.span), w.splice, remap(w.source) if w.source else None) for w in command.argv]
+        env = [EnvVar(v.name, v.value, remap(v.span), remap(v.source) if v.source else None) for v in command.env]
+        image = Word(command.image.text, remap(command.image.span)) if command.image else None
+        entry = [Word(w.text, remap(w.span), w.splice, remap(w.source) if w.source else None)
+                 for w in command.entrypoint] if command.entrypoint is not None else None
+        out.append(Command(command.kind, argv, remap(command.span), env, command.env_complete, image, entry,
+                           argv_complete=command.argv_complete, gpu_count=command.gpu_count,
+                           gpu_count_span=remap(command.gpu_count_span) if command.gpu_count_span else None))
+    return out
+
+
+def words_with_nodes(node: YNode | None, src: Src, interp: Interp, nodes: dict[int, YScalar],
+                     split_strings: bool = True) -> list[Word]:
+    """``list_words`` that also records which scalar each list item came from (for ``sh -c`` scripts)."""
+    words = list_words(node, src, interp, split_strings)
+    if isinstance(node, YSeq):
+        scalars = [item for item in node.items if isinstance(item, YScalar) and (item.value is not None or item.quoted)]
+        for word, item in zip(words, scalars, strict=False):
+            nodes[id(word)] = item
+    return words
+
+
+def container_commands(image: Word | None, entrypoint: list[Word] | None, argv: list[Word], env: list[EnvVar],
+                       span: Span, src: Src, nodes: dict[int, YScalar], **extra: object) -> list[Command]:
+    """One container, or, where it runs ``sh -c 'script'``, the script's commands inside that image."""
+    words = (entrypoint or []) + argv if entrypoint is not None else argv
+    inner = shell_script_commands(words, src, nodes) if entrypoint is not None or image is None else None
+    if inner is None and entrypoint is None:
+        inner = shell_script_commands(argv, src, nodes)
+    if inner:
+        out = []
+        for command in inner:
+            if command.image is not None:
+                out.append(command)
+                continue
+            cmd = Command("container" if image is not None else "shell", [] if image is not None else command.argv,
+                          command.span, env + command.env, image=image,
+                          entrypoint=command.argv if image is not None else None,
+                          argv_complete=command.argv_complete)
+            _extra(cmd, extra)
+            out.append(cmd)
+        return out
+    cmd = Command("container" if image is not None else "shell", argv if image is not None else words,
+                  image.span if image is not None else span, env, image=image,
+                  entrypoint=entrypoint if image is not None else None,
+                  argv_complete=not any(w.splice for w in argv))
+    _extra(cmd, extra)
+    return [cmd]
+
+
+def _extra(command: Command, extra: dict[str, object]) -> None:
+    for key, value in extra.items():
+        setattr(command, key, value)
+
+
+def yaml_error(path: str, node: YNode | None, message: str, severity: str = "warning") -> ReadError:
+    span = node.span if node is not None else Span(path, 1, 1, 1, 1)
+    return ReadError(path, span.line, span.column, message, severity)
+
+
+def map_items(node: YNode | None) -> list[tuple[YScalar, YNode]]:
+    return node.items if isinstance(node, YMap) else []
+
+
+def seq_items(node: YNode | None) -> list[YNode]:
+    return node.items if isinstance(node, YSeq) else []

@@ -48,37 +48,80 @@ def _facts(values: tuple[str, ...]) -> dict[str, str]:
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--gpu", help="target GPU: product name, compute capability (sm_90) or AMD target (gfx1151)")
+@click.option("--gpu", multiple=True,
+              help="target GPU: product name, compute capability (sm_90) or AMD target (gfx1151); repeat it to "
+                   "check every target (--gpu H100 --gpu B200)")
 @click.option("--engine-version", help="engine version when the files do not pin it (0.30.0, b6327)")
 @click.option("--os", "os_name", type=click.Choice(["linux", "windows", "macos"]), help="host OS")
 @click.option("--fact", "fact", multiple=True, metavar="KEY=VALUE", help="any fact of the vocabulary")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text",
+              show_default=True)
 @click.option("--select", multiple=True, help="record ids or prefixes (RL1, RL105), comma separated")
 @click.option("--ignore", multiple=True, help="record ids or prefixes to leave out")
-@click.option("--fail-on", type=click.Choice(list(FAIL_LEVELS)), default="major", show_default=True,
-              help="lowest severity of a definite finding that makes the exit code 1")
-@click.option("--strict", is_flag=True, help="possible findings count toward the exit code too")
+@click.option("--fail-on", type=click.Choice(list(FAIL_LEVELS)), default=None,
+              help="lowest severity of a definite finding that makes the exit code 1  [default: major]")
+@click.option("--strict/--no-strict", default=None, help="possible findings count toward the exit code too")
 @click.option("--records", "records_dirs", multiple=True, type=click.Path(file_okay=False),
               help="a folder of your own records, used beside the shipped ones")
-def check(paths: tuple[str, ...], gpu: str | None, engine_version: str | None, os_name: str | None,
-          fact: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str,
-          strict: bool, records_dirs: tuple[str, ...]) -> None:
+@click.option("--config", "config_file", type=click.Path(dir_okay=False),
+              help="use this configuration file instead of the nearest pyproject.toml / .relialint.toml")
+@click.option("--isolated", is_flag=True, help="read no configuration file")
+@click.option("--no-inline-ignores", is_flag=True, help="apply no `# relialint: ignore[...]` comment (audits)")
+@click.option("--show-ignored", is_flag=True, help="also list what was suppressed, by what and why")
+@click.option("--baseline", "baseline", type=click.Path(dir_okay=False),
+              help="report only findings that are not in this baseline file")
+@click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False),
+              help="record today's findings in this baseline file and exit 0")
+@click.option("--stdin-filename", metavar="NAME", help="with `-` as the path: read standard input as this file")
+def check(paths: tuple[str, ...], gpu: tuple[str, ...], engine_version: str | None, os_name: str | None,
+          fact: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str | None,
+          strict: bool | None, records_dirs: tuple[str, ...], config_file: str | None, isolated: bool,
+          no_inline_ignores: bool, show_ignored: bool, baseline: str | None, write_baseline: str | None,
+          stdin_filename: str | None) -> None:
     """Lint deployment files (the default command)."""
-    from relialint.lint import Options, Target, UsageError, lint_paths
+    from relialint.config import ConfigError
+    from relialint.lint import Options, Target, UsageError, lint_paths, lint_text
     from relialint.report import formatter
 
-    options = Options(Target(gpu, engine_version, os_name, _facts(fact)), _split(select), _split(ignore),
-                      [Path(d) for d in records_dirs])
+    facts = _facts(fact)
+    targets = [Target(g, engine_version, os_name, facts) for g in gpu]
+    options = Options(Target(gpu[0] if gpu else None, engine_version, os_name, facts), _split(select),
+                      _split(ignore), [Path(d) for d in records_dirs], targets=targets,
+                      config_file=Path(config_file) if config_file else None, isolated=isolated,
+                      inline_ignores=not no_inline_ignores, baseline=Path(baseline) if baseline else None,
+                      fail_on=fail_on, strict=strict)
+    if "-" in paths and (len(paths) != 1 or not stdin_filename):
+        raise click.UsageError("`-` reads standard input: give it alone, with --stdin-filename NAME")
     try:
-        run = lint_paths(list(paths), options)
+        if paths == ("-",):
+            assert stdin_filename is not None
+            from relialint.readers import detect
+
+            data = sys.stdin.buffer.read()
+            from relialint.readers.located import decode
+
+            text, error = decode(data, stdin_filename)
+            kind = detect.kind_by_name(Path(stdin_filename)) or detect.kind_by_content(text or "") or "shell"
+            run = lint_text(text or "", stdin_filename, kind, options)
+            if error is not None:
+                run.errors.append(error)
+        else:
+            run = lint_paths(list(paths), options)
+    except ConfigError as exc:
+        click.echo(f"{exc.path}:{exc.line}:{exc.column}: error: invalid configuration: {exc.message}", err=True)
+        sys.exit(2)
     except UsageError as exc:
         click.echo(f"relialint: error: {exc}", err=True)
         sys.exit(2)
-    color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    sys.stdout.write(formatter(fmt)(run, color))
-    level = FAIL_LEVELS[fail_on]
-    failing = [f for f in run.findings if FAIL_LEVELS[f.severity] >= level and (f.certainty == "definite" or strict)]
-    sys.exit(2 if run.errors else (1 if failing else 0))
+    if write_baseline:
+        from relialint.suppress import write_baseline as write
+
+        count = write(Path(write_baseline), run)
+        click.echo(f"relialint: wrote {count} finding{'s' if count != 1 else ''} to {write_baseline}", err=True)
+        sys.exit(2 if run.errors else 0)
+    color = fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    sys.stdout.write(formatter(fmt)(run, color, show_ignored))
+    sys.exit(2 if run.errors else (1 if run.failing else 0))
 
 
 def _records() -> list[dict[str, Any]]:
@@ -139,12 +182,16 @@ def records(query: str | None, fmt: str) -> None:
 def facts(paths: tuple[str, ...], gpu: str | None, engine_version: str | None, os_name: str | None,
           fact: tuple[str, ...], fmt: str) -> None:
     """Every deployment found and every fact, with where it came from."""
+    from relialint.config import ConfigError
     from relialint.facts import json_value, render
     from relialint.lint import Options, Target, UsageError, lint_paths
 
     try:
         run = lint_paths(list(paths), Options(Target(gpu, engine_version, os_name, _facts(fact)),
                                               select=["-none-"]))
+    except ConfigError as exc:
+        click.echo(f"{exc.path}:{exc.line}:{exc.column}: error: invalid configuration: {exc.message}", err=True)
+        sys.exit(2)
     except UsageError as exc:
         click.echo(f"relialint: error: {exc}", err=True)
         sys.exit(2)

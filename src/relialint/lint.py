@@ -96,7 +96,6 @@ class RunResult:
     """The public fields of every rule (record) that could report, for formatters that describe rules (SARIF)."""
     failing: int = 0
     """Findings at or above each file's fail level (``--fail-on``, ``--strict`` or configuration)."""
-    baseline_keys: list[tuple[str, str, str, str, str]] = field(default_factory=list)
     policy: dict[int, tuple[int, bool]] = field(default_factory=dict, repr=False)
 
 
@@ -360,7 +359,9 @@ def _finding(record: dict[str, Any], deployment: Deployment, definite: bool, mis
             end_line, end_column = fact.end_line or line, fact.end_column or column
             about = key
             break
-    message = trigger["message"]
+    from relialint.facts import fill_message
+
+    message = fill_message(trigger["message"], deployment.facts)
     if not definite:
         decide = ", ".join(missing) if missing else "engine.version"
         how = _how_to_supply(missing)
@@ -399,52 +400,295 @@ def load_records(options: Options) -> tuple[list[dict[str, Any]], list[ReadError
     return records, errors
 
 
-def lint_file_result(result: FileResult, given: dict[str, Fact], records: list[dict[str, Any]],
-                     options: Options, run: RunResult) -> None:
+def _evaluate_file(result: FileResult, given: dict[str, Fact], records: list[dict[str, Any]], select: list[str],
+                   ignore: list[str], notes: list[str]) -> tuple[list[Deployment], list[tuple[Finding, Deployment]]]:
     from relialint.engines import extract
 
-    for error in result.errors:
-        (run.warnings if error.severity == "warning" else run.errors).append(error)
     deployments = extract(result, _opener)
     manifest_facts.apply(result, deployments)
     for deployment in deployments:
         if deployment.engine != "bench":
             deployment.facts.closed.add("bench.")
-        apply_target(deployment, given, run.notes)
+        apply_target(deployment, given, notes)
         finish(deployment)
     shared_memory(deployments)
+    found: list[tuple[Finding, Deployment]] = []
     for deployment in deployments:
-        run.notes.extend(f"{deployment.path}:{deployment.span.line}: {n}" for n in deployment.notes)
+        notes.extend(f"{deployment.path}:{deployment.span.line}: {n}" for n in deployment.notes)
         for finding in evaluate(deployment, records):
-            if selected(finding.code, options.select, options.ignore):
-                run.findings.append(finding)
+            if selected(finding.code, select, ignore):
+                found.append((finding, deployment))
+    return deployments, found
+
+
+def lint_file_result(result: FileResult, given: dict[str, Fact], records: list[dict[str, Any]],
+                     options: Options, run: RunResult) -> None:
+    """Lint one read file with the given target facts only (no configuration, no suppressions)."""
+    for error in result.errors:
+        (run.warnings if error.severity == "warning" else run.errors).append(error)
+    deployments, found = _evaluate_file(result, given, records, options.select, options.ignore, run.notes)
+    run.findings.extend(f for f, _ in found)
     run.deployments.extend(deployments)
 
 
 def lint_paths(paths: list[str], options: Options) -> RunResult:
-    given = target_facts(options.target)
-    records, record_errors = load_records(options)
-    run = RunResult(errors=list(record_errors))
+    session = Session(options)
     files, errors = discover(paths)
-    run.errors.extend(errors)
+    session.run.errors.extend(errors)
     for path, display, kind in files:
-        run.files += 1
+        if session.excluded(path):
+            continue
+        session.run.files += 1
         text, error = read_text(path, display)
         if error is not None or text is None:
             assert error is not None
-            run.errors.append(error)
+            session.run.errors.append(error)
             continue
-        lint_file_result(read_file(text, display, kind), given, records, options, run)
-    run.findings.sort(key=Finding.sort_key)
-    run.errors.sort(key=lambda e: (e.path, e.line, e.column))
-    return run
+        session.lint(read_file(text, display, kind), path)
+    return session.finish()
 
 
 def lint_text(text: str, display: str, kind: str, options: Options) -> RunResult:
     """Lint a buffer as if it were the file ``display`` (stdin, editors)."""
-    given = target_facts(options.target)
-    records, record_errors = load_records(options)
-    run = RunResult(errors=list(record_errors), files=1)
-    lint_file_result(read_file(text, display, kind), given, records, options, run)
-    run.findings.sort(key=Finding.sort_key)
-    return run
+    session = Session(options)
+    session.run.files = 1
+    session.lint(read_file(text, display, kind), Path(display))
+    return session.finish()
+
+
+# -- configuration, targets and suppressions over one run -----------------------------------------------------------
+
+FAIL_RANK = {**SEVERITY_RANK, "never": 99}
+_HARDWARE_KEYS = ("gpu.model", "gpu.vendor", "gpu.sm", "gpu.arch", "gpu.native_fp8", "gpu.native_fp4")
+
+
+def _has_target(target: Target) -> bool:
+    return bool(target.gpu or target.engine_version or target.os or target.facts)
+
+
+def _over(base: dict[str, Fact], top: dict[str, Fact]) -> dict[str, Fact]:
+    """``top`` over ``base``; a GPU in ``top`` replaces every hardware fact of ``base``."""
+    if "gpu.model" in top:
+        base = {k: v for k, v in base.items() if k not in _HARDWARE_KEYS}
+    return {**base, **top}
+
+
+def rule_table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The public fields of every record that can report, and of the suppression checks (RL001-RL004)."""
+    from relialint.suppress import META_RULES
+
+    rules = [dict(rule) for rule in META_RULES]
+    for record in records:
+        if not record.get("trigger") or record.get("status") == "withdrawn":
+            continue
+        rules.append({"id": record["id"], "slug": record["slug"], "title": record["title"],
+                      "summary": str(record.get("summary") or "").strip(), "fix": str(record.get("fix") or "").strip(),
+                      "severity": record["severity"], "impact": record.get("impact") or "",
+                      "engines": list(record.get("engines") or []), "url": record_url(record["id"])})
+    return sorted(rules, key=lambda r: str(r["id"]))
+
+
+@dataclass
+class _Configured:
+    """Use of one ``[[tool.relialint.suppress]]`` entry across the run."""
+
+    path: str
+    line: int
+    column: int
+    record: str
+    expired: bool
+    policy: tuple[int, bool]
+    applied_to_a_file: bool = False
+    used: bool = False
+
+
+class Session:
+    """One run across files: records, configuration per file, targets, suppressions and the baseline."""
+
+    def __init__(self, options: Options) -> None:
+        from relialint import suppress
+
+        self.options = options
+        self.records, record_errors = load_records(options)
+        self.run = RunResult(errors=list(record_errors))
+        self.run.rules = rule_table(self.records)
+        targets = [t for t in options.targets if _has_target(t)] or [options.target]
+        self.cli_targets = [(t.gpu or f"target {i + 1}" if len(targets) > 1 else None, target_facts(t))
+                            for i, t in enumerate(targets)]
+        self.configured: dict[tuple[str, int], _Configured] = {}
+        self.linted: list[str] = []
+        self.baseline: suppress.Baseline | None = None
+        if options.baseline is not None:
+            try:
+                self.baseline = suppress.load_baseline(options.baseline)
+            except suppress.BaselineError as exc:
+                raise UsageError(str(exc)) from exc
+
+    def _config(self, file: Path) -> Any:
+        from relialint import config
+
+        return config.config_for(file, self.options.config_file, self.options.isolated)
+
+    def excluded(self, file: Path) -> bool:
+        found = self._config(file)
+        return bool(found is not None and found.excluded(file))
+
+    def _policy(self, fail_on: str | None, strict: bool | None) -> tuple[int, bool]:
+        level = self.options.fail_on or fail_on or "major"
+        return FAIL_RANK[level], self.options.strict if self.options.strict is not None else bool(strict)
+
+    def _keep(self, finding: Finding, policy: tuple[int, bool]) -> None:
+        self.run.findings.append(finding)
+        self.run.policy[id(finding)] = policy
+
+    def _meta(self, problem: Any, policy: tuple[int, bool], select: list[str], ignore: list[str]) -> None:
+        from relialint.suppress import META_RULES
+
+        if not selected(problem.code, select, ignore):
+            return
+        rule = next(r for r in META_RULES if r["id"] == problem.code)
+        self._keep(Finding(
+            code=problem.code, slug=str(rule["slug"]), title=str(rule["title"]), severity=str(rule["severity"]),
+            certainty="definite", path=problem.path, line=problem.line, column=problem.column,
+            end_line=problem.line, end_column=max(problem.end_column, problem.column), message=problem.message,
+            missing_facts=[], fix=str(rule["fix"]), url=str(rule["url"]), about="relialint"), policy)
+
+    def _directive_facts(self, directives: Any, path: str, problems: list[Any]) -> dict[str, Fact]:
+        from dataclasses import replace
+
+        from relialint.suppress import INVALID_DIRECTIVE, Problem
+
+        out: dict[str, Fact] = {}
+        for d in directives.facts:
+            target = Target(origin="directive")
+            if d.key == "gpu":
+                target.gpu = d.value
+            elif d.key == "engine-version":
+                target.engine_version = d.value
+            elif d.key == "os":
+                target.os = d.value
+            else:
+                target.facts = {d.key: d.value}
+            try:
+                facts = target_facts(target)
+            except UsageError as exc:
+                problems.append(Problem(INVALID_DIRECTIVE, path, d.line, d.column, d.column, f"directive: {exc}"))
+                continue
+            located = {k: replace(v, path=path, line=d.line, column=d.column, end_line=d.line,
+                                  end_column=d.column, note="from a relialint directive") for k, v in facts.items()}
+            out = _over(out, located)
+        return out
+
+    def lint(self, result: FileResult, file: Path) -> None:
+        from relialint import config, suppress
+
+        options, run = self.options, self.run
+        cfg = self._config(file)
+        eff = config.effective(cfg, file)
+        select = options.select or eff.select
+        ignore = [*eff.ignore, *options.ignore]
+        policy = self._policy(eff.fail_on, eff.strict)
+        self.linted.append(result.path)
+        for error in result.errors:
+            (run.warnings if error.severity == "warning" else run.errors).append(error)
+
+        # the targets: configuration below the command line, directives in the file above both
+        configured = []
+        for t in eff.targets:
+            facts = {k: config.fact_text(v) for k, v in t.facts.items()}
+            configured.append((t.label() if len(eff.targets) > 1 else None,
+                               target_facts(Target(t.gpu, t.engine_version, t.os, facts, origin="configuration"))))
+        if len(self.cli_targets) > 1:
+            combos = [(label, _over(configured[0][1], given)) for label, given in self.cli_targets]
+        elif "gpu.model" in self.cli_targets[0][1]:
+            combos = [(None, _over(configured[0][1], self.cli_targets[0][1]))]
+        else:
+            combos = [(label, _over(given, self.cli_targets[0][1])) for label, given in configured]
+        directives = suppress.parse(result.text, result.kind, result.path)
+        problems = list(directives.problems)
+        from_directives = self._directive_facts(directives, result.path, problems)
+        if from_directives:
+            combos = [(label, _over(given, from_directives)) for label, given in combos]
+
+        found: list[tuple[Finding, Deployment]] = []
+        for index, (label, given) in enumerate(combos):
+            deployments, hits = _evaluate_file(result, given, self.records, select, ignore, run.notes)
+            for finding, _ in hits:
+                finding.target = label
+            found.extend(hits)
+            if index == 0:
+                run.deployments.extend(deployments)
+
+        entries = []
+        for number, entry in eff.suppressions:
+            assert cfg is not None
+            key = (str(cfg.path), number)
+            state = self.configured.get(key)
+            if state is None:
+                line, column = cfg.locate("suppress", number, "record")
+                state = self.configured[key] = _Configured(
+                    str(cfg.path), line, column, entry.record, suppress.expired(entry.expires),
+                    self._policy(cfg.settings.fail_on, cfg.settings.strict))
+            state.applied_to_a_file = True
+            entries.append((state, entry))
+        for finding, deployment in found:
+            if options.inline_ignores:
+                hit = suppress.apply_inline(directives, finding.code, finding.line, deployment.span.line)
+                if hit is not None:
+                    run.suppressed.append(Suppressed(finding, "inline", hit.reason, f"{result.path}:{hit.line}"))
+                    continue
+            for state, entry in entries:
+                if not state.expired and finding.code.startswith(entry.record):
+                    state.used = True
+                    run.suppressed.append(Suppressed(finding, "configuration", entry.reason,
+                                                     f"{state.path}:{state.line}"))
+                    break
+            else:
+                self._keep(finding, policy)
+        if options.inline_ignores:
+            problems.extend(suppress.unused_inline(directives, result.path, lambda c: selected(c, select, ignore)))
+        for problem in problems:
+            self._meta(problem, policy, select, ignore)
+
+    def finish(self) -> RunResult:
+        from relialint import suppress
+
+        run, options = self.run, self.options
+        for state in self.configured.values():
+            if not state.applied_to_a_file:
+                continue
+            if state.expired:
+                message = (f"the suppression of {state.record} has expired and no longer applies; fix the findings "
+                           "or renew it with a new reason and date")
+                code = suppress.EXPIRED_IGNORE
+            elif not state.used and selected(state.record, options.select, options.ignore):
+                message = f"the suppression of {state.record} matched no finding in the files linted; remove it"
+                code = suppress.UNUSED_IGNORE
+            else:
+                continue
+            self._meta(suppress.Problem(code, state.path, state.line, state.column, state.column, message),
+                       state.policy, options.select, options.ignore)
+        if self.baseline is not None:
+            folder = self.baseline.folder()
+            kept: list[Finding] = []
+            for finding in run.findings:
+                key = suppress.baseline_key(folder, finding.code, finding.path, finding.about, finding.service,
+                                            finding.target)
+                entry = suppress.match_baseline(self.baseline, key)
+                if entry is None:
+                    kept.append(finding)
+                else:
+                    run.suppressed.append(Suppressed(finding, "baseline", "in the baseline",
+                                                     f"{self.baseline.path}:{entry.line}"))
+            run.findings = kept
+            linted = {suppress.relative_to(folder, p) for p in self.linted}
+            policy = self._policy(None, None)
+            for problem in suppress.stale_entries(self.baseline, linted):
+                self._meta(problem, policy, [], [])
+        run.notes = list(dict.fromkeys(run.notes))
+        run.findings.sort(key=Finding.sort_key)
+        run.suppressed.sort(key=lambda s: s.finding.sort_key())
+        run.errors.sort(key=lambda e: (e.path, e.line, e.column))
+        run.failing = sum(1 for f in run.findings if SEVERITY_RANK[f.severity] >= run.policy[id(f)][0]
+                          and (f.certainty == "definite" or run.policy[id(f)][1]))
+        return run

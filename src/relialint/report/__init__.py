@@ -2,14 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Callable
+import os
+from collections.abc import Callable
+from pathlib import Path
 
 from relialint.lint import RunResult
 
-Formatter = Callable[[RunResult, bool], str]
+Formatter = Callable[[RunResult, bool, bool], str]
+"""``render(run, color, show_ignored)``."""
 
 
 def formatter(name: str) -> Formatter:
-    from relialint.report import jsonout, text
+    from relialint.report import github, jsonout, sarif, text
 
-    return {"text": text.render, "json": jsonout.render}[name]
+    return {"text": text.render, "json": jsonout.render, "sarif": sarif.render, "github": github.render}[name]
+
+
+def repository_root(start: Path | None = None) -> Path:
+    """The repository the run is in: the nearest folder upward from ``start`` (the working directory) that holds
+    ``.git``; the working directory itself when there is none."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return here
+
+
+def repo_relative(path: str, root: Path) -> str | None:
+    """``path`` as a POSIX path relative to ``root``; ``None`` when it lies outside."""
+    try:
+        return Path(os.path.abspath(path)).relative_to(root).as_posix()
+    except ValueError:
+        return None

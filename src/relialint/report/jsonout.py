@@ -6,14 +6,32 @@ import json
 from dataclasses import asdict
 
 from relialint import __version__
-from relialint.lint import RunResult
+from relialint.lint import Finding, RunResult
+
+_EXTENSIONS = ("target", "service")
+_INTERNAL = ("about",)
 
 
-def document(run: RunResult) -> dict[str, object]:
+def finding(f: Finding) -> dict[str, object]:
+    """A finding as the contract writes it; extensions (``target``, ``service``) only when they are set."""
+    out = asdict(f)
+    for key in _INTERNAL:
+        out.pop(key, None)
+    for key in _EXTENSIONS:
+        if out.get(key) is None:
+            out.pop(key, None)
+    return out
+
+
+def document(run: RunResult, show_ignored: bool = False) -> dict[str, object]:
     definite = sum(1 for f in run.findings if f.certainty == "definite")
+    extra: dict[str, object] = {}
+    if show_ignored:
+        extra["suppressed"] = [{**finding(s.finding), "suppressed_by": s.by, "reason": s.reason, "where": s.where}
+                               for s in run.suppressed]
     return {
         "relialint": __version__,
-        "findings": [asdict(f) for f in run.findings],
+        "findings": [finding(f) for f in run.findings],
         "errors": [{"path": e.path, "line": e.line, "column": e.column, "message": e.message} for e in run.errors],
         "warnings": [{"path": w.path, "line": w.line, "column": w.column, "message": w.message}
                      for w in run.warnings],
@@ -25,9 +43,10 @@ def document(run: RunResult) -> dict[str, object]:
             "possible": len(run.findings) - definite,
             "errors": len(run.errors),
         },
+        **extra,
     }
 
 
-def render(run: RunResult, color: bool = False) -> str:
+def render(run: RunResult, color: bool = False, show_ignored: bool = False) -> str:
     del color
-    return json.dumps(document(run), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(document(run, show_ignored), indent=2, ensure_ascii=False) + "\n"

@@ -12,7 +12,7 @@ def _c(text: str, style: str, color: bool) -> str:
     return f"{_COLORS[style]}{text}{_RESET}" if color else text
 
 
-def render(run: RunResult, color: bool = False) -> str:
+def render(run: RunResult, color: bool = False, show_ignored: bool = False) -> str:
     lines: list[str] = []
     for error in run.errors:
         lines.append(f"{error.path}:{error.line}:{error.column}: error: {error.message}")
@@ -21,11 +21,19 @@ def render(run: RunResult, color: bool = False) -> str:
     for f in run.findings:
         where = f"{f.path}:{f.line}:{f.column}:"
         tag = f"[{f.severity}]" if f.certainty == "definite" else f"[{f.severity}, possible]"
+        if f.target:
+            tag = f"{tag[:-1]}, on {f.target}]"
         code = _c(f.code, f.severity, color) if f.certainty == "definite" else _c(f.code, "dim", color)
         lines.append(f"{_c(where, 'bold', color)} {code} {tag} {f.message}")
         fix = " ".join(f.fix.split())
         lines.append(f"  fix: {fix}")
         lines.append(f"  see: {f.url}")
+    if show_ignored:
+        for s in run.suppressed:
+            f = s.finding
+            on = f" on {f.target}" if f.target else ""
+            lines.append(_c(f"{f.path}:{f.line}:{f.column}: {f.code} [{f.severity}{on}] suppressed by {s.by} "
+                            f"({s.where}): {s.reason}", "dim", color))
     for note in run.notes:
         lines.append(_c(f"note: {note}", "dim", color))
     definite = sum(1 for f in run.findings if f.certainty == "definite")
@@ -34,5 +42,6 @@ def render(run: RunResult, color: bool = False) -> str:
         f"{run.files} file{'s' if run.files != 1 else ''}, {len(run.deployments)} deployment"
         f"{'s' if len(run.deployments) != 1 else ''}: {definite} definite, {possible} possible, "
         f"{len(run.errors)} error{'s' if len(run.errors) != 1 else ''}"
+        + (f", {len(run.suppressed)} suppressed" if run.suppressed else "")
     )
     return "\n".join(lines) + "\n"

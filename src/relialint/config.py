@@ -1,0 +1,477 @@
+"""Configuration: ``[tool.relialint]`` in ``pyproject.toml`` or ``.relialint.toml``, the nearest to a file wins.
+
+Discovery walks from the linted file's folder upward; in one folder ``.relialint.toml`` wins over
+``pyproject.toml``, and a ``pyproject.toml`` without ``[tool.relialint]`` is passed over. Settings are validated by
+pydantic models; an invalid file raises ``ConfigError`` with the file, line, column and key, which the command line
+turns into exit code 2. ``tomllib`` gives no positions, so keys are located by scanning the TOML text.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+CONFIG_NAMES = (".relialint.toml", "pyproject.toml")
+FailOn = Literal["blocker", "major", "minor", "never"]
+FactValue = Union[str, bool, int, float]
+
+
+class ConfigError(ValueError):
+    """An invalid configuration file, located."""
+
+    def __init__(self, path: str, line: int, column: int, message: str) -> None:
+        super().__init__(f"{path}:{line}:{column}: {message}")
+        self.path, self.line, self.column, self.message = path, line, column, message
+
+
+def _kebab(name: str) -> str:
+    return name.replace("_", "-")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", alias_generator=_kebab, populate_by_name=True, frozen=True)
+
+
+class TargetSettings(_Model):
+    """One target of a multi-target run: a GPU and, optionally, more facts."""
+
+    name: str | None = None
+    gpu: str | None = None
+    engine_version: str | None = None
+    os: Literal["linux", "windows", "macos"] | None = None
+    facts: dict[str, FactValue] = Field(default_factory=dict)
+
+    def label(self) -> str:
+        return self.name or self.gpu or "target"
+
+
+class _Common(_Model):
+    gpu: str | None = None
+    targets: list[Union[str, TargetSettings]] | None = None
+    engine_version: str | None = None
+    os: Literal["linux", "windows", "macos"] | None = None
+    facts: dict[str, FactValue] = Field(default_factory=dict)
+    select: list[str] | None = None
+    ignore: list[str] | None = None
+    extend_ignore: list[str] = Field(default_factory=list)
+    fail_on: FailOn | None = None
+    strict: bool | None = None
+
+    @field_validator("select", "ignore", "extend_ignore")
+    @classmethod
+    def _codes(cls, value: list[str] | None) -> list[str] | None:
+        for code in value or []:
+            if not re.fullmatch(r"RL\d{0,3}", code):
+                raise ValueError(f"{code!r} is not a record id or prefix (RL1, RL105)")
+        return value
+
+
+class Override(_Common):
+    """``[[tool.relialint.overrides]]``: settings for the files that match ``paths``."""
+
+    paths: list[str] = Field(min_length=1)
+
+
+class Suppression(_Model):
+    """``[[tool.relialint.suppress]]``: an accepted finding, out of band, with a reason and maybe an expiry."""
+
+    record: str
+    paths: list[str] = Field(default_factory=lambda: ["**"])
+    reason: str
+    expires: datetime.date | None = None
+
+    @field_validator("record")
+    @classmethod
+    def _record(cls, value: str) -> str:
+        if not re.fullmatch(r"RL\d{1,3}", value):
+            raise ValueError(f"{value!r} is not a record id or prefix (RL105, RL1)")
+        return value
+
+    @field_validator("reason")
+    @classmethod
+    def _reason(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("a suppression needs a reason")
+        return value.strip()
+
+
+class Settings(_Common):
+    """The whole ``[tool.relialint]`` table."""
+
+    exclude: list[str] = Field(default_factory=list)
+    overrides: list[Override] = Field(default_factory=list)
+    suppress: list[Suppression] = Field(default_factory=list)
+    baseline: str | None = None
+
+
+@dataclass
+class Config:
+    """A loaded configuration file."""
+
+    path: Path
+    settings: Settings
+    text: str
+    section: str
+
+    @property
+    def root(self) -> Path:
+        return self.path.parent
+
+    def relative(self, file: Path) -> str | None:
+        """``file`` relative to the configuration's folder (POSIX), or ``None`` when it lies outside."""
+        try:
+            return PurePosixPath(file.resolve().relative_to(self.root.resolve()).as_posix()).as_posix()
+        except ValueError:
+            return None
+
+    def excluded(self, file: Path) -> bool:
+        rel = self.relative(file)
+        return rel is not None and any(glob_match(p, rel) for p in self.settings.exclude)
+
+    def locate(self, *loc: str | int) -> tuple[int, int]:
+        return locate(self.text, self.section, loc)
+
+
+@dataclass
+class Effective:
+    """The settings that apply to one file once overrides are merged (the command line comes on top in lint)."""
+
+    config: Config | None = None
+    targets: list[TargetSettings] = field(default_factory=list)
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    fail_on: FailOn | None = None
+    strict: bool | None = None
+    suppressions: list[tuple[int, Suppression]] = field(default_factory=list)
+
+
+# -- discovery ------------------------------------------------------------------------------------------------------
+
+
+def find(start: Path) -> Path | None:
+    """The configuration file nearest to ``start`` (a file or folder), walking upward."""
+    folder = start if start.is_dir() else start.parent
+    folder = folder.resolve() if folder.exists() else Path.cwd().joinpath(folder).resolve()
+    for current in (folder, *folder.parents):
+        hit = _in_folder(str(current))
+        if hit is not None:
+            return Path(hit)
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _in_folder(folder: str) -> str | None:
+    for name in CONFIG_NAMES:
+        candidate = Path(folder) / name
+        if not candidate.is_file():
+            continue
+        if name == "pyproject.toml":
+            try:
+                text = candidate.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if not re.search(r"^\s*\[\[?\s*tool\.relialint\b", text, re.M):
+                continue
+        return str(candidate)
+    return None
+
+
+_loaded: dict[str, Config] = {}
+
+
+def load(path: Path) -> Config:
+    """Read and validate one configuration file; ``ConfigError`` when it is not valid."""
+    key = str(path.resolve())
+    if key in _loaded:
+        return _loaded[key]
+    display = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(display, 1, 1, f"cannot read configuration: {exc}") from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        line, column = (int(m.group(1)), int(m.group(2))) if m else (1, 1)
+        raise ConfigError(display, line, column, f"invalid TOML: {str(exc).split(' (at line')[0]}") from exc
+    if path.name == "pyproject.toml":
+        section = "tool.relialint"
+        table = data.get("tool", {}).get("relialint", {})
+    else:
+        section = ""
+        table = data
+    if not isinstance(table, dict):
+        raise ConfigError(display, *locate(text, "", ("tool", "relialint")), "[tool.relialint] must be a table")
+    try:
+        settings = Settings.model_validate(table)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = tuple(first["loc"])
+        loc = tuple(part for part in loc if not (isinstance(part, str) and part in ("str", "TargetSettings"))
+                    and not (isinstance(part, str) and part.startswith(("function-", "union["))))
+        line, column = locate(text, section, loc)
+        key = ".".join(str(p) for p in loc) or section or "configuration"
+        raise ConfigError(display, line, column, f"{key}: {_message(first)}") from exc
+    config = Config(path, settings, text, section)
+    _check_values(config)
+    _loaded[key] = config
+    return config
+
+
+def _message(error: Any) -> str:
+    message = str(error["msg"])
+    if error["type"] == "extra_forbidden":
+        return "unknown setting"
+    return message.removeprefix("Value error, ")
+
+
+def _check_values(config: Config) -> None:
+    """GPU names and fact keys/values are checked here so that the error points into the configuration."""
+    from relialint import hardware
+    from relialint.facts import FactValueError, parse_value, spec_for
+
+    def gpu(name: str | None, *loc: str | int) -> None:
+        if name is None:
+            return
+        try:
+            hardware.resolve(name)
+        except hardware.UnknownGpu as exc:
+            raise ConfigError(str(config.path), *config.locate(*loc), f"{'.'.join(map(str, loc))}: {exc}") from exc
+
+    def facts(values: dict[str, FactValue], *loc: str | int) -> None:
+        for key, value in values.items():
+            spec = spec_for(key)
+            where = config.locate(*loc, key)
+            if spec is None:
+                raise ConfigError(str(config.path), *where, f"{'.'.join(map(str, (*loc, key)))}: unknown fact")
+            try:
+                parse_value(spec, fact_text(value))
+            except FactValueError as exc:
+                raise ConfigError(str(config.path), *where, f"{'.'.join(map(str, (*loc, key)))}: {exc}") from exc
+
+    def common(block: _Common, *loc: str | int) -> None:
+        gpu(block.gpu, *loc, "gpu")
+        facts(block.facts, *loc, "facts")
+        if block.engine_version is not None:
+            facts({"engine.version": block.engine_version}, *loc, "engine-version")
+        for i, target in enumerate(block.targets or []):
+            if isinstance(target, str):
+                gpu(target, *loc, "targets", i)
+            else:
+                gpu(target.gpu, *loc, "targets", i, "gpu")
+                facts(target.facts, *loc, "targets", i, "facts")
+
+    common(config.settings)
+    for i, override in enumerate(config.settings.overrides):
+        common(override, "overrides", i)
+
+
+def fact_text(value: FactValue) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+# -- per-file settings ----------------------------------------------------------------------------------------------
+
+
+def effective(config: Config | None, file: Path) -> Effective:
+    """The configuration's settings for ``file``: top level, then each matching override in order."""
+    out = Effective(config=config, targets=[TargetSettings()])
+    if config is None:
+        return out
+    rel = config.relative(file)
+    blocks: list[_Common] = [config.settings]
+    if rel is not None:
+        blocks.extend(o for o in config.settings.overrides if any(glob_match(p, rel) for p in o.paths))
+    base = TargetSettings()
+    targets: list[TargetSettings] | None = None
+    for block in blocks:
+        updates: dict[str, Any] = {}
+        if block.gpu is not None:
+            updates["gpu"] = block.gpu
+            targets = None
+        if block.engine_version is not None:
+            updates["engine_version"] = block.engine_version
+        if block.os is not None:
+            updates["os"] = block.os
+        if block.facts:
+            updates["facts"] = {**base.facts, **block.facts}
+        base = base.model_copy(update=updates)
+        if block.targets is not None:
+            targets = [TargetSettings(gpu=t) if isinstance(t, str) else t for t in block.targets]
+        if block.select is not None:
+            out.select = list(block.select)
+        if block.ignore is not None:
+            out.ignore = list(block.ignore)
+        out.ignore.extend(block.extend_ignore)
+        if block.fail_on is not None:
+            out.fail_on = block.fail_on
+        if block.strict is not None:
+            out.strict = block.strict
+    if targets:
+        out.targets = [base.model_copy(update={
+            "name": t.name, "gpu": t.gpu or base.gpu, "engine_version": t.engine_version or base.engine_version,
+            "os": t.os or base.os, "facts": {**base.facts, **t.facts}}) for t in targets]
+    else:
+        out.targets = [base]
+    if rel is not None:
+        out.suppressions = [(i, s) for i, s in enumerate(config.settings.suppress)
+                            if any(glob_match(p, rel) for p in s.paths)]
+    return out
+
+
+def config_for(file: Path, explicit: Path | None = None, isolated: bool = False) -> Config | None:
+    if isolated:
+        return None
+    if explicit is not None:
+        return load(explicit)
+    found = find(file)
+    return load(found) if found is not None else None
+
+
+# -- globs ----------------------------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=512)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    pattern = pattern.strip().removeprefix("./")
+    anchored = "/" in pattern.rstrip("/")
+    if pattern.endswith("/"):
+        pattern += "**"
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    body = "".join(out)
+    return re.compile(body if anchored else f"(?:.*/)?{body}")
+
+
+def glob_match(pattern: str, rel: str) -> bool:
+    """Match a POSIX path relative to the configuration's folder. A pattern without ``/`` matches a name at any
+    depth (``*.sh``), one with ``/`` matches from the folder (``deploy/b200/**``); ``**`` spans folders, and a
+    pattern that names a folder matches everything under it."""
+    regex = _glob_regex(pattern)
+    if regex.fullmatch(rel):
+        return True
+    parts = rel.split("/")
+    return any(regex.fullmatch("/".join(parts[:n])) for n in range(1, len(parts)))
+
+
+# -- locating keys in TOML text -------------------------------------------------------------------------------------
+
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+
+
+def _key_re(key: str) -> re.Pattern[str]:
+    return re.compile(rf"^(\s*)(?:\"{re.escape(key)}\"|'{re.escape(key)}'|{re.escape(key)})\s*=")
+
+
+def _norm(name: str) -> str:
+    return ".".join(part.strip().strip("\"'") for part in name.split("."))
+
+
+def locate(text: str, section: str, loc: tuple[str | int, ...]) -> tuple[int, int]:
+    """The 1-based line and column of a key in TOML text, given the table ``section`` and a pydantic-style ``loc``
+    (``("overrides", 1, "gpu")``). Falls back to the nearest enclosing thing found, then to line 1."""
+    lines = text.splitlines()
+    tables: list[tuple[str, bool, int]] = []  # (name, is_array, line index)
+    for i, line in enumerate(lines):
+        m = _HEADER.match(line)
+        if m:
+            tables.append((_norm(m.group(2)), m.group(1) == "[[", i))
+
+    def body(start: int) -> range:
+        following = [t[2] for t in tables if t[2] > start]
+        return range(start + 1, min(following) if following else len(lines))
+
+    def find_key(rng: range, key: str) -> tuple[int, int] | None:
+        pattern = _key_re(key)
+        for i in rng:
+            m = pattern.match(lines[i])
+            if m:
+                return i + 1, len(m.group(1)) + 1
+        return None
+
+    prefix = section
+    scope: range = range(0, tables[0][2] if tables else len(lines)) if not section else range(0)
+    for name, _array, start in tables:
+        if name == section:
+            scope = body(start)
+            break
+    best: tuple[int, int] = (1, 1)
+    for name, _array, start in tables:
+        if name == section:
+            best = (start + 1, 1)
+    parts = [str(p) if not isinstance(p, int) else p for p in loc]
+    i = 0
+    while i < len(parts):
+        part = parts[i]
+        if isinstance(part, int):
+            i += 1
+            continue
+        nxt = parts[i + 1] if i + 1 < len(parts) else None
+        full = f"{prefix}.{part}" if prefix else part
+        hit = find_key(scope, part)
+        if hit is not None:
+            best = hit
+            if isinstance(nxt, int):
+                # an inline array of tables or values: look for the rest after the key's line
+                rest = [str(p) for p in parts[i + 2:] if not isinstance(p, int)]
+                if rest:
+                    for j in range(hit[0] - 1, len(lines)):
+                        m = re.search(rf"(?:^|[{{,\s])({re.escape(rest[0])})\s*=", lines[j])
+                        if m:
+                            return j + 1, m.start(1) + 1
+                return best
+            if nxt is not None:
+                # an inline table on one line: ``facts = { "gpu.count" = 2 }``
+                m = re.search(rf"[{{,\s][\"']?{re.escape(str(nxt))}[\"']?\s*=", lines[hit[0] - 1])
+                if m:
+                    return hit[0], m.start() + 2
+            return best
+        if isinstance(nxt, int):
+            headers = [t for t in tables if t[0] == full and t[1]]
+            if nxt < len(headers):
+                best = (headers[nxt][2] + 1, 1)
+                scope = body(headers[nxt][2])
+                prefix = full
+                i += 2
+                continue
+            return best
+        sub = [t for t in tables if t[0] == full and not t[1]]
+        if sub:
+            best = (sub[0][2] + 1, 1)
+            scope = body(sub[0][2])
+            prefix = full
+            i += 1
+            continue
+        return best
+    return best

@@ -573,7 +573,8 @@ def schema_page() -> str:
 
     schema = json_schema()
     props = schema.get("properties")
-    required = set(schema.get("required") or [])  # type: ignore[call-overload]
+    required_raw = schema.get("required")
+    required = {str(r) for r in required_raw} if isinstance(required_raw, list) else set()
     out = [
         "---", "title: Record JSON Schema", "---", "", BANNER, "",
         "# Record JSON Schema",

@@ -36,7 +36,7 @@ def label_facts(labels: list[tuple[str, str, Span]]) -> tuple[dict[str, Fact], l
     major: tuple[str, Span] | None = None
     minor: tuple[str, Span] | None = None
     for label, value, span in labels:
-        where = f"{span.path}:{span.line}"
+        where = f"{span.path}:{span.line}:{span.column}"
         if label in VENDOR_LABELS:
             vendor = VENDOR_LABELS[label] or (value if value in ("nvidia", "amd") else None)
             if vendor is not None:
@@ -49,7 +49,7 @@ def label_facts(labels: list[tuple[str, str, Span]]) -> tuple[dict[str, Fact], l
                 try:
                     resolved.append(hardware.resolve(name))
                 except hardware.UnknownGpu:
-                    notes.append(f"{where}: GPU label {label}={name} is not in the hardware catalogue; "
+                    notes.append(f"GPU label {label}={name} ({where}) is not in the hardware catalogue; "
                                  "gpu facts stay unknown (set --gpu)")
                     resolved = []
                     break
@@ -103,4 +103,4 @@ def apply(result: FileResult, deployments: list[Deployment]) -> None:
         for deployment in owners:
             for key, fact in facts.items():
                 deployment.facts.setdefault(key, fact)
-            deployment.notes.extend(note.split(": ", 1)[1] if ": " in note else note for note in notes)
+            deployment.notes.extend(notes)

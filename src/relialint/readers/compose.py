@@ -119,13 +119,16 @@ def _service(name: YScalar, service: YMap, src: Src, interp: Interpolator, resul
     argv: list[Word] = []
     if built is not None:
         # The service runs the image the Dockerfile builds: its base image, ENV, ENTRYPOINT and CMD.
+        # Words from the Dockerfile are placed at `build:` (the deployment lives in this file) with the
+        # Dockerfile line as their source.
+        here = service.get("build")
+        assert here is not None
         result.commands.extend(built.runs)
         if built.image is not None:
-            image = Word(built.image.text, image.span if image is not None else built.image.span,
-                         source=built.image.span)
+            image = Word(built.image.text, here.span, source=built.image.source or built.image.span)
         env.extend(built.env)
-        entrypoint = built.entrypoint
-        argv = list(built.cmd)
+        entrypoint = _moved(built.entrypoint, here.span) if built.entrypoint is not None else None
+        argv = _moved(built.cmd, here.span)
     for file_node in _env_files(service.get("env_file")):
         loaded = _env_file(file_node, path, result)
         if loaded is None:
@@ -151,6 +154,10 @@ def _service(name: YScalar, service: YMap, src: Src, interp: Interpolator, resul
     commands = container_commands(image, entrypoint, argv, env, span, src, nodes, env_complete=env_complete,
                                   name=name.text, gpu_count=count, gpu_count_span=count_span, gpu_labels=labels)
     result.commands.extend(commands)
+
+
+def _moved(words: list[Word], span: Span) -> list[Word]:
+    return [Word(w.text, span, w.splice, w.source or w.span) for w in words]
 
 
 def _build(node: YNode | None, path: str, result: FileResult) -> dockerfile.Built | None:

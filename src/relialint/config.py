@@ -41,7 +41,8 @@ def _kebab(name: str) -> str:
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", alias_generator=_kebab, populate_by_name=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", alias_generator=_kebab, populate_by_name=True, frozen=True,
+                              strict=True)
 
 
 class TargetSettings(_Model):
@@ -160,18 +161,21 @@ class Effective:
 # -- discovery ------------------------------------------------------------------------------------------------------
 
 
-def find(start: Path) -> Path | None:
+def find(start: Path, cache: dict[str, str | None] | None = None) -> Path | None:
     """The configuration file nearest to ``start`` (a file or folder), walking upward."""
     folder = start if start.is_dir() else start.parent
     folder = folder.resolve() if folder.exists() else Path.cwd().joinpath(folder).resolve()
+    cache = {} if cache is None else cache
     for current in (folder, *folder.parents):
-        hit = _in_folder(str(current))
+        key = str(current)
+        if key not in cache:
+            cache[key] = _in_folder(key)
+        hit = cache[key]
         if hit is not None:
             return Path(hit)
     return None
 
 
-@lru_cache(maxsize=1024)
 def _in_folder(folder: str) -> str | None:
     for name in CONFIG_NAMES:
         candidate = Path(folder) / name
@@ -188,14 +192,8 @@ def _in_folder(folder: str) -> str | None:
     return None
 
 
-_loaded: dict[str, Config] = {}
-
-
 def load(path: Path) -> Config:
     """Read and validate one configuration file; ``ConfigError`` when it is not valid."""
-    key = str(path.resolve())
-    if key in _loaded:
-        return _loaded[key]
     display = str(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -227,7 +225,6 @@ def load(path: Path) -> Config:
         raise ConfigError(display, line, column, f"{key}: {_message(first)}") from exc
     config = Config(path, settings, text, section)
     _check_values(config)
-    _loaded[key] = config
     return config
 
 
@@ -334,13 +331,33 @@ def effective(config: Config | None, file: Path) -> Effective:
     return out
 
 
-def config_for(file: Path, explicit: Path | None = None, isolated: bool = False) -> Config | None:
-    if isolated:
-        return None
-    if explicit is not None:
-        return load(explicit)
-    found = find(file)
-    return load(found) if found is not None else None
+class Finder:
+    """Configuration for each linted file over one run; every file is found and read once per run."""
+
+    def __init__(self, explicit: Path | None = None, isolated: bool = False) -> None:
+        self.explicit, self.isolated = explicit, isolated
+        self._folders: dict[str, str | None] = {}
+        self._loaded: dict[str, Config] = {}
+
+    def _load(self, path: Path) -> Config:
+        key = str(path.resolve())
+        if key not in self._loaded:
+            self._loaded[key] = load(path)
+        return self._loaded[key]
+
+    def config_for(self, file: Path) -> Config | None:
+        if self.isolated:
+            return None
+        if self.explicit is not None:
+            return self._load(self.explicit)
+        found = find(file, self._folders)
+        if found is None:
+            return None
+        try:
+            found = found.relative_to(Path.cwd().resolve())
+        except ValueError:
+            pass
+        return self._load(found)
 
 
 # -- globs ----------------------------------------------------------------------------------------------------------

@@ -517,6 +517,9 @@ class Session:
                             for i, t in enumerate(targets)]
         self.configured: dict[tuple[str, int], _Configured] = {}
         self.linted: list[str] = []
+        from relialint.config import Finder
+
+        self.finder = Finder(options.config_file, options.isolated)
         self.baseline: suppress.Baseline | None = None
         if options.baseline is not None:
             try:
@@ -525,9 +528,7 @@ class Session:
                 raise UsageError(str(exc)) from exc
 
     def _config(self, file: Path) -> Any:
-        from relialint import config
-
-        return config.config_for(file, self.options.config_file, self.options.isolated)
+        return self.finder.config_for(file)
 
     def excluded(self, file: Path) -> bool:
         found = self._config(file)

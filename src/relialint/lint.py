@@ -545,7 +545,8 @@ class Session:
     def _meta(self, problem: Any, policy: tuple[int, bool], select: list[str], ignore: list[str]) -> None:
         from relialint.suppress import META_RULES
 
-        if not selected(problem.code, select, ignore):
+        del select  # the suppression checks run whatever is selected; only --ignore RL00x turns them off
+        if any(problem.code.startswith(i) for i in ignore):
             return
         rule = next(r for r in META_RULES if r["id"] == problem.code)
         self._keep(Finding(

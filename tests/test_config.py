@@ -40,7 +40,7 @@ def test_pyproject_gpu_makes_the_finding_definite(repo: Path, monkeypatch: pytes
     code, rows, _ = findings(repo, "serve.sh", "--select", "RL101", monkeypatch=monkeypatch)
     assert (code, rows) == (0, [("RL101", "possible", "serve.sh", "8:3")])
     (repo / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.relialint]\ngpu = "RTX 4090"\n')
-    code, rows, doc = findings(repo, "serve.sh", "--select", "RL101", monkeypatch=monkeypatch)
+    code, rows, _ = findings(repo, "serve.sh", "--select", "RL101", monkeypatch=monkeypatch)
     assert (code, rows) == (1, [("RL101", "definite", "serve.sh", "8:3")])
 
 

@@ -353,11 +353,8 @@ class Finder:
         found = find(file, self._folders)
         if found is None:
             return None
-        try:
-            found = found.relative_to(Path.cwd().resolve())
-        except ValueError:
-            pass
-        return self._load(found)
+        cwd = Path.cwd().resolve()
+        return self._load(found.relative_to(cwd) if found.is_relative_to(cwd) else found)
 
 
 # -- globs ----------------------------------------------------------------------------------------------------------

@@ -137,3 +137,11 @@ def test_invalid_baseline_is_a_usage_error(repo: Path, monkeypatch: pytest.Monke
     code, out, err = run(repo, "deploy", "--baseline", "b.json", monkeypatch=monkeypatch)
     assert code == 2 and out == ""
     assert err.startswith("relialint: error: b.json: ")
+
+
+def test_baseline_from_configuration(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (repo / ".relialint.toml").write_text('baseline = "known.json"\n')
+    assert rows(repo, "deploy", *ARGS, monkeypatch=monkeypatch)[0] == 1  # no file yet: everything is reported
+    run(repo, "deploy", *ARGS, "--write-baseline", "known.json", monkeypatch=monkeypatch)
+    assert rows(repo, "deploy", *ARGS, monkeypatch=monkeypatch) == (0, [])
+    assert rows(repo, "deploy", *ARGS, "--isolated", monkeypatch=monkeypatch)[0] == 1

@@ -118,11 +118,12 @@ def readers() -> dict[str, Reader]:
 
 def _vllm_config(text: str, display: str) -> FileResult:
     """A vLLM ``--config`` YAML on its own: the engine model reads it (no reader knows the engine)."""
-    from relialint.readers.yamlsafe import YamlError, load_all
+    from relialint.readers.yamlsafe import YamlError
+    from relialint.readers.yamlwords import load
 
     result = FileResult(display, "vllm-config", text=text)
     try:
-        load_all(text, display)
+        load(text, display)
     except YamlError as exc:
         result.errors.append(exc.error)
     return result
@@ -521,9 +522,16 @@ class Session:
 
         self.finder = Finder(options.config_file, options.isolated)
         self.baseline: suppress.Baseline | None = None
-        if options.baseline is not None:
+        baseline = options.baseline
+        if baseline is None:
+            # `baseline = "..."` in the configuration of the working directory, once the file exists
+            here = self.finder.config_for(Path.cwd() / ".")
+            if here is not None and here.settings.baseline:
+                candidate = here.root / here.settings.baseline
+                baseline = candidate if candidate.is_file() else None
+        if baseline is not None:
             try:
-                self.baseline = suppress.load_baseline(options.baseline)
+                self.baseline = suppress.load_baseline(baseline)
             except suppress.BaselineError as exc:
                 raise UsageError(str(exc)) from exc
 

@@ -134,10 +134,10 @@ def test_explain_records_schema_commands() -> None:
     assert "fires when " in out and "prefix caching is on" in out
     assert run("explain", "nvfp4-bf16-garbled-without-native-fp4")[1].startswith("RL101 ")
     assert run("explain", "RL999")[0] == 2
-    code, out = run("records", "--format", "json")
+    _, out = run("records", "--format", "json")
     ids = [r["id"] for r in json.loads(out)["records"]]
     assert {"RL101", "RL105", "RL113"} <= set(ids)
-    code, out = run("records", "kv-cache-dtype")
+    _, out = run("records", "kv-cache-dtype")
     assert "RL105" in out
 
 

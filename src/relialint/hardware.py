@@ -58,16 +58,21 @@ def _norm(text: str) -> str:
     return re.sub(r"[\s_\-]+", "", text.strip().lower())
 
 
+def _aliases(row: dict[str, object]) -> tuple[str, ...]:
+    raw = row.get("aliases") or []
+    return tuple(str(a) for a in raw) if isinstance(raw, list) else ()
+
+
 def _nvidia(row: dict[str, object]) -> Gpu:
     sm = parse_sm(str(row["sm"]))
-    fp4 = row["fp4"] if "fp4" in row else sm >= FP4_FROM
+    fp4 = row.get("fp4", sm >= FP4_FROM)
     return Gpu(
         name=str(row["name"]),
         vendor="nvidia",
         sm=sm,
         native_fp8=sm >= FP8_FROM,
         native_fp4=fp4 if isinstance(fp4, bool) else None,
-        aliases=tuple(str(a) for a in row.get("aliases", []) or []),  # type: ignore[union-attr]
+        aliases=_aliases(row),
         note=str(row["note"]) if row.get("note") else None,
     )
 
@@ -77,7 +82,7 @@ def _amd(row: dict[str, object]) -> Gpu:
         name=str(row["name"]),
         vendor="amd",
         arch=str(row["arch"]),
-        aliases=tuple(str(a) for a in row.get("aliases", []) or []),  # type: ignore[union-attr]
+        aliases=_aliases(row),
         note=str(row["note"]) if row.get("note") else None,
     )
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from relialint import manifest_facts, record_url
 from relialint.deployment import Deployment
@@ -302,7 +303,7 @@ def shared_memory(deployments: list[Deployment]) -> None:
         if any(v is None or not isinstance(v.value, int | float) for v in values):
             continue
         total = round(sum(float(v.value) for v in values if v is not None and isinstance(v.value, int | float)), 4)
-        for member, value in zip(members, values):
+        for member, value in zip(members, values, strict=True):
             assert value is not None
             member.facts.set("memory.gpu_utilization_shared_total",
                              Fact(total, "inferred", value.path, value.line, value.column, value.end_line,

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from relialint.deployment import Deployment
 from relialint.facts import Fact, FactSet, Origin, Value
@@ -80,10 +81,13 @@ def model_facts(name: str, word: Word) -> dict[str, Fact]:
     return facts
 
 
+_VISIBLE = ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES")
+
+
 def visible_gpu_count(env: list[EnvVar]) -> tuple[int, EnvVar] | None:
     """``CUDA_VISIBLE_DEVICES=0,1`` (or the HIP/ROCR equivalents) as a GPU count, when it is a literal list."""
     for var in reversed(env):
-        if var.name in ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"):
+        if var.name in _VISIBLE:
             if var.value is None:
                 return None
             items = [item for item in var.value.split(",") if item.strip()]

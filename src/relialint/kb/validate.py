@@ -40,7 +40,10 @@ def _problem(loaded: LoadedRecord, loc: tuple[str | int, ...], code: str, messag
     return Problem(loaded.path, line, column, code, message)
 
 
-def _walk_leaves(pred: dict[str, Any], loc: tuple[str | int, ...]) -> list[tuple[dict[str, Any], tuple[str | int, ...]]]:
+Loc = tuple[str | int, ...]
+
+
+def _walk_leaves(pred: dict[str, Any], loc: Loc) -> list[tuple[dict[str, Any], Loc]]:
     if "all" in pred or "any" in pred:
         key = "all" if "all" in pred else "any"
         out = []
@@ -142,7 +145,7 @@ def _trigger_checks(loaded: LoadedRecord) -> list[Problem]:
 def _example_checks(loaded: LoadedRecord) -> list[Problem]:
     problems: list[Problem] = []
     for index, example in enumerate(loaded.data.get("examples") or []):
-        for key in list((example.get("facts") or {})) + list(example.get("missing") or []):
+        for key in list(example.get("facts") or {}) + list(example.get("missing") or []):
             if spec_for(key) is None:
                 problems.append(_problem(loaded, ("examples", index), "KB006", f"fact {key!r} is not in the "
                                                                                 "vocabulary"))
@@ -159,7 +162,7 @@ def _example_checks(loaded: LoadedRecord) -> list[Problem]:
 def run_example(record: dict[str, Any], example: dict[str, Any], index: int,
                 extra_records: list[dict[str, Any]] | None = None) -> ExampleOutcome:
     """Lint one example in a scratch folder, with only this record in force, and compare the outcome."""
-    from relialint.lint import Options, Target, UsageError, lint_file_result, read_file, target_facts, RunResult
+    from relialint.lint import Options, RunResult, Target, UsageError, lint_file_result, read_file, target_facts
 
     name = example.get("filename") or DEFAULT_FILENAMES[example["format"]]
     target = Target(gpu=example.get("gpu"), engine_version=example.get("engine_version"), os=example.get("os"),

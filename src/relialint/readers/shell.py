@@ -365,7 +365,7 @@ def _unwrap(words: list[Word], env: list[EnvVar]) -> tuple[list[Word], list[EnvV
                 text = words[0].text
                 if "=" in text and not text.startswith("-"):
                     name, _, value = text.partition("=")
-                    env = env + [EnvVar(name, value, words[0].span, words[0].source)]
+                    env = [*env, EnvVar(name, value, words[0].span, words[0].source)]
                 elif text in ("-u", "--unset", "-C", "--chdir", "-S"):
                     words = words[1:]
                 words = words[1:]
@@ -407,7 +407,7 @@ def _unwrap(words: list[Word], env: list[EnvVar]) -> tuple[list[Word], list[EnvV
                             "-M", "--machine", "--description") and words:
                     if flag in ("-E", "--setenv") and words[0].text and "=" in words[0].text:
                         name, _, value = words[0].text.partition("=")
-                        env = env + [EnvVar(name, value, words[0].span)]
+                        env = [*env, EnvVar(name, value, words[0].span)]
                     words = words[1:]
             changed = True
     return words, env

@@ -112,7 +112,7 @@ class _Converter:
             raise self.fail(node, f"YAML nested deeper than {MAX_DEPTH} levels; not read")
         if isinstance(node, ScalarNode):
             quoted = node.style in ("'", '"')
-            value = node.value if quoted else _scalar_value(node.tag, node.value)
+            value = node.value if quoted else _scalar_value(str(node.tag), str(node.value))
             return YScalar(self.span(node), value, node.value, quoted)
         if id(node) in self.stack:
             raise self.fail(node, "recursive YAML alias; not read")

@@ -132,7 +132,15 @@ def _vllm_config(text: str, display: str) -> FileResult:
 
 def read_file(text: str, display: str, kind: str) -> FileResult:
     if kind in ("yaml", "yaml?"):
-        kind = detect.yaml_kind(text) or "vllm-config"
+        found = detect.yaml_kind(text)
+        if found is None:
+            # A YAML file of another tool (mkdocs.yml, a CI workflow): named explicitly, it is skipped with a
+            # warning rather than read as a vLLM config it is not.
+            result = FileResult(display, "yaml", text=text)
+            result.errors.append(ReadError(display, 1, 1, "not a compose file, Kubernetes manifest, Helm values or "
+                                                          "vLLM config; skipped", "warning"))
+            return result
+        kind = found
     reader = readers().get(kind)
     if reader is None:
         result = FileResult(display, kind, text=text)

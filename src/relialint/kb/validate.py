@@ -176,7 +176,6 @@ def run_example(record: dict[str, Any], example: dict[str, Any], index: int,
         except UsageError as exc:
             return ExampleOutcome(record["id"], index, example["name"], example["outcome"], "error", str(exc))
         kind = example["format"]
-        kind = "yaml" if kind in ("compose", "kubernetes", "helm", "vllm-config") else kind
         run = RunResult(files=1)
         try:
             lint_file_result(read_file(example["content"], str(path), kind), given, [record], Options(), run)

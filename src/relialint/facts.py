@@ -139,6 +139,27 @@ VOCABULARY: dict[str, FactSpec] = {
         _spec("runtime.sw_thermal_slowdown", "bool", "probe: SW Thermal Slowdown active"),
         _spec("runtime.gpu_idle", "bool", "probe: GPU idle, clocks parked"),
         _spec("runtime.sm_clock_ratio", "float", "probe: current SM clock over maximum SM clock"),
+        _spec("launch.form", "string", "how vLLM is launched: serve (vllm serve), api_server (python -m "
+              "vllm.entrypoints.openai.api_server, or an image whose entrypoint it is), image (entrypoint unknown)",
+              "serve", "api_server", "image"),
+        _spec("launch.positional_model", "string",
+              "a positional model given to vLLM's api_server entrypoint, which never reads it (located at the word)"),
+        _spec("launch.serve_repeated", "bool",
+              "a vllm/vllm-openai container whose command starts with `vllm serve` again after the image entrypoint"),
+        _spec("args.unknown_option", "string",
+              "an option the engine's parser does not have for the detected version (or for any version), as "
+              "written, with where it exists and a did-you-mean; unset when every option is known"),
+        _spec("args.unknown_option_certain", "bool",
+              "args.unknown_option is certain (false: it depends on the engine version)"),
+        _spec("args.unread_env", "string",
+              "a VLLM_* variable that the detected vLLM version does not read, with where it is read"),
+        _spec("args.unread_env_certain", "bool",
+              "args.unread_env is certain (false: it depends on the engine version)"),
+        _spec("args.config_equals", "string", "vLLM `--config=FILE` as written (the = form is never expanded)"),
+        _spec("args.equals_form", "string", "a llama.cpp `--flag=value` token (llama.cpp never splits at =)"),
+        _spec("llama.flash_attn_bare", "string",
+              "the token after a bare llama.cpp -fa/--flash-attn that is not on/off/auto ('' at the end)"),
+        _spec("llama.flash_attn_value", "string", "the on/off/auto value word written after llama.cpp -fa"),
     ]
 }
 
@@ -199,6 +220,21 @@ def parse_value(spec: FactSpec, raw: object) -> Value:
     if spec.allowed and text not in spec.allowed:
         raise FactValueError(f"{spec.key} takes one of {', '.join(spec.allowed)}, not {text!r}")
     return text
+
+
+_PLACEHOLDER = re.compile(r"\{fact:([A-Za-z0-9_.\-]+)\}")
+
+
+def fill_message(message: str, facts: FactSet) -> str:
+    """A record message with ``{fact:KEY}`` placeholders replaced by the deployment's fact values."""
+    if "{fact:" not in message:
+        return message
+
+    def value(match: re.Match[str]) -> str:
+        fact = facts.get(match.group(1))
+        return render(fact.value) if fact is not None and fact.value is not None else "(unknown)"
+
+    return _PLACEHOLDER.sub(value, message)
 
 
 def render(value: Value | None) -> str:

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from relialint.deployment import Deployment
+from relialint.engines import flagcheck
 from relialint.engines.common import FileOpener, apply_env, at, model_facts, program, word_fact
 from relialint.facts import Fact
 from relialint.readers.located import Command, FileResult, Span, Word
@@ -184,6 +185,7 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
                 value = _typed(var.value, kind)
                 if value is not None:
                     facts.set(key, at(value, "env", var.span))
+        flagcheck.record_llama_launch(deployment, launch.args)
         for opt in parse(launch.args, build):
             facts.set(f"flag.llama.cpp.{opt.name}", word_fact(opt.value, "flag", opt.flag))
             if opt.name == "model" and opt.value:

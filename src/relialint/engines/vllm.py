@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from relialint.deployment import Deployment
+from relialint.engines import flagcheck
 from relialint.engines.common import FileOpener, apply_env, at, model_facts, program, word_fact
 from relialint.facts import Fact, FactSet
 from relialint.readers.located import Command, FileResult, Span, Word
@@ -98,6 +99,10 @@ def canonical(name: str) -> str:
     """Underscores to dashes in the part before the first dot; unique prefixes expanded."""
     head, dot, rest = name.partition(".")
     head = head.replace("_", "-")
+    if not head.startswith("no-") and len(head) >= 3:
+        match, _ = flagcheck.resolve_long("--" + head, None)  # the real option set of every covered version
+        if match is not None:
+            return match[2:] + dot + rest
     if head not in _PREFIX_POOL and not head.startswith("no-"):
         matches = [n for n in _PREFIX_POOL if n.startswith(head)]
         if len(matches) == 1 and len(head) >= 3:
@@ -144,10 +149,13 @@ def parse_args(words: list[Word]) -> Parsed:
             lookup, negated = base[3:], True
         elif base == "disable-prefix-caching":
             lookup, negated = "enable-prefix-caching", True
+        elif (positive := flagcheck.negative_of(base)) is not None:
+            lookup, negated = positive, True
         if eq:
             parsed.opts.append(Opt(lookup, inline, word, word, keys, True, negated))
             continue
-        takes_value = lookup not in BOOLEAN_FLAGS or keys
+        table_says = None if negated else flagcheck.takes_value(lookup, None)
+        takes_value = bool(keys) or (table_says if table_says is not None else lookup not in BOOLEAN_FLAGS)
         if takes_value and i < len(words) and _is_value(words[i]):
             value_word = words[i]
             i += 1
@@ -450,6 +458,7 @@ def config_file_opts(text: str, display: str, line_offset: int = 0) -> list[Opt]
 def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, opener: FileOpener | None) -> None:
     facts = deployment.facts
     parsed = parse_args(launch.args)
+    flagcheck.record_vllm_launch(deployment, launch.form, launch.args, parsed.opts, parsed.positionals, launch.command)
     opts = _expand_config(parsed.opts, launch, result, opener, deployment)
     complete = parsed.complete and launch.command.argv_complete
     if complete:
@@ -605,6 +614,7 @@ def _truthy(value: object) -> bool | None:
 
 def apply_defaults(deployment: Deployment) -> None:
     """Facts the engine sets when the config says nothing, for the version in force (``origin: default``)."""
+    flagcheck.finish_vllm(deployment)
     facts = deployment.facts
     version_fact = facts.get("engine.version")
     version = version_fact.value if version_fact is not None and isinstance(version_fact.value, Version) else None

@@ -1,0 +1,99 @@
+"""Acceptance of RL501-RL507: exact code, certainty, line and column, through the whole linter."""
+
+from __future__ import annotations
+
+import pytest
+
+from relialint.facts import Fact
+from relialint.lint import Finding, Options, Target, lint_text
+
+
+def _lint(text: str, version: str | None = None, kind: str = "shell", name: str = "serve.sh") -> list[Finding]:
+    options = Options(target=Target(engine_version=version))
+    return [f for f in lint_text(text, name, kind, options).findings if f.code.startswith("RL5")]
+
+
+def _one(findings: list[Finding], code: str) -> Finding:
+    hits = [f for f in findings if f.code == code]
+    assert len(hits) == 1, findings
+    return hits[0]
+
+
+def test_british_spelling_on_0_30_0_is_rl507_with_did_you_mean() -> None:
+    finding = _one(_lint("vllm serve Qwen/Qwen3-8B --gpu-memory-utilisation 0.85\n", "0.30.0"), "RL507")
+    assert (finding.certainty, finding.line, finding.column) == ("definite", 1, 26)
+    assert "did you mean `--gpu-memory-utilization`" in finding.message
+
+
+def test_speculative_model_on_0_9_0_is_rl507() -> None:
+    text = "vllm serve Qwen/Qwen3-8B \\\n  --speculative-model Qwen/Qwen3-0.6B --num-speculative-tokens 5\n"
+    finding = _one(_lint(text, "0.9.0"), "RL507")
+    assert (finding.certainty, finding.line, finding.column) == ("definite", 2, 3)
+    assert "`--speculative-model` is not an option of vLLM 0.9.0" in finding.message
+    assert "0.6.6.post1-0.8.2" in finding.message
+
+
+def test_speculative_model_still_there_on_0_8_2() -> None:
+    assert not _lint("vllm serve m --speculative-model d --num-speculative-tokens 5\n", "0.8.2")
+
+
+def test_speculative_model_version_unknown_is_possible_on_engine_version() -> None:
+    finding = _one(_lint("vllm serve m --speculative-model d\n"), "RL507")
+    assert finding.certainty == "possible"
+    assert finding.missing_facts == ["engine.version"]
+
+
+def test_option_no_version_has_is_definite_without_a_version() -> None:
+    finding = _one(_lint("vllm serve m --gpu-memory-utilisation 0.8\n"), "RL507")
+    assert finding.certainty == "definite"
+    assert "did you mean `--gpu-memory-utilization`" in finding.message
+
+
+def test_unique_prefix_and_underscores_are_accepted() -> None:
+    assert not _lint("vllm serve m --gpu-mem 0.5 --max-model 4096 --gpu_memory_utilization=0.5 -tp=2\n", "0.33.0")
+
+
+def test_attention_backend_env_on_0_16_0_is_rl504_and_on_0_12_0_sets_the_backend() -> None:
+    text = "export VLLM_ATTENTION_BACKEND=FLASHINFER\nvllm serve Qwen/Qwen3-8B\n"
+    finding = _one(_lint(text, "0.16.0"), "RL504")
+    assert (finding.certainty, finding.line, finding.column) == ("definite", 1, 8)
+    assert not _lint(text, "0.12.0")
+    run = lint_text(text, "serve.sh", "shell", Options(target=Target(engine_version="0.12.0")))
+    backend = run.deployments[0].facts.get("attention.backend")
+    assert isinstance(backend, Fact) and backend.value == "FLASHINFER" and backend.origin == "env"
+
+
+def test_llama_server_flag_equals_value_is_rl505() -> None:
+    finding = _one(_lint("llama-server --ctx-size=4096\n"), "RL505")
+    assert (finding.certainty, finding.line, finding.column) == ("definite", 1, 14)
+    assert "--ctx-size=4096" in finding.message
+
+
+def test_bare_flash_attn_on_b6500_is_rl506() -> None:
+    finding = _one(_lint("llama-server -fa -c 4096\n", "b6500"), "RL506")
+    assert (finding.certainty, finding.line, finding.column) == ("definite", 1, 14)
+
+
+@pytest.mark.parametrize(("text", "version"), [("llama-server -fa on -c 4096\n", "b6500"),
+                                               ("llama-server -c 4096 -fa\n", "b6000")])
+def test_flash_attn_spelled_for_its_build_passes(text: str, version: str) -> None:
+    assert not _lint(text, version)
+
+
+def test_config_equals_form_is_rl501() -> None:
+    finding = _one(_lint("vllm serve --config=cfg.yaml\n"), "RL501")
+    assert (finding.certainty, finding.line, finding.column) == ("definite", 1, 12)
+    assert not _lint("vllm serve --config cfg.yaml\n", "0.30.0")
+
+
+def test_api_server_positional_model_is_rl502() -> None:
+    text = "python -m vllm.entrypoints.openai.api_server Qwen/Qwen3-8B\n"
+    finding = _one(_lint(text, "0.12.0"), "RL502")
+    assert (finding.certainty, finding.line, finding.column) == ("definite", 1, 46)
+    assert not _lint(text, "0.9.2")
+
+
+def test_image_with_vllm_serve_repeated_is_rl503() -> None:
+    finding = _one(_lint("docker run vllm/vllm-openai:v0.30.0 vllm serve Qwen/Qwen3-8B\n"), "RL503")
+    assert (finding.certainty, finding.line, finding.column) == ("definite", 1, 37)
+    assert not _lint("docker run vllm/vllm-openai:v0.30.0 Qwen/Qwen3-8B\n")

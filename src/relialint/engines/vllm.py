@@ -299,6 +299,8 @@ def _config_file_deployment(result: FileResult) -> list[Deployment]:
     fact located in the file (origin ``config-file``)."""
     from dataclasses import replace
 
+    if any(error.severity == "error" for error in result.errors):
+        return []
     opts = config_file_opts(result.text, result.path)
     if not opts:
         return []

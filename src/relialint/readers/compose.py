@@ -15,10 +15,11 @@ from pathlib import Path
 
 from relialint.readers import dockerfile, envfile
 from relialint.readers.located import EnvVar, FileResult, ReadError, Span, Word
-from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq, load_all
+from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq
 from relialint.readers.yamlwords import (
     Src,
     container_commands,
+    load,
     scalar_text,
     seq_items,
     words_with_nodes,
@@ -85,7 +86,7 @@ def read(text: str, path: str) -> FileResult:
     """Read a compose file. Never raises on bad input: YAML problems are located errors."""
     result = FileResult(path, "compose", text=text)
     try:
-        documents = load_all(text, path)
+        documents = load(text, path)
     except YamlError as exc:
         result.errors.append(exc.error)
         return result

@@ -13,8 +13,8 @@ import re
 
 from relialint.readers.kubernetes import _env
 from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
-from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq, load_all
-from relialint.readers.yamlwords import Src, list_words, map_items, scalar_text, seq_items, yaml_error
+from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq
+from relialint.readers.yamlwords import Src, list_words, load, map_items, scalar_text, seq_items, yaml_error
 
 _SKIP = {"extraArgs", "v1", "lmcacheConfig", "env", "runtimeClassName"}
 
@@ -22,7 +22,7 @@ _SKIP = {"extraArgs", "v1", "lmcacheConfig", "env", "runtimeClassName"}
 def read(text: str, path: str) -> FileResult:
     result = FileResult(path, "helm", text=text)
     try:
-        documents = load_all(text, path)
+        documents = load(text, path)
     except YamlError as exc:
         result.errors.append(exc.error)
         return result

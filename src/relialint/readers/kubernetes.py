@@ -14,8 +14,16 @@ from __future__ import annotations
 import re
 
 from relialint.readers.located import EnvVar, FileResult, Span, Word
-from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq, load_all
-from relialint.readers.yamlwords import Src, container_commands, map_items, scalar_text, seq_items, words_with_nodes
+from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq
+from relialint.readers.yamlwords import (
+    Src,
+    container_commands,
+    load,
+    map_items,
+    scalar_text,
+    seq_items,
+    words_with_nodes,
+)
 
 _REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)")
 MAX_SEARCH_DEPTH = 12
@@ -54,7 +62,7 @@ def read(text: str, path: str) -> FileResult:
     """Read a Kubernetes manifest. Never raises on bad input: YAML problems are located errors."""
     result = FileResult(path, "kubernetes", text=text)
     try:
-        documents = load_all(text, path)
+        documents = load(text, path)
     except YamlError as exc:
         result.errors.append(exc.error)
         return result

@@ -13,11 +13,23 @@ from bisect import bisect_right
 from collections.abc import Callable
 
 from relialint.readers.located import Command, EnvVar, ReadError, Span, Word
-from relialint.readers.yamlsafe import YMap, YNode, YScalar, YSeq
+from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq, load_all
+
+MAX_YAML_CHARS = 1024 * 1024
+"""YAML larger than this is not parsed (the pure-Python parser reads about 150 KB/s): an error, never a long wait.
+Deployment manifests are a few kilobytes; the general limit for other formats is ``located.MAX_FILE_BYTES``."""
 
 _LOOKAHEAD = 400
 Interp = Callable[[str, Span], tuple[str | None, Span | None]]
 """Turns a raw value into ``(value, source)``; ``value`` None when unknown (compose ``${VAR}``)."""
+
+
+def load(text: str, path: str) -> list[YNode | None]:
+    """``yamlsafe.load_all`` with the YAML size bound; raises ``YamlError`` with a location."""
+    if len(text) > MAX_YAML_CHARS:
+        raise YamlError(ReadError(path, 1, 1, f"YAML file too large to parse ({len(text)} characters; the limit "
+                                              f"is {MAX_YAML_CHARS})"))
+    return load_all(text, path)
 
 
 class Src:

@@ -1,0 +1,170 @@
+"""Time ``relialint DIR`` on a generated tree of 1,000 mixed files, and yamllint on the same YAML files.
+
+    python bench/bench_tree.py [--files 1000] [--keep DIR]
+
+The tree mixes compose files with ``.env``, Kubernetes manifests, Helm values, vLLM ``--config`` files, unrelated
+YAML (CI workflows), Dockerfiles, systemd units, shell scripts and files relialint does not read (README, Python).
+Prints wall time for each tool and the relialint/yamllint ratio (below 1: relialint is faster).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+COMPOSE = """x-gpu: &gpu
+  deploy:
+    resources:
+      reservations:
+        devices: [{{driver: nvidia, count: 1, capabilities: [gpu]}}]
+services:
+  vllm{i}:
+    <<: *gpu
+    image: vllm/vllm-openai:v0.30.0
+    command: >
+      Qwen/Qwen3-8B --kv-cache-dtype ${{KV_DTYPE:-auto}}
+      --max-model-len 8192 --gpu-memory-utilization 0.{g}
+  llama{i}:
+    image: ghcr.io/ggml-org/llama.cpp:server-vulkan-b6500
+    command: ["-m", "/models/m{i}-q4_k_m.gguf", "-ngl", "${{N_GPU_LAYERS:--1}}"]
+"""
+KUBERNETES = """apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: vllm-{i}}}
+spec:
+  template:
+    spec:
+      nodeSelector: {{nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.30.0
+          args: [meta-llama/Llama-3.1-8B-Instruct, --tensor-parallel-size, "2", --max-model-len, "{n}"]
+          env: [{{name: VLLM_USE_V2_MODEL_RUNNER, value: "0"}}]
+          resources: {{limits: {{nvidia.com/gpu: 2}}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {{name: vllm-{i}}}
+spec: {{ports: [{{port: 8000}}]}}
+"""
+HELM = """servingEngineSpec:
+  modelSpec:
+    - name: m{i}
+      repository: vllm/vllm-openai
+      tag: v0.30.0
+      modelURL: Qwen/Qwen3-8B
+      requestGPU: 1
+      vllmConfig: {{maxModelLen: {n}, enablePrefixCaching: true, extraArgs: [--kv-cache-dtype, fp8]}}
+"""
+VLLM_CONFIG = "model: Qwen/Qwen3-8B\ntensor_parallel_size: 2\nmax-model-len: {n}\nenforce-eager: true\n"
+WORKFLOW = """name: ci-{i}
+on: [push, pull_request]
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: pytest -q
+"""
+DOCKERFILE = """FROM vllm/vllm-openai:v0.30.0
+ENV VLLM_USE_V2_MODEL_RUNNER=0
+CMD ["Qwen/Qwen3-8B", "--max-model-len", "{n}"]
+"""
+UNIT = """[Service]
+Environment=MODEL=Qwen/Qwen3-8B
+ExecStart=/opt/venv/bin/vllm serve ${{MODEL}} --max-model-len {n}
+"""
+SHELL = "#!/usr/bin/env bash\nexec vllm serve Qwen/Qwen3-8B --max-model-len {n} --kv-cache-dtype fp8\n"
+
+
+def build(root: Path, count: int) -> list[Path]:
+    """Write ``count`` files; returns the YAML files among them."""
+    yaml_files: list[Path] = []
+    written = 0
+    i = 0
+    while written < count:
+        folder = root / f"svc{i // 10:03d}" / f"app{i}"
+        folder.mkdir(parents=True, exist_ok=True)
+        kind = i % 10
+        n = 4096 + i
+        files: list[tuple[str, str]]
+        if kind == 0:
+            files = [("compose.yaml", COMPOSE.format(i=i, g=5 + i % 4)), (".env", f"KV_DTYPE=fp8\n# app {i}\n")]
+        elif kind == 1:
+            files = [("deployment.yaml", KUBERNETES.format(i=i, n=n))]
+        elif kind == 2:
+            files = [("values.yaml", HELM.format(i=i, n=n))]
+        elif kind == 3:
+            files = [("vllm-config.yaml", VLLM_CONFIG.format(n=n))]
+        elif kind == 4:
+            files = [("ci.yml", WORKFLOW.format(i=i))]
+        elif kind == 5:
+            files = [("Dockerfile", DOCKERFILE.format(n=n))]
+        elif kind == 6:
+            files = [("vllm.service", UNIT.format(n=n))]
+        elif kind == 7:
+            files = [("serve.sh", SHELL.format(n=n))]
+        elif kind == 8:
+            files = [("README.md", f"# app {i}\n"), ("main.py", "print('hello')\n")]
+        else:
+            files = [("k8s.yml", KUBERNETES.format(i=i, n=n))]
+        for name, text in files:
+            if written >= count:
+                break
+            path = folder / name
+            path.write_text(text)
+            written += 1
+            if name.endswith((".yaml", ".yml")):
+                yaml_files.append(path)
+        i += 1
+    return yaml_files
+
+
+def timed(command: list[str]) -> tuple[float, int]:
+    start = time.perf_counter()
+    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start, done.returncode
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=1000)
+    parser.add_argument("--keep", type=Path, help="write the tree here and keep it")
+    args = parser.parse_args()
+    bindir = Path(sys.executable).parent
+    relialint = shutil.which("relialint", path=str(bindir)) or "relialint"
+    yamllint = shutil.which("yamllint", path=str(bindir)) or shutil.which("yamllint")
+    tmp = None
+    if args.keep:
+        root = args.keep
+        root.mkdir(parents=True, exist_ok=True)
+    else:
+        tmp = tempfile.TemporaryDirectory(prefix="relialint-bench-")
+        root = Path(tmp.name)
+    try:
+        yaml_files = build(root, args.files)
+        total = sum(1 for p in root.rglob("*") if p.is_file())
+        print(f"tree: {root} ({total} files, {len(yaml_files)} YAML)")
+        r_time, r_code = timed([relialint, str(root), "--format", "json"])
+        print(f"relialint DIR:            {r_time:7.2f} s  (exit {r_code})")
+        r_yaml, _ = timed([relialint, *map(str, yaml_files), "--format", "json"])
+        print(f"relialint on YAML files:  {r_yaml:7.2f} s")
+        if yamllint is None:
+            print("yamllint not found; no ratio")
+            return 0
+        y_time, y_code = timed([yamllint, "-d", "relaxed", *map(str, yaml_files)])
+        print(f"yamllint on YAML files:   {y_time:7.2f} s  (exit {y_code})")
+        print(f"ratio relialint/yamllint (same YAML files): {r_yaml / y_time:.2f}")
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -162,12 +162,23 @@ def test_engine_and_impact_filters_combine(page: Any, base_url: str, records: di
 
 def _search(page: Any, query: str, target: str) -> Any:
     """Type into material's search box; wait until a result links to ``target``; return that link."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     box = page.locator("input.md-search__input")
-    box.click()
-    box.fill(query)
     link = page.locator(f'.md-search-result__item a.md-search-result__link[href*="{target}"]').first
-    link.wait_for(state="visible")
-    return link
+    # Material runs the query on key events; the search worker may still be building its index when the first
+    # query arrives, so type again until the results come (at most TIMEOUT_MS in all).
+    for _attempt in range(TIMEOUT_MS // 2_000):
+        box.click()
+        box.fill("")
+        box.press_sequentially(query)
+        try:
+            link.wait_for(state="visible", timeout=2_000)
+            return link
+        except PlaywrightTimeout:
+            continue
+    shown = page.locator(".md-search-result").inner_text()
+    raise AssertionError(f"searching {query!r} shows no link to {target}; the results say: {shown[:500]}")
 
 
 def _normal(text: str) -> str:

@@ -316,10 +316,15 @@ def record_page(rec: SiteRecord, by_id: dict[str, SiteRecord]) -> str:
         out += ["!!! warning \"Withdrawn\"", "    This record is withdrawn: it stays in the catalogue but never fires.",
                 ""]
     out += [
-        "| id | slug | severity | impact | engines | status | published | modified |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
-        f"| **{rid}** | {code(d['slug'])} | **{d['severity']}** | {d['impact']} | {cell(_engines(d))} | "
-        f"{d.get('status', 'active')} | {d['published']} | {d['modified']} |",
+        "| field | value |",
+        "| --- | --- |",
+        f"| id | **{rid}** |",
+        f"| slug | {code(d['slug'])} |",
+        f"| severity | **{d['severity']}** |",
+        f"| impact | {d['impact']} ({IMPACT_TITLES[d['impact']]}) |",
+        f"| engines | {cell(_engines(d))} |",
+        f"| status | {d.get('status', 'active')} |",
+        f"| published, modified | {d['published']}, {d['modified']} |",
         "",
     ]
     kw = keywords(d)
@@ -462,7 +467,7 @@ def index_page(records: Sequence[SiteRecord]) -> str:
     out += select("engine", "Engine", [*((e, e) for e in ENGINES), ("any", "engine-independent")])
     out += [f'<span class="rl-count" id="rl-count">{len(records)} of {len(records)} records shown</span>', "</div>",
             ""]
-    out += ['<table class="rl-catalogue" id="rl-catalogue">',
+    out += ['<table id="rl-catalogue">',
             "<thead><tr><th>ID</th><th>Title</th><th>Severity</th><th>Impact</th><th>Engines</th><th>Kind</th>"
             "</tr></thead>", "<tbody>"]
     for rec in records:
@@ -601,6 +606,14 @@ def schema_page() -> str:
 # mkdocs.yml: site_url and the generated navigation
 
 
+def _short(title: str, limit: int = 44) -> str:
+    """A title cut at a word boundary for the navigation (the page shows it whole)."""
+    if len(title) <= limit:
+        return title
+    cut = title[:limit].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + " …"
+
+
 def nav_block(records: Sequence[SiteRecord], indent: str) -> list[str]:
     lines = [f"{indent}{NAV_BEGIN}"]
     for impact in IMPACTS:
@@ -609,7 +622,7 @@ def nav_block(records: Sequence[SiteRecord], indent: str) -> list[str]:
             continue
         lines.append(f"{indent}- {json.dumps(IMPACT_TITLES[impact])}:")
         for rec in members:
-            label = f"{rec.id} {rec.data['title']}"
+            label = f"{rec.id} {_short(str(rec.data['title']))}"
             lines.append(f"{indent}    - {json.dumps(label)}: records/{rec.id}.md")
     lines.append(f"{indent}{NAV_END}")
     return lines

@@ -154,5 +154,5 @@ def test_facts_json_has_origin_and_location() -> None:
 
 
 def test_no_arguments_prints_help() -> None:
-    code, out = run()
+    _, out = run()
     assert "Usage" in out

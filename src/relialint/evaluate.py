@@ -10,9 +10,10 @@ unknown, else true. ``any`` is the dual. ``not`` keeps unknown.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 from relialint.facts import Fact, FactSet, FactValueError, Value, parse_value, render, spec_for
 from relialint.versions import Version, VersionError, parse_engine_version

@@ -6,7 +6,7 @@ from relialint.deployment import Deployment
 from relialint.readers.located import FileResult
 
 
-def extract(result: FileResult, read_file: "FileOpener | None" = None) -> list[Deployment]:
+def extract(result: FileResult, read_file: FileOpener | None = None) -> list[Deployment]:
     """Every deployment that the commands of one file launch, in file order."""
     from relialint.engines import bench, llamacpp, vllm
 

@@ -53,7 +53,7 @@ FACTS = {"ubatch-size": ("llama.ubatch", int), "batch-size": ("llama.batch", int
 VOID = {"-cb", "--cont-batching", "-nocb", "--no-cont-batching", "--mlock", "--no-mmap", "--mmap", "--jinja",
         "--metrics", "--embedding", "--embeddings", "--verbose", "-v", "--no-webui", "--slots", "--no-slots",
         "-cmoe", "--cpu-moe", "--direct-io", "--reranking", "--rerank", "-fa-legacy", "--check-tensors",
-        "--no-warmup", "--log-disable", "--cont-batching", "--swa-full", "--kv-unified", "-kvu"}
+        "--no-warmup", "--log-disable", "--swa-full", "--kv-unified", "-kvu"}
 FA_VALUE_FROM = parse_engine_version("llama.cpp", "b6327")
 
 
@@ -182,9 +182,9 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
             name = ENV.get(var.name)
             if name in FACTS and var.value is not None:
                 key, kind = FACTS[name]
-                value = _typed(var.value, kind)
-                if value is not None:
-                    facts.set(key, at(value, "env", var.span))
+                env_value = _typed(var.value, kind)
+                if env_value is not None:
+                    facts.set(key, at(env_value, "env", var.span))
         flagcheck.record_llama_launch(deployment, launch.args)
         for opt in parse(launch.args, build):
             facts.set(f"flag.llama.cpp.{opt.name}", word_fact(opt.value, "flag", opt.flag))
@@ -193,11 +193,11 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
                     facts.set(key, fact)
             if opt.name in FACTS and opt.value is not None:
                 key, kind = FACTS[opt.name]
-                value = _typed(opt.value if opt.name != "flash-attn" else _fa(opt.value), kind)
-                if value is not None:
+                typed = _typed(opt.value if opt.name != "flash-attn" else _fa(opt.value), kind)
+                if typed is not None:
                     source = opt.value_word.source if opt.value_word is not None else None
                     note = f"value from {source.path}:{source.line}:{source.column}" if source else None
-                    facts.set(key, word_fact(value, "flag", opt.flag, note))
+                    facts.set(key, word_fact(typed, "flag", opt.flag, note))
             if opt.name in ("tensor-split", "device") and opt.value:
                 parts = [p for p in re.split(r"[,/]", opt.value) if p.strip()]
                 if len(parts) > 1 and opt.value != "none":

@@ -16,7 +16,7 @@ from typing import Any
 from relialint.deployment import Deployment
 from relialint.engines import flagcheck
 from relialint.engines.common import FileOpener, apply_env, at, model_facts, program, word_fact
-from relialint.facts import Fact, FactSet
+from relialint.facts import Fact, FactSet, Origin
 from relialint.readers.located import Command, FileResult, Span, Word
 from relialint.versions import Version, VersionError, parse_engine_version
 
@@ -25,13 +25,14 @@ API_SERVER = "vllm.entrypoints.openai.api_server"
 BOOLEAN_FLAGS = {
     "enforce-eager", "trust-remote-code", "enable-prefix-caching", "disable-log-requests", "enable-log-requests",
     "disable-log-stats", "enable-chunked-prefill", "enable-auto-tool-choice", "enable-expert-parallel",
-    "disable-custom-all-reduce", "enable-lora", "enable-sleep-mode", "skip-tokenizer-init", "disable-frontend-multiprocessing",
+    "disable-custom-all-reduce", "enable-lora", "enable-sleep-mode", "skip-tokenizer-init",
+    "disable-frontend-multiprocessing",
     "enable-prompt-tokens-details", "enable-server-load-tracking", "disable-fastapi-docs", "enable-request-id-headers",
     "disable-uvicorn-access-log", "headless", "enable-eplb", "enable-dbo", "async-scheduling", "enable-log-outputs",
     "enable-force-include-usage", "enable-tokenizer-info-endpoint", "return-tokens-as-token-ids",
     "disable-sliding-window", "disable-cascade-attn", "enable-return-routed-experts", "fully-sharded-loras",
     "calculate-kv-scales", "enable-reasoning", "use-v2-block-manager", "disable-async-output-proc",
-    "enable-chunked-prefill", "disable-mm-preprocessor-cache", "enable-mfu-metrics", "allow-deprecated-quantization",
+    "disable-mm-preprocessor-cache", "enable-mfu-metrics", "allow-deprecated-quantization",
 }
 JSON_FLAGS = {
     "speculative-config", "compilation-config", "attention-config", "kv-transfer-config", "kv-events-config",
@@ -179,7 +180,10 @@ def _is_value(word: Word) -> bool:
 
 # -- recognising launches -------------------------------------------------------------------------------------------
 
-_IMAGE = re.compile(r"^(?:[\w.\-]+(?::\d+)?/)?(?P<repo>vllm/vllm-openai(?:-[a-z0-9]+)?|rocm/vllm(?:-dev)?)(?::(?P<tag>[\w.\-]+))?(?:@.*)?$")
+_IMAGE = re.compile(
+    r"^(?:[\w.\-]+(?::\d+)?/)?(?P<repo>vllm/vllm-openai(?:-[a-z0-9]+)?|rocm/vllm(?:-dev)?)"
+    r"(?::(?P<tag>[\w.\-]+))?(?:@.*)?$"
+)
 _TAG_VERSION = re.compile(r"^v(\d+\.\d+\.\d+(?:\.post\d+)?(?:rc\d+)?)(?:-.*)?$")
 _ROCM_TAG = re.compile(r"rocm[\d.]+_(?:instinct_)?vllm_?(\d+(?:\.\d+)+)_\d{8}")
 SERVE_ENTRYPOINT_FROM = parse_engine_version("vllm", "0.11.1")
@@ -327,13 +331,10 @@ def _pip_pin(command: Command) -> tuple[Version, Span] | None:
     if not words:
         return None
     head = words[0].rsplit("/", 1)[-1]
-    if head in ("pip", "pip3") and "install" in words[1:3]:
-        pass
-    elif head == "uv" and words[1:3] == ["pip", "install"]:
-        pass
-    elif re.fullmatch(r"python(\d(\.\d+)?)?", head) and words[1:4] == ["-m", "pip", "install"]:
-        pass
-    else:
+    pip = head in ("pip", "pip3") and "install" in words[1:3]
+    uv = head == "uv" and words[1:3] == ["pip", "install"]
+    module = bool(re.fullmatch(r"python(\d(\.\d+)?)?", head)) and words[1:4] == ["-m", "pip", "install"]
+    if not (pip or uv or module):
         return None
     for word in command.argv:
         match = re.fullmatch(r"vllm(?:\[[\w,]+\])?==([\w.]+)", word.text or "")
@@ -469,7 +470,7 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
     for opt in opts:
         if not opt.keys:
             last[opt.name] = opt
-        origin = "config-file" if opt.from_config else "flag"
+        origin: Origin = "config-file" if opt.from_config else "flag"
         raw_key = f"flag.vllm.{opt.name}"
         facts.set(raw_key, word_fact(("false" if opt.negated else (opt.value if opt.value is not None else "true"))
                                      if opt.known else None, origin, opt.flag))
@@ -494,7 +495,7 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
 
     def opt_fact(name: str, key: str, value: object) -> None:
         opt = last[name]
-        origin = "config-file" if opt.from_config else "flag"
+        origin: Origin = "config-file" if opt.from_config else "flag"
         if not opt.known:
             facts.unknown(key)
             return
@@ -587,10 +588,11 @@ def _spec_decode(facts: FactSet, opts: list[Opt], last: dict[str, Opt]) -> None:
 def _number(text: str | None, kind: type) -> int | float | None:
     if text is None:
         return None
-    raw = text.strip().lower()
+    raw = text.strip()
     scale = 1
-    if kind is int and raw[-1:] in ("k", "m", "g"):
-        scale = {"k": 1000, "m": 1000**2, "g": 1000**3}[raw[-1]]
+    if kind is int and raw[-1:] in ("k", "m", "g", "K", "M", "G"):
+        # vLLM's human-readable ints: lower case is decimal (1k = 1000), upper case binary (1K = 1024)
+        scale = {"k": 1000, "m": 1000**2, "g": 1000**3, "K": 1024, "M": 1024**2, "G": 1024**3}[raw[-1]]
         raw = raw[:-1]
     try:
         value = float(raw) * scale

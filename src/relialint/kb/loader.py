@@ -12,11 +12,9 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relialint import __version__
-from typing import TYPE_CHECKING
-
 from relialint.readers.located import Span, read_text
 
 if TYPE_CHECKING:

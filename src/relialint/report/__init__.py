@@ -13,9 +13,14 @@ Formatter = Callable[[RunResult, bool, bool], str]
 
 
 def formatter(name: str) -> Formatter:
-    from relialint.report import github, jsonout, sarif, text
+    from relialint.report.github import render as github_render
+    from relialint.report.jsonout import render as json_render
+    from relialint.report.sarif import render as sarif_render
+    from relialint.report.text import render as text_render
 
-    return {"text": text.render, "json": jsonout.render, "sarif": sarif.render, "github": github.render}[name]
+    table: dict[str, Formatter] = {"text": text_render, "json": json_render, "sarif": sarif_render,
+                                   "github": github_render}
+    return table[name]
 
 
 def repository_root(start: Path | None = None) -> Path:

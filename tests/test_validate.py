@@ -25,8 +25,9 @@ def test_broken_records_each_problem_located_with_its_code() -> None:
         "RL902-dup-one.yaml:4:1: KB004 duplicate slug dup-one (also RL901-dup-one.yaml)",
         "RL902-dup-one.yaml:19:1: KB009 a trigger record needs an example that passes",
         "RL903-schema-error.yaml:9:1: KB002 severity: Input should be 'blocker', 'major' or 'minor'",
-        "RL904-syntax.yaml:3:1: KB001 invalid YAML: expected ',' or ']', but got '<stream end>'",
     }
+    # the parser's wording differs between libyaml and ruamel.yaml; the location and code do not
+    assert any(line.startswith("RL904-syntax.yaml:3:1: KB001 invalid YAML: ") for line in lines)
     missing = expected - lines
     assert not missing, f"missing: {sorted(missing)}\noutput:\n{result.output}"
     assert "4 record files, 13 problems" in lines

@@ -1,16 +1,24 @@
 """YAML to located values, safely.
 
-ruamel.yaml composes the node graph (no object construction, no tags executed); this module converts nodes into
-``YMap``/``YSeq``/``YScalar`` values that keep ``line:col`` for every key and value. Aliases are expanded with a
-budget, so an alias bomb ("billion laughs") is an error after a bounded amount of work, and ``<<`` merge keys are
-applied as YAML 1.1 defines them.
+A YAML library composes the node graph (no object construction, no tags executed); this module converts nodes
+into ``YMap``/``YSeq``/``YScalar`` values that keep ``line:col`` for every key and value. Aliases are expanded
+with a budget, so an alias bomb ("billion laughs") is an error after a bounded amount of work, and ``<<`` merge
+keys are applied as YAML 1.1 defines them.
+
+Two composers give the same located values: libyaml's, through PyYAML's ``CSafeLoader`` (about 12 times faster
+than a pure-Python parser, which is what keeps a large compose file or manifest cheap), and ruamel.yaml's pure
+one where libyaml is not available (or ``RELIALINT_YAML=ruamel``). Plain scalars are resolved here by the YAML 1.2
+core schema whichever composer ran, so ``yes`` stays a string and ``0o17`` is a number in both.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from relialint.readers.located import ReadError, Span
 
@@ -56,34 +64,42 @@ class YamlError(Exception):
         self.error = error
 
 
-_INT = re.compile(r"^[-+]?(0|[1-9][0-9_]*)$")
+_CORE_NULL = {"", "~", "null", "Null", "NULL"}
+_CORE_TRUE = {"true", "True", "TRUE"}
+_CORE_FALSE = {"false", "False", "FALSE"}
+_CORE_INT = re.compile(r"^[-+]?[0-9]+$")
+_CORE_OCT = re.compile(r"^0o[0-7]+$")
+_CORE_HEX = re.compile(r"^0x[0-9a-fA-F]+$")
+_CORE_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
+_CORE_INF = re.compile(r"^[-+]?\.(inf|Inf|INF)$")
+_CORE_NAN = re.compile(r"^\.(nan|NaN|NAN)$")
 
 
-def _scalar_value(tag: str, text: str) -> str | int | float | bool | None:
+def _core_value(tag: str, text: str) -> str | int | float | bool | None:
+    """A plain scalar by the YAML 1.2 core schema; an explicit non-core tag keeps the text."""
     kind = tag.rsplit(":", 1)[-1]
-    try:
-        if kind == "null":
-            return None
-        if kind == "bool":
-            return text.lower() in ("true", "yes", "on", "y")
-        if kind == "int":
-            clean = text.replace("_", "")
-            if clean.lower().startswith(("0x", "-0x", "+0x")):
-                return int(clean, 16)
-            if clean.lower().startswith(("0o", "-0o", "+0o")):
-                return int(clean.replace("o", "").replace("O", ""), 8)
-            return int(clean, 10) if _INT.match(clean) or clean.lstrip("+-").isdigit() else text
-        if kind == "float":
-            low = text.lower().replace("_", "")
-            if low in (".nan",):
-                return math.nan
-            if low in (".inf", "+.inf"):
-                return math.inf
-            if low == "-.inf":
-                return -math.inf
-            return float(low)
-    except ValueError:
+    if kind not in ("null", "bool", "int", "float", "str"):
         return text
+    if kind == "str" and not tag.startswith("tag:yaml.org,2002:"):
+        return text
+    if text in _CORE_NULL:
+        return None
+    if text in _CORE_TRUE:
+        return True
+    if text in _CORE_FALSE:
+        return False
+    if _CORE_INT.match(text):
+        return int(text)
+    if _CORE_OCT.match(text):
+        return int(text[2:], 8)
+    if _CORE_HEX.match(text):
+        return int(text[2:], 16)
+    if _CORE_FLOAT.match(text):
+        return float(text)
+    if _CORE_INF.match(text):
+        return -math.inf if text.startswith("-") else math.inf
+    if _CORE_NAN.match(text):
+        return math.nan
     return text
 
 
@@ -102,25 +118,26 @@ class _Converter:
         span = self.span(node)
         return YamlError(ReadError(self.path, span.line, span.column, message))
 
-    def convert(self, node: object, depth: int = 0) -> YNode:
-        from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
-
+    def convert(self, node: Any, depth: int = 0) -> YNode:
         self.budget -= 1
         if self.budget < 0:
             raise self.fail(node, f"YAML expands to more than {MAX_NODES} nodes (an alias bomb?); not read")
         if depth > MAX_DEPTH:
             raise self.fail(node, f"YAML nested deeper than {MAX_DEPTH} levels; not read")
-        if isinstance(node, ScalarNode):
+        kind = type(node).__name__
+        if kind == "ScalarNode":
             quoted = node.style in ("'", '"')
-            value = node.value if quoted else _scalar_value(str(node.tag), str(node.value))
-            return YScalar(self.span(node), value, node.value, quoted)
+            plain_style = node.style in (None, "")
+            text = str(node.value)
+            value = _core_value(str(node.tag), text) if plain_style else text
+            return YScalar(self.span(node), value, text, quoted)
         if id(node) in self.stack:
             raise self.fail(node, "recursive YAML alias; not read")
         self.stack.add(id(node))
         try:
-            if isinstance(node, SequenceNode):
+            if kind == "SequenceNode":
                 return YSeq(self.span(node), [self.convert(child, depth + 1) for child in node.value])
-            if isinstance(node, MappingNode):
+            if kind == "MappingNode":
                 return self.mapping(node, depth)
         finally:
             self.stack.discard(id(node))
@@ -130,7 +147,7 @@ class _Converter:
         result = YMap(self.span(node))
         merged: list[tuple[YScalar, YNode]] = []
         for key_node, value_node in node.value:  # type: ignore[attr-defined]
-            if key_node.tag.endswith(":merge") or (key_node.value == "<<" and key_node.style is None):
+            if key_node.tag.endswith(":merge") or (key_node.value == "<<" and key_node.style in (None, "")):
                 value = self.convert(value_node, depth + 1)
                 sources = value.items if isinstance(value, YSeq) else [value]
                 for source in sources:
@@ -149,30 +166,56 @@ class _Converter:
         return result
 
 
+def _compose_all(text: str) -> Iterator[Any]:
+    """Nodes of each document, from libyaml when PyYAML has it, else from ruamel.yaml's pure composer."""
+    if os.environ.get("RELIALINT_YAML") != "ruamel":
+        try:
+            import yaml
+        except ImportError:  # pragma: no cover - PyYAML is a dependency
+            yaml = None
+        loader = getattr(yaml, "CSafeLoader", None) if yaml is not None else None
+        if loader is not None:
+            assert yaml is not None
+            yield from yaml.compose_all(text, Loader=loader)
+            return
+    from ruamel.yaml import YAML
+
+    yield from YAML(typ="safe", pure=True).compose_all(text)
+
+
+def _yaml_errors() -> tuple[type[Exception], ...]:
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    errors: list[type[Exception]] = [MarkedYAMLError, YAMLError]
+    try:
+        import yaml
+
+        errors[:0] = [yaml.MarkedYAMLError, yaml.YAMLError]
+    except ImportError:  # pragma: no cover
+        pass
+    return tuple(errors)
+
+
 def load_all(text: str, path: str) -> list[YNode | None]:
     """Every document of a YAML stream as located values (``None`` for an empty document).
 
     Raises ``YamlError`` with a location for syntax errors, alias bombs and recursion.
     """
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
-    yaml = YAML(typ="safe", pure=True)
     converter = _Converter(path)
     documents: list[YNode | None] = []
     try:
-        for node in yaml.compose_all(text):
+        for node in _compose_all(text):
             documents.append(None if node is None else converter.convert(node))
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else 1
-        column = mark.column + 1 if mark is not None else 1
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise YamlError(ReadError(path, line, column, f"invalid YAML: {problem}")) from None
-    except YAMLError as exc:
-        raise YamlError(ReadError(path, 1, 1, f"invalid YAML: {exc}")) from None
+    except YamlError:
+        raise
     except RecursionError:
         raise YamlError(ReadError(path, 1, 1, "YAML nested too deeply; not read")) from None
+    except _yaml_errors() as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        column = mark.column + 1 if mark is not None else 1
+        problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or str(exc) or "invalid YAML"
+        raise YamlError(ReadError(path, line, column, f"invalid YAML: {problem}")) from None
     return documents
 
 

@@ -8,15 +8,15 @@ turns into exit code 2. ``tomllib`` gives no positions, so keys are located by s
 
 from __future__ import annotations
 
-import datetime
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+if TYPE_CHECKING:
+    from relialint.config_schema import Settings, Suppression, _Common
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -36,85 +36,22 @@ class ConfigError(ValueError):
         self.path, self.line, self.column, self.message = path, line, column, message
 
 
-def _kebab(name: str) -> str:
-    return name.replace("_", "-")
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", alias_generator=_kebab, populate_by_name=True, frozen=True,
-                              strict=True)
-
-
-class TargetSettings(_Model):
-    """One target of a multi-target run: a GPU and, optionally, more facts."""
+@dataclass(frozen=True)
+class TargetSpec:
+    """One target of a run: a GPU and, optionally, more facts (from configuration or the command line)."""
 
     name: str | None = None
     gpu: str | None = None
     engine_version: str | None = None
-    os: Literal["linux", "windows", "macos"] | None = None
-    facts: dict[str, FactValue] = Field(default_factory=dict)
+    os: str | None = None
+    facts: dict[str, FactValue] = field(default_factory=dict)
 
     def label(self) -> str:
         return self.name or self.gpu or "target"
 
 
-class _Common(_Model):
-    gpu: str | None = None
-    targets: list[Union[str, TargetSettings]] | None = None
-    engine_version: str | None = None
-    os: Literal["linux", "windows", "macos"] | None = None
-    facts: dict[str, FactValue] = Field(default_factory=dict)
-    select: list[str] | None = None
-    ignore: list[str] | None = None
-    extend_ignore: list[str] = Field(default_factory=list)
-    fail_on: FailOn | None = None
-    strict: bool | None = None
-
-    @field_validator("select", "ignore", "extend_ignore")
-    @classmethod
-    def _codes(cls, value: list[str] | None) -> list[str] | None:
-        for code in value or []:
-            if not re.fullmatch(r"RL\d{0,3}", code):
-                raise ValueError(f"{code!r} is not a record id or prefix (RL1, RL105)")
-        return value
-
-
-class Override(_Common):
-    """``[[tool.relialint.overrides]]``: settings for the files that match ``paths``."""
-
-    paths: list[str] = Field(min_length=1)
-
-
-class Suppression(_Model):
-    """``[[tool.relialint.suppress]]``: an accepted finding, out of band, with a reason and maybe an expiry."""
-
-    record: str
-    paths: list[str] = Field(default_factory=lambda: ["**"])
-    reason: str
-    expires: datetime.date | None = None
-
-    @field_validator("record")
-    @classmethod
-    def _record(cls, value: str) -> str:
-        if not re.fullmatch(r"RL\d{1,3}", value):
-            raise ValueError(f"{value!r} is not a record id or prefix (RL105, RL1)")
-        return value
-
-    @field_validator("reason")
-    @classmethod
-    def _reason(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("a suppression needs a reason")
-        return value.strip()
-
-
-class Settings(_Common):
-    """The whole ``[tool.relialint]`` table."""
-
-    exclude: list[str] = Field(default_factory=list)
-    overrides: list[Override] = Field(default_factory=list)
-    suppress: list[Suppression] = Field(default_factory=list)
-    baseline: str | None = None
+def _spec(target: Any) -> TargetSpec:
+    return TargetSpec(target.name, target.gpu, target.engine_version, target.os, dict(target.facts))
 
 
 @dataclass
@@ -150,7 +87,7 @@ class Effective:
     """The settings that apply to one file once overrides are merged (the command line comes on top in lint)."""
 
     config: Config | None = None
-    targets: list[TargetSettings] = field(default_factory=list)
+    targets: list[TargetSpec] = field(default_factory=list)
     select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
     fail_on: FailOn | None = None
@@ -213,6 +150,10 @@ def load(path: Path) -> Config:
         table = data
     if not isinstance(table, dict):
         raise ConfigError(display, *locate(text, "", ("tool", "relialint")), "[tool.relialint] must be a table")
+    from pydantic import ValidationError
+
+    from relialint.config_schema import Settings
+
     try:
         settings = Settings.model_validate(table)
     except ValidationError as exc:
@@ -287,15 +228,15 @@ def fact_text(value: FactValue) -> str:
 
 def effective(config: Config | None, file: Path) -> Effective:
     """The configuration's settings for ``file``: top level, then each matching override in order."""
-    out = Effective(config=config, targets=[TargetSettings()])
+    out = Effective(config=config, targets=[TargetSpec()])
     if config is None:
         return out
     rel = config.relative(file)
     blocks: list[_Common] = [config.settings]
     if rel is not None:
         blocks.extend(o for o in config.settings.overrides if any(glob_match(p, rel) for p in o.paths))
-    base = TargetSettings()
-    targets: list[TargetSettings] | None = None
+    base = TargetSpec()
+    targets: list[TargetSpec] | None = None
     for block in blocks:
         updates: dict[str, Any] = {}
         if block.gpu is not None:
@@ -307,9 +248,9 @@ def effective(config: Config | None, file: Path) -> Effective:
             updates["os"] = block.os
         if block.facts:
             updates["facts"] = {**base.facts, **block.facts}
-        base = base.model_copy(update=updates)
+        base = replace(base, **updates)
         if block.targets is not None:
-            targets = [TargetSettings(gpu=t) if isinstance(t, str) else t for t in block.targets]
+            targets = [TargetSpec(gpu=t) if isinstance(t, str) else _spec(t) for t in block.targets]
         if block.select is not None:
             out.select = list(block.select)
         if block.ignore is not None:
@@ -320,9 +261,8 @@ def effective(config: Config | None, file: Path) -> Effective:
         if block.strict is not None:
             out.strict = block.strict
     if targets:
-        out.targets = [base.model_copy(update={
-            "name": t.name, "gpu": t.gpu or base.gpu, "engine_version": t.engine_version or base.engine_version,
-            "os": t.os or base.os, "facts": {**base.facts, **t.facts}}) for t in targets]
+        out.targets = [TargetSpec(t.name, t.gpu or base.gpu, t.engine_version or base.engine_version,
+                                  t.os or base.os, {**base.facts, **t.facts}) for t in targets]
     else:
         out.targets = [base]
     if rel is not None:

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from relialint.versions import Version, VersionError, parse_sm
 
@@ -90,10 +91,10 @@ def _amd(row: dict[str, object]) -> Gpu:
 @lru_cache(maxsize=1)
 def catalogue() -> tuple[Gpu, ...]:
     """Every GPU of the catalogue, NVIDIA first."""
-    from ruamel.yaml import YAML
-
     text = (Path(__file__).parent / "data" / "hardware.yaml").read_text(encoding="utf-8")
-    data = YAML(typ="safe").load(text)
+    from relialint.readers.yamlsafe import load_all, plain
+
+    data: Any = plain(load_all(text, "hardware.yaml")[0])
     return tuple([_nvidia(r) for r in data["nvidia"]] + [_amd(r) for r in data["amd"]])
 
 

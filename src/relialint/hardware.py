@@ -91,10 +91,16 @@ def _amd(row: dict[str, object]) -> Gpu:
 @lru_cache(maxsize=1)
 def catalogue() -> tuple[Gpu, ...]:
     """Every GPU of the catalogue, NVIDIA first."""
-    text = (Path(__file__).parent / "data" / "hardware.yaml").read_text(encoding="utf-8")
-    from relialint.readers.yamlsafe import load_all, plain
+    from relialint import cache
 
-    data: Any = plain(load_all(text, "hardware.yaml")[0])
+    source = Path(__file__).parent / "data" / "hardware.yaml"
+    key = cache.digest([source])
+    data: Any = cache.read("hardware", key)
+    if not isinstance(data, dict):
+        from relialint.readers.yamlsafe import load_all, plain
+
+        data = plain(load_all(source.read_text(encoding="utf-8"), "hardware.yaml")[0])
+        cache.write("hardware", key, data)
     return tuple([_nvidia(r) for r in data["nvidia"]] + [_amd(r) for r in data["amd"]])
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from relialint import manifest_facts, record_url
+from relialint import record_url
 from relialint.deployment import Deployment
 from relialint.evaluate import eval_trigger
 from relialint.facts import Fact, FactValueError, parse_value, render, spec_for
@@ -109,12 +109,31 @@ class UsageError(ValueError):
 Reader = Callable[[str, str], FileResult]
 
 
-def readers() -> dict[str, Reader]:
-    from relialint.readers import compose, dockerfile, envfile, helm, kubernetes, shell, systemd
+READER_MODULES = {"shell": "shell", "compose": "compose", "kubernetes": "kubernetes", "helm": "helm",
+                  "env": "envfile", "systemd": "systemd", "dockerfile": "dockerfile"}
 
-    return {"shell": shell.read, "compose": compose.read, "kubernetes": kubernetes.read, "helm": helm.read,
-            "env": envfile.read, "systemd": systemd.read, "dockerfile": dockerfile.read,
-            "vllm-config": _vllm_config}
+
+def reader(kind: str) -> Reader | None:
+    """The reader of one kind, imported on first use (a run over shell scripts never loads the YAML readers)."""
+    import importlib
+
+    if kind == "vllm-config":
+        return _vllm_config
+    module = READER_MODULES.get(kind)
+    if module is None:
+        return None
+    read: Reader = importlib.import_module(f"relialint.readers.{module}").read
+    return read
+
+
+def readers() -> dict[str, Reader]:
+    """Every reader by kind."""
+    out: dict[str, Reader] = {}
+    for kind in (*READER_MODULES, "vllm-config"):
+        found = reader(kind)
+        if found is not None:
+            out[kind] = found
+    return out
 
 
 def _vllm_config(text: str, display: str) -> FileResult:
@@ -141,12 +160,12 @@ def read_file(text: str, display: str, kind: str) -> FileResult:
                                                           "vLLM config; skipped", "warning"))
             return result
         kind = found
-    reader = readers().get(kind)
-    if reader is None:
+    read = reader(kind)
+    if read is None:
         result = FileResult(display, kind, text=text)
         result.errors.append(ReadError(display, 1, 1, f"{kind} files are not read yet"))
         return result
-    return reader(text, display)
+    return read(text, display)
 
 
 # -- finding files --------------------------------------------------------------------------------------------------
@@ -415,6 +434,8 @@ def _evaluate_file(result: FileResult, given: dict[str, Fact], records: list[dic
     from relialint.engines import extract
 
     deployments = extract(result, _opener)
+    from relialint import manifest_facts
+
     manifest_facts.apply(result, deployments)
     for deployment in deployments:
         if deployment.engine != "bench":

@@ -7,14 +7,10 @@ pydantic.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from relialint import __version__
 from relialint.readers.located import Span, read_text
 
 if TYPE_CHECKING:
@@ -128,26 +124,15 @@ def compile_record(loaded: LoadedRecord) -> dict[str, Any]:
     return data
 
 
-def _cache_file(digest: str) -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "relialint" / f"records-{__version__}-{digest[:24]}.json"
-
-
 def compiled(directories: list[Path]) -> tuple[list[dict[str, Any]], list[Problem]]:
     """The records of these folders in compiled form, from the cache when the files have not changed."""
+    from relialint import cache
+
     files = [p for d in directories for p in record_files(d)] if directories else []
-    digest = hashlib.sha256()
-    for path in files:
-        try:
-            stat = path.stat()
-        except OSError:
-            continue
-        digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
-    cache = _cache_file(digest.hexdigest())
-    try:
-        return json.loads(cache.read_text(encoding="utf-8")), []
-    except (OSError, ValueError):
-        pass
+    key = cache.digest(files)
+    hit = cache.read("records", key)
+    if isinstance(hit, list):
+        return hit, []
     records: list[dict[str, Any]] = []
     problems: list[Problem] = []
     for directory in directories:
@@ -156,11 +141,5 @@ def compiled(directories: list[Path]) -> tuple[list[dict[str, Any]], list[Proble
         records.extend(compile_record(r) for r in result.records)
     records.sort(key=lambda r: r["id"])
     if not problems:
-        try:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(records), encoding="utf-8")
-            tmp.replace(cache)
-        except OSError:
-            pass
+        cache.write("records", key, records)
     return records, problems

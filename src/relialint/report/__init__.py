@@ -13,14 +13,12 @@ Formatter = Callable[[RunResult, bool, bool], str]
 
 
 def formatter(name: str) -> Formatter:
-    from relialint.report.github import render as github_render
-    from relialint.report.jsonout import render as json_render
-    from relialint.report.sarif import render as sarif_render
-    from relialint.report.text import render as text_render
+    """The formatter of one output format, imported on first use."""
+    import importlib
 
-    table: dict[str, Formatter] = {"text": text_render, "json": json_render, "sarif": sarif_render,
-                                   "github": github_render}
-    return table[name]
+    modules = {"text": "text", "json": "jsonout", "sarif": "sarif", "github": "github"}
+    render: Formatter = importlib.import_module(f"relialint.report.{modules[name]}").render
+    return render
 
 
 def repository_root(start: Path | None = None) -> Path:

@@ -132,3 +132,68 @@ def version_or_none(text: str) -> Value | None:
 
 
 Extractor = Callable[..., list[Deployment]]
+
+
+def _looks_local(name: str) -> bool:
+    return name.startswith(("/", "./", "../", "~/")) or name in (".", "..")
+
+
+def checkpoint_facts(name: str, referrer: str, opener: FileOpener | None) -> dict[str, Fact]:
+    """Facts from a local checkpoint's ``config.json`` ``quantization_config`` (read only, never the network).
+
+    A model id (``org/name``) is not a path here: hub checkpoints are never fetched."""
+    import json
+
+    if opener is None or not _looks_local(name) or name.startswith("~"):
+        return {}
+    found = opener(referrer, name.rstrip("/") + "/config.json")
+    if found is None:
+        return {}
+    text, display = found
+    try:
+        config = json.loads(text)
+    except ValueError:
+        return {}
+    quant = config.get("quantization_config") if isinstance(config, dict) else None
+    if not isinstance(quant, dict):
+        return {}
+    line = next((i + 1 for i, row in enumerate(text.splitlines()) if '"quantization_config"' in row), 1)
+    column = text.splitlines()[line - 1].find('"quantization_config"') + 1 if text else 1
+    span = Span(display, line, max(column, 1), line, max(column, 1) + len('"quantization_config"'))
+    scheme, weight_only = _scheme(quant)
+    out: dict[str, Fact] = {}
+    if scheme is not None:
+        out["model.quantization"] = at(scheme, "config-file", span)
+    if weight_only is not None:
+        out["model.weight_only"] = at(weight_only, "config-file", span)
+    return out
+
+
+def _scheme(quant: dict[str, object]) -> tuple[str | None, bool | None]:
+    """``quantization_config`` to (scheme, weight-only) as the fact vocabulary names them."""
+    method = str(quant.get("quant_method", "")).lower()
+    if method in ("awq", "gptq"):
+        return method, True
+    if method in ("fp8", "mxfp4"):
+        return method, False if method == "fp8" else None
+    if method == "modelopt":
+        algo = str(quant.get("quant_algo", "")).upper()
+        return {"NVFP4": "nvfp4", "FP8": "fp8", "W4A16_NVFP4": "nvfp4"}.get(algo), (
+            True if "W4A16" in algo else None)
+    if method == "compressed-tensors":
+        fmt = str(quant.get("format", "")).lower()
+        groups = quant.get("config_groups")
+        weight_only: bool | None = None
+        if isinstance(groups, dict) and groups:
+            activations = [g.get("input_activations") for g in groups.values() if isinstance(g, dict)]
+            weight_only = all(a is None for a in activations)
+        if "nvfp4" in fmt:
+            return "nvfp4", weight_only
+        if "mxfp4" in fmt:
+            return "mxfp4", weight_only
+        if "float-quantized" in fmt:
+            return "fp8", weight_only
+        if "pack-quantized" in fmt:
+            return "int4", weight_only
+        return None, weight_only
+    return None, None

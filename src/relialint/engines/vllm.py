@@ -15,7 +15,7 @@ from typing import Any
 
 from relialint.deployment import Deployment
 from relialint.engines import flagcheck
-from relialint.engines.common import FileOpener, apply_env, at, model_facts, program, word_fact
+from relialint.engines.common import FileOpener, apply_env, at, checkpoint_facts, model_facts, program, word_fact
 from relialint.facts import Fact, FactSet, Origin
 from relialint.readers.located import Command, FileResult, Span, Word
 from relialint.versions import Version, VersionError, parse_engine_version
@@ -492,6 +492,8 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
     if model_word is not None and model_word.text is not None:
         for key, fact in model_facts(model_word.text, model_word).items():
             facts.set(key, fact)
+        for key, fact in checkpoint_facts(model_word.text, deployment.path, opener).items():
+            facts.set(key, fact)
 
     def opt_fact(name: str, key: str, value: object) -> None:
         opt = last[name]
@@ -701,3 +703,79 @@ def apply_defaults(deployment: Deployment) -> None:
         if disabled is not None:
             facts.set("attention.flashinfer_q_quant", Fact(not disabled, "env", q_quant.path, q_quant.line,
                                                            q_quant.column))
+
+
+# -- fixes as edits (records' `fix_edit`, for editors) --------------------------------------------------------------
+
+FIX_FLAGS: dict[str, str] = {
+    "serve.dtype": "dtype", "kv_cache.dtype": "kv-cache-dtype", "attention.backend": "attention-backend",
+    "moe.backend": "moe-backend", "prefix_caching.enabled": "enable-prefix-caching",
+}
+"""Facts a quick fix can set, by the flag that sets them (booleans as ``--flag`` / ``--no-flag``)."""
+_FIX_BOOLEAN = {"enable-prefix-caching"}
+
+
+def fix_edits(result: FileResult, deployment: Deployment, fix_set: Any) -> list[Any] | None:
+    """``fix_set`` (fact -> value) as text edits of this deployment's invocation, or ``None`` when one of them
+    cannot be made as a pure, safe edit (a value from a variable or a ``--config`` file, an unhandled syntax)."""
+    from relialint.engines import fixedit
+
+    if result.kind == "vllm-config":
+        return None
+    launch = next((found for command in result.commands
+                   if (found := recognise(command)) is not None and found.start.span == deployment.span), None)
+    if launch is None:
+        return None
+    parsed = parse_args(launch.args)
+    lines = fixedit.lines_of(result.text)
+    edits: list[fixedit.TextEdit] = []
+    for key, value in fix_set.items():
+        edit: fixedit.TextEdit | None
+        if key.startswith("env."):
+            edit = fixedit.set_env(result, launch.command, key[4:], fixedit.render_value(value))
+        elif key in FIX_FLAGS:
+            edit = _flag_edit(lines, result, launch, parsed, deployment, key, value)
+        else:
+            edit = None
+        if edit is None:
+            return None
+        edits.append(edit)
+    return edits
+
+
+def _flag_edit(lines: list[str], result: FileResult, launch: Launch, parsed: Parsed, deployment: Deployment,
+               key: str, value: Any) -> Any:
+    from relialint.engines import fixedit
+
+    flag = FIX_FLAGS[key]
+    boolean = flag in _FIX_BOOLEAN
+    spelled = (f"--{flag}" if value else f"--no-{flag}") if boolean else f"--{flag}"
+    opts = [opt for opt in parsed.opts if opt.name == flag and not opt.keys]
+    if opts:
+        opt = opts[-1]
+        if boolean:
+            return fixedit.replace_word(lines, opt.flag, spelled)
+        text = fixedit.render_value(value)
+        if opt.equals:
+            return fixedit.replace_after_equals(lines, opt.flag.span, text) if opt.flag.source is None else None
+        if opt.value_word is None or opt.value_word is opt.flag:
+            return None
+        return fixedit.replace_word(lines, opt.value_word, text)
+    current = deployment.facts.get(key)
+    if current is not None and current.origin != "default":
+        return None  # set another way (an env var, a JSON config): adding the flag would not be the same edit
+    addition = [spelled] if boolean else [spelled, fixedit.render_value(value)]
+    words = launch.command.argv or [launch.start]
+    last = words[-1]
+    if last.span.path != result.path or last.span.line != last.span.end_line:
+        return None
+    s = last.span
+    rest = lines[s.line - 1][s.end_column - 1 :] if 1 <= s.line <= len(lines) else ""
+    if result.kind == "shell":
+        return fixedit.TextEdit(s.line, s.end_column, s.line, s.end_column, " " + " ".join(addition))
+    if result.kind in ("compose", "kubernetes", "helm") and rest.lstrip().startswith("]"):
+        original = fixedit.span_text(lines, s) or ""
+        quote = original[0] if original[:1] in "\"'" else '"'
+        return fixedit.TextEdit(s.line, s.end_column, s.line, s.end_column,
+                                "".join(f", {quote}{word}{quote}" for word in addition))
+    return None

@@ -456,10 +456,32 @@ def _container(words: list[Word], env: list[EnvVar], span: Span) -> Command:
         i += 1
     image = words[i] if i < len(words) else None
     argv = words[i + 1 :]
-    command = Command("container", argv, image.span if image else span, run_env, image=image,
+    from_files, complete = _env_files(env_files, span.path)
+    command = Command("container", argv, image.span if image else span, from_files + run_env, image=image,
                       entrypoint=entrypoint, gpu_count=gpu_count, gpu_count_span=gpu_span,
-                      env_complete=not env_files, argv_complete=not any(w.splice for w in argv))
+                      env_complete=complete, argv_complete=not any(w.splice for w in argv))
     return command
+
+
+def _env_files(words: list[Word], script: str) -> tuple[list[EnvVar], bool]:
+    """``--env-file FILE`` variables, read relative to the script (never sourced or expanded); ``-e`` wins."""
+    from pathlib import Path
+
+    from relialint.readers.envfile import load
+
+    env: list[EnvVar] = []
+    complete = True
+    for word in words:
+        if word.text is None:
+            complete = False
+            continue
+        target = Path(word.text) if Path(word.text).is_absolute() else Path(script).parent / word.text
+        loaded, _ = load(target, str(target))
+        if loaded is None:
+            complete = False
+            continue
+        env.extend(loaded)
+    return env, complete
 
 
 def _gpus(text: str) -> int | None:

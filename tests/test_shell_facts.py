@@ -1,0 +1,180 @@
+"""`relialint facts` on scripts covering each shell and engine behaviour: exact value, origin, line, column."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from relialint.cli import main
+
+
+def facts(tmp_path: Path, script: str, *args: str, files: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    for name, text in (files or {}).items():
+        target = tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+    (tmp_path / "serve.sh").write_text(script)
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        result = CliRunner().invoke(main, ["facts", "serve.sh", "--format", "json", *args])
+    finally:
+        os.chdir(cwd)
+    doc = json.loads(result.output)
+    out = []
+    for dep in doc["deployments"]:
+        table = {k: (v["value"], v["origin"], v.get("line"), v.get("column")) for k, v in dep["facts"].items()}
+        table["@"] = (dep["engine"], dep["line"])
+        out.append(table)
+    return out
+
+
+def test_continuations_with_a_commented_line_and_static_variables(tmp_path: Path) -> None:
+    script = (': "${PORT:=8000}"\n'
+              'KV=fp8\n'
+              'vllm serve m --port "$PORT" \\\n'
+              '  --kv-cache-dtype "${KV}" \\\n'
+              '  --dtype half \\\n'
+              '  # --max-model-len 8192\n')
+    (d,) = facts(tmp_path, script)
+    assert d["@"] == ("vllm", 3)
+    assert d["flag.vllm.port"] == ("8000", "flag", 3, 14)
+    assert d["kv_cache.dtype"] == ("fp8", "flag", 4, 3)
+    assert d["serve.dtype"] == ("float16", "flag", 5, 3)
+    assert "flag.vllm.max-model-len" not in d
+
+
+def test_several_invocations_each_at_its_own_line(tmp_path: Path) -> None:
+    script = "vllm serve a --dtype half &\nvllm serve b --dtype bfloat16 &\nwait\n"
+    first, second = facts(tmp_path, script)
+    assert (first["@"], first["serve.dtype"]) == (("vllm", 1), ("float16", "flag", 1, 14))
+    assert (second["@"], second["serve.dtype"]) == (("vllm", 2), ("bfloat16", "flag", 2, 14))
+
+
+def test_wrappers_prefixes_and_visible_devices(tmp_path: Path) -> None:
+    script = ("export VLLM_USE_V2_MODEL_RUNNER=0\n"
+              "systemd-run --scope -p MemoryMax=64G env VLLM_MARLIN_INPUT_DTYPE=fp8 \\\n"
+              "  CUDA_VISIBLE_DEVICES=0,1,2,3 nohup exec vllm serve m -tp 4 &\n")
+    (d,) = facts(tmp_path, script)
+    assert d["@"] == ("vllm", 3)
+    assert d["env.VLLM_USE_V2_MODEL_RUNNER"] == ("0", "env", 1, 8)
+    assert d["env.VLLM_MARLIN_INPUT_DTYPE"] == ("fp8", "env", 2, 42)
+    assert d["gpu.count"] == (4, "env", 3, 3)
+    assert d["parallel.tensor"] == (4, "flag", 3, 56)
+
+
+def test_unknown_variables_and_splices_stay_unknown(tmp_path: Path) -> None:
+    script = 'vllm serve "$MODEL" --dtype "$DTYPE" "$@"\n'
+    (d,) = facts(tmp_path, script)
+    for key in ("model.name", "serve.dtype", "kv_cache.dtype", "spec_decode.enabled"):
+        assert key not in d, key
+
+
+def test_docker_run_env_file_gpus_entrypoint(tmp_path: Path) -> None:
+    script = ("docker run --gpus 2 --env-file vllm.env -e VLLM_USE_V2_MODEL_RUNNER=0 \\\n"
+              "  vllm/vllm-openai:v0.30.0 nvidia/Llama-3.3-70B-Instruct-FP4 --dtype bfloat16\n")
+    (d,) = facts(tmp_path, script, files={"vllm.env": "VLLM_MARLIN_INPUT_DTYPE=int8\nVLLM_USE_V2_MODEL_RUNNER=1\n"})
+    assert d["engine.version"] == ("0.30.0", "image", 2, 3)
+    assert d["launch.form"][0] == "serve"
+    assert d["gpu.count"] == (2, "manifest", 1, 19)
+    assert d["env.VLLM_MARLIN_INPUT_DTYPE"] == ("int8", "env", 1, 1)
+    assert d["env.VLLM_USE_V2_MODEL_RUNNER"] == ("0", "env", 1, 44)  # -e wins over --env-file
+    assert d["model.quantization"] == ("nvfp4", "inferred", 2, 28)
+    assert d["serve.dtype"] == ("bfloat16", "flag", 2, 62)
+
+
+def test_old_image_entrypoint_is_the_api_server(tmp_path: Path) -> None:
+    (d,) = facts(tmp_path, "docker run vllm/vllm-openai:v0.10.2 --model m\n")
+    assert d["launch.form"][0] == "api_server"
+    assert d["engine.version"] == ("0.10.2", "image", 1, 12)
+
+
+def test_heredoc_config_and_pip_pin(tmp_path: Path) -> None:
+    script = ('uv pip install "vllm==0.12.0"\n'
+              "cat > cfg.yaml <<EOF\n"
+              "kv_cache_dtype: fp8_e5m2\n"
+              "enforce-eager: false\n"
+              "EOF\n"
+              "VLLM_ATTENTION_BACKEND=FLASHINFER vllm serve m --config cfg.yaml\n")
+    (d,) = facts(tmp_path, script)
+    assert d["engine.version"] == ("0.12.0", "inferred", 1, 16)
+    assert d["kv_cache.dtype"] == ("fp8_e5m2", "config-file", 3, 1)
+    assert d["cuda_graphs.enabled"] == (True, "config-file", 4, 1)
+    assert d["attention.backend"] == ("FLASHINFER", "env", 6, 1)
+    assert d["prefix_caching.enabled"] == (True, "default", None, None)
+
+
+def test_attention_env_var_ignored_from_0_15(tmp_path: Path) -> None:
+    (d,) = facts(tmp_path, "VLLM_ATTENTION_BACKEND=FLASHINFER vllm serve m\n", "--engine-version", "0.16.0")
+    assert d["attention.backend"] == ("auto", "default", None, None)
+
+
+@pytest.mark.parametrize(("version", "prefix", "util", "v2"), [
+    ("0.7.3", False, 0.9, False),
+    ("0.19.0", True, 0.9, False),
+    ("0.20.0", True, 0.92, False),
+    ("0.30.0", True, 0.92, True),
+])
+def test_defaults_by_version(tmp_path: Path, version: str, prefix: bool, util: float, v2: bool) -> None:
+    (d,) = facts(tmp_path, "vllm serve m\n", "--engine-version", version)
+    assert d["prefix_caching.enabled"] == (prefix, "default", None, None)
+    assert d["memory.gpu_utilization"] == (util, "default", None, None)
+    assert d["engine.v2_model_runner"] == (v2, "default", None, None)
+
+
+def test_version_dependent_defaults_unknown_without_a_version(tmp_path: Path) -> None:
+    (d,) = facts(tmp_path, "vllm serve m\n")
+    for key in ("prefix_caching.enabled", "memory.gpu_utilization", "engine.v2_model_runner"):
+        assert key not in d, key
+    assert d["serve.dtype"] == ("auto", "default", None, None)
+
+
+def test_cmake_build_and_llama_env_precedence(tmp_path: Path) -> None:
+    script = ("cmake -B build -DGGML_VULKAN=ON\n"
+              "LLAMA_ARG_UBATCH=1024 LLAMA_ARG_CTX_SIZE=8192 ./build/bin/llama-server -m m.gguf -ub 256\n")
+    (d,) = facts(tmp_path, script)
+    assert d["engine.backend"] == ("vulkan", "build", 1, 16)
+    assert d["build.GGML_VULKAN"] == ("ON", "build", 1, 16)
+    assert d["llama.ubatch"] == (256, "flag", 2, 82)  # the command line wins over LLAMA_ARG_UBATCH
+    assert d["llama.ctx_size"] == (8192, "env", 2, 23)
+    assert d["llama.batch"] == (2048, "default", None, None)
+
+
+def test_llama_image_tag_and_flash_attn_by_build(tmp_path: Path) -> None:
+    (d,) = facts(tmp_path, "docker run ghcr.io/ggml-org/llama.cpp:server-rocm-b6500 -m /m.gguf -fa on\n")
+    assert d["engine.backend"] == ("hip", "image", 1, 12)
+    assert d["engine.version"] == ("b6500", "image", 1, 12)
+    assert d["llama.flash_attn"] == ("on", "flag", 1, 68)
+
+
+def test_bench_facts_and_clock_lock(tmp_path: Path) -> None:
+    script = ("nvidia-smi -lgc 1980,1980\n"
+              "vllm bench serve --model m --metric-percentiles 50,99\n"
+              "guidellm benchmark --target http://localhost:8000 --max-seconds 60\n")
+    bench1, bench2 = (d for d in facts(tmp_path, script) if d["@"][0] == "bench")
+    assert bench1["bench.tool"] == ("vllm-bench-serve", "flag", 2, 1)
+    assert bench1["bench.clocks_locked"] == (True, "inferred", 1, 12)
+    assert bench1["bench.percentiles"] == ("50,99", "flag", 2, 28)
+    assert bench1["bench.reports_tail"] == (True, "flag", 2, 28)
+    assert bench2["bench.duration_s"] == (60.0, "flag", 3, 51)
+
+
+def test_local_checkpoint_config(tmp_path: Path) -> None:
+    config = json.dumps({"quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4"}}, indent=2)
+    (d,) = facts(tmp_path, "vllm serve ./ckpt --dtype bfloat16\n", files={"ckpt/config.json": config})
+    assert d["model.quantization"] == ("nvfp4", "config-file", 2, 3)
+
+
+def test_equivalent_spellings(tmp_path: Path) -> None:
+    seen = set()
+    for spelling in ("--kv-cache-dtype fp8", "--kv_cache_dtype=fp8", "--kv-cache-dtype=fp8"):
+        (d,) = facts(tmp_path, f"vllm serve m {spelling}\n")
+        seen.add(d["kv_cache.dtype"][:2])
+    (d,) = facts(tmp_path, "vllm serve m --config c.yaml\n", files={"c.yaml": "kv_cache_dtype: fp8\n"})
+    seen.add((d["kv_cache.dtype"][0], "flag"))
+    assert seen == {("fp8", "flag")}

@@ -205,6 +205,8 @@ def facts(paths: tuple[str, ...], gpu: str | None, engine_version: str | None, o
                 item.update({"path": f.path, "line": f.line, "column": f.column})
             if f.note:
                 item["note"] = f.note
+            if f.source is not None:
+                item["source"] = {"path": f.source[0], "line": f.source[1], "column": f.source[2]}
             entry["facts"][key] = item
         deployments.append(entry)
     errors = [{"path": e.path, "line": e.line, "column": e.column, "message": e.message} for e in run.errors]
@@ -239,6 +241,14 @@ def validate(dirs: tuple[str, ...]) -> None:
     click.echo(f"{count} record file{'s' if count != 1 else ''}, {len(problems)} problem"
                f"{'s' if len(problems) != 1 else ''}")
     sys.exit(2 if problems else 0)
+
+
+@main.command()
+def lsp() -> None:
+    """Run the language server over stdio (for editors)."""
+    from relialint.lsp import main as serve
+
+    serve()
 
 
 @main.command()

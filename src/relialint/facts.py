@@ -57,6 +57,8 @@ class Fact:
     end_line: int | None = None
     end_column: int | None = None
     note: str | None = None
+    source: tuple[str, int, int] | None = None
+    """Where the value itself was written when that is elsewhere (a ``.env`` line, an earlier assignment)."""
 
     def located(self) -> bool:
         return self.path is not None and self.line is not None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Protocol
 
 from relialint.deployment import Deployment
@@ -27,12 +28,16 @@ def at(value: Value | None, origin: Origin, span: Span | None, note: str | None 
     return Fact(value, origin, span.path, span.line, span.column, span.end_line, span.end_column, note)
 
 
-def word_fact(value: Value | None, origin: Origin, word: Word, note: str | None = None) -> Fact:
-    """A fact located at a word; where the value was substituted from elsewhere, the note says so."""
-    if word.source is not None and note is None:
-        src = word.source
+def word_fact(value: Value | None, origin: Origin, word: Word, note: str | None = None,
+              source: Span | None = None) -> Fact:
+    """A fact located at a word; where the value was substituted from elsewhere (``source``, else the word's own),
+    the fact says where, and so does its note."""
+    src = source or word.source
+    if src is None:
+        return at(value, origin, word.span, note)
+    if note is None:
         note = f"value from {src.path}:{src.line}:{src.column}"
-    return at(value, origin, word.span, note)
+    return replace(at(value, origin, word.span, note), source=(src.path, src.line, src.column))
 
 
 def program(word: Word) -> str:

@@ -196,8 +196,7 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
                 typed = _typed(opt.value if opt.name != "flash-attn" else _fa(opt.value), kind)
                 if typed is not None:
                     source = opt.value_word.source if opt.value_word is not None else None
-                    note = f"value from {source.path}:{source.line}:{source.column}" if source else None
-                    facts.set(key, word_fact(typed, "flag", opt.flag, note))
+                    facts.set(key, word_fact(typed, "flag", opt.flag, source=source))
             if opt.name in ("tensor-split", "device") and opt.value:
                 parts = [p for p in re.split(r"[,/]", opt.value) if p.strip()]
                 if len(parts) > 1 and opt.value != "none":

@@ -502,8 +502,7 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
             facts.unknown(key)
             return
         source = opt.value_word.source if opt.value_word is not None and opt.value_word is not opt.flag else None
-        note = f"value from {source.path}:{source.line}:{source.column}" if source is not None else None
-        facts.set(key, word_fact(value, origin, opt.flag, note))  # type: ignore[arg-type]
+        facts.set(key, word_fact(value, origin, opt.flag, source=source))  # type: ignore[arg-type]
 
     if "dtype" in last and last["dtype"].value:
         value = last["dtype"].value.lower()

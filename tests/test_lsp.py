@@ -1,0 +1,257 @@
+"""End to end: a real LSP client (pytest-lsp) talking to ``relialint lsp`` over stdio."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVE_CMD = (ROOT / "examples" / "serve-cmd.sh").read_text(encoding="utf-8")
+COMPOSE = """\
+# relialint: gpu=A800
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.30.0
+    environment:
+      HF_TOKEN: x
+    command: ["nvidia/Llama-3.3-70B-Instruct-FP4", "--dtype", "bfloat16", "--kv-cache-dtype", "fp8"]
+"""
+ERR, WARN, INFO, HINT = (types.DiagnosticSeverity.Error, types.DiagnosticSeverity.Warning,
+              types.DiagnosticSeverity.Information, types.DiagnosticSeverity.Hint)
+
+pytestmark = pytest.mark.asyncio(loop_scope="function")
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "relialint.cli", "lsp"]))
+async def client(lsp_client: LanguageClient) -> Any:
+    params = types.InitializeParams(capabilities=types.ClientCapabilities(),
+                                    initialization_options={"gpu": "RTX 4090", "debounceMs": 0})
+    await lsp_client.initialize_session(params)
+    yield
+    await lsp_client.shutdown_session()
+
+
+# -- helpers --------------------------------------------------------------------------------------------------------
+
+
+def rng(line: int, start: int, end: int) -> types.Range:
+    return types.Range(types.Position(line, start), types.Position(line, end))
+
+
+def summary(diagnostics: Any) -> list[tuple[Any, int, int, int, Any]]:
+    out = [(d.code, d.range.start.line, d.range.start.character, d.range.end.character, d.severity)
+           for d in diagnostics]
+    return sorted(out, key=lambda item: (item[1], item[2], str(item[0])))
+
+
+async def open_doc(client: LanguageClient, path: Path, text: str, language: str = "shellscript") -> list[Any]:
+    uri = path.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return list(client.diagnostics[uri])
+
+
+async def change(client: LanguageClient, path: Path, version: int, text: str) -> list[Any]:
+    uri = path.as_uri()
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        [types.TextDocumentContentChangeWholeDocument(text=text)]))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return list(client.diagnostics[uri])
+
+
+def apply(text: str, edits: list[types.TextEdit]) -> str:
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+
+    def offset(p: types.Position) -> int:
+        return offsets[p.line] + p.character
+
+    for edit in sorted(edits, key=lambda e: offset(e.range.start), reverse=True):
+        text = text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end):]
+    return text
+
+
+async def actions_for(client: LanguageClient, path: Path, diagnostic: types.Diagnostic) -> list[types.CodeAction]:
+    result = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri=path.as_uri()), diagnostic.range,
+        types.CodeActionContext(diagnostics=[diagnostic])))
+    assert result is not None
+    return [a for a in result if isinstance(a, types.CodeAction)]
+
+
+def edits_of(action: types.CodeAction, path: Path) -> list[types.TextEdit]:
+    assert action.edit is not None and action.edit.changes is not None
+    return [e for e in action.edit.changes[path.as_uri()] if isinstance(e, types.TextEdit)]
+
+
+def one(diagnostics: list[Any], code: str) -> types.Diagnostic:
+    found = [d for d in diagnostics if d.code == code]
+    assert len(found) == 1, diagnostics
+    return found[0]  # type: ignore[no-any-return]
+
+
+# -- tests ----------------------------------------------------------------------------------------------------------
+
+
+async def test_shell_diagnostics_exact(client: LanguageClient, tmp_path: Path) -> None:
+    diagnostics = await open_doc(client, tmp_path / "serve-cmd.sh", SERVE_CMD)
+    assert summary(diagnostics) == [
+        ("RL107", 6, 11, 19, WARN),  # blocker, possible: one level lower
+        ("RL101", 7, 2, 9, ERR),  # blocker, definite: `--dtype` of `--dtype bfloat16`
+        ("RL302", 9, 2, 17, INFO),  # major, possible
+    ]
+    rl101 = one(diagnostics, "RL101")
+    assert rl101.source == "relialint"
+    assert rl101.code_description is not None
+    assert rl101.code_description.href == "https://relialint.dev/records/RL101/"
+    assert "garbled" in rl101.message
+    rl107 = one(diagnostics, "RL107")
+    assert "possible: depends on" in rl107.message and "gpu.cc_mode" in rl107.message
+
+
+async def test_compose_diagnostics_with_directive(client: LanguageClient, tmp_path: Path) -> None:
+    diagnostics = await open_doc(client, tmp_path / "compose.yaml", COMPOSE, "yaml")
+    # `# relialint: gpu=A800` in the file overrides the editor's RTX 4090: no native FP8 either, so RL105 fires
+    assert summary(diagnostics) == [
+        ("RL107", 6, 14, 49, WARN),
+        ("RL101", 6, 51, 60, ERR),
+        ("RL105", 6, 74, 92, ERR),
+    ]
+
+
+async def test_edit_applying_the_fix_clears_the_diagnostic(client: LanguageClient, tmp_path: Path) -> None:
+    path = tmp_path / "serve-cmd.sh"
+    assert "RL101" in {d.code for d in await open_doc(client, path, SERVE_CMD)}
+    after = await change(client, path, 2, SERVE_CMD.replace("--dtype bfloat16", "--dtype float16"))
+    assert "RL101" not in {d.code for d in after}
+    assert {d.code for d in after} == {"RL107", "RL302"}
+
+
+async def test_hover(client: LanguageClient, tmp_path: Path) -> None:
+    path = tmp_path / "serve-cmd.sh"
+    await open_doc(client, path, SERVE_CMD)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(uri=path.as_uri()), types.Position(7, 5)))
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert hover.contents.kind == types.MarkupKind.Markdown
+    text = hover.contents.value
+    assert text.startswith("**RL101: NVFP4")
+    assert "**Fix:** Serve NVFP4 checkpoints with `--dtype float16`" in text
+    assert "[RL101 in the relialint catalogue](https://relialint.dev/records/RL101/)" in text
+    assert hover.range == rng(7, 2, 9)
+    nothing = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(uri=path.as_uri()), types.Position(2, 1)))
+    assert nothing is None
+
+
+async def test_code_actions_fix_and_ignore(client: LanguageClient, tmp_path: Path) -> None:
+    path = tmp_path / "serve-cmd.sh"
+    diagnostic = one(await open_doc(client, path, SERVE_CMD), "RL101")
+    actions = await actions_for(client, path, diagnostic)
+    assert [a.title for a in actions] == ["Fix RL101: set serve.dtype=float16",
+                                          "Ignore RL101 here (relialint directive with a reason)"]
+    fix, ignore = actions
+    assert fix.kind == types.CodeActionKind.QuickFix and fix.is_preferred
+    assert edits_of(fix, path) == [types.TextEdit(range=rng(7, 10, 18), new_text="float16")]
+    # `--dtype` is on a continuation line: the directive goes above the command
+    assert edits_of(ignore, path) == [types.TextEdit(
+        range=rng(6, 0, 0), new_text="# relialint: ignore[RL101] REASON: why this is safe here\n")]
+
+    fixed = apply(SERVE_CMD, edits_of(fix, path))
+    assert "--dtype float16 \\" in fixed
+    assert "RL101" not in {d.code for d in await change(client, path, 2, fixed)}
+    ignored = apply(SERVE_CMD, edits_of(ignore, path))
+    assert "RL101" not in {d.code for d in await change(client, path, 3, ignored)}
+
+
+async def test_code_action_adds_env_var_in_compose(client: LanguageClient, tmp_path: Path) -> None:
+    path = tmp_path / "compose.yaml"
+    diagnostic = one(await open_doc(client, path, COMPOSE, "yaml"), "RL107")
+    fix = (await actions_for(client, path, diagnostic))[0]
+    assert fix.title == "Fix RL107: set env.VLLM_USE_V2_MODEL_RUNNER=0"
+    assert edits_of(fix, path) == [types.TextEdit(range=rng(6, 0, 0),
+                                                  new_text='      VLLM_USE_V2_MODEL_RUNNER: "0"\n')]
+    rl105 = one(client.diagnostics[path.as_uri()], "RL105")
+    fix105 = (await actions_for(client, path, rl105))[0]
+    assert edits_of(fix105, path) == [types.TextEdit(range=rng(6, 94, 99), new_text='"auto"')]
+    after = apply(COMPOSE, edits_of(fix, path) + edits_of(fix105, path))
+    assert "RL107" not in {d.code for d in await change(client, path, 2, after)}
+    assert {d.code for d in client.diagnostics[path.as_uri()]} == {"RL101"}
+
+
+async def test_code_action_adds_env_prefix_in_shell(client: LanguageClient, tmp_path: Path) -> None:
+    path = tmp_path / "serve-cmd.sh"
+    diagnostic = one(await open_doc(client, path, SERVE_CMD), "RL107")
+    fix = (await actions_for(client, path, diagnostic))[0]
+    assert edits_of(fix, path) == [types.TextEdit(range=rng(6, 0, 0), new_text="VLLM_USE_V2_MODEL_RUNNER=0 ")]
+    assert "RL107" not in {d.code for d in await change(client, path, 2, apply(SERVE_CMD, edits_of(fix, path)))}
+
+
+async def test_settings_change_target_gpu(client: LanguageClient, tmp_path: Path) -> None:
+    path = tmp_path / "serve-cmd.sh"
+    assert "RL101" in {d.code for d in await open_doc(client, path, SERVE_CMD)}
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"relialint": {"gpu": "B200"}}))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert "RL101" not in {d.code for d in client.diagnostics[path.as_uri()]}  # native FP4 on B200
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"gpu": "RTX 4090", "facts": {"gpu.cc_mode": False}}))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert {d.code for d in client.diagnostics[path.as_uri()]} == {"RL101", "RL302"}
+
+
+async def test_half_typed_buffer_keeps_last_good_diagnostics(client: LanguageClient, tmp_path: Path) -> None:
+    path = tmp_path / "compose.yaml"
+    good = summary(await open_doc(client, path, COMPOSE, "yaml"))
+    broken = COMPOSE.replace('"fp8"]', '"fp8"').replace("    environment:", "    environment: [")
+    after = await change(client, path, 2, broken)
+    parse = [d for d in after if d.code == "parse"]
+    assert len(parse) == 1 and parse[0].severity == ERR
+    assert summary([d for d in after if d.code != "parse"]) == good
+    assert summary(await change(client, path, 3, COMPOSE)) == good
+
+
+async def test_unknown_gpu_setting_is_reported_not_fatal(client: LanguageClient, tmp_path: Path) -> None:
+    path = tmp_path / "serve-cmd.sh"
+    await open_doc(client, path, SERVE_CMD)
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"gpu": "RTX 9999"}))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    messages = [d.message for d in client.diagnostics[path.as_uri()]]
+    assert any(m.startswith("relialint settings:") and "RTX 9999" in m for m in messages)
+    diagnostics = await change(client, path, 2, SERVE_CMD + "\nvllm serve x --dtype\n")
+    assert diagnostics  # still answering
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "relialint.cli", "lsp"]))
+async def debounced(lsp_client: LanguageClient) -> Any:
+    params = types.InitializeParams(capabilities=types.ClientCapabilities(),
+                                    initialization_options={"gpu": "RTX 4090", "debounceMs": 300})
+    await lsp_client.initialize_session(params)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_changes_are_debounced(debounced: LanguageClient, tmp_path: Path) -> None:
+    client = debounced
+    path = tmp_path / "serve-cmd.sh"
+    await open_doc(client, path, SERVE_CMD)
+    published: list[int | None] = []
+    uri = path.as_uri()
+    for version, dtype in ((2, "float1"), (3, "float16"), (4, "bfloat16"), (5, "float16")):
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            [types.TextDocumentContentChangeWholeDocument(text=SERVE_CMD.replace("bfloat16", dtype))]))
+    params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    published.append(params.version)
+    assert published == [5]  # one lint, of the last text
+    assert "RL101" not in {d.code for d in client.diagnostics[uri]}

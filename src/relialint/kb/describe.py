@@ -25,6 +25,20 @@ _PHRASES: dict[str, str] = {
     "bench.reports_tail": "the benchmark {does} report a percentile above p50",
     "bench.clocks_locked": "GPU clocks {are} locked before the benchmark",
 }
+_VALUE_PHRASES: dict[str, str] = {
+    "spec_decode.method": "speculative decoding uses {v}",
+    "serve.dtype": "the compute dtype is {v}",
+    "kv_cache.dtype": "the KV cache dtype is {v}",
+    "model.quantization": "the checkpoint is quantized as {v}",
+    "attention.backend": "the attention backend is {v}",
+    "moe.backend": "the MoE backend is {v}",
+    "engine.backend": "the compute backend is {v}",
+    "gpu.arch": "the GPU is {v}",
+    "host.os": "the host runs {v}",
+}
+_VALUE_NAMES = {"mtp": "MTP", "eagle": "EAGLE", "eagle3": "EAGLE-3", "draft_model": "a draft model", "ngram": "n-gram",
+                "nvfp4": "NVFP4", "mxfp4": "MXFP4", "fp8": "FP8", "hip": "HIP/ROCm", "vulkan": "Vulkan",
+                "windows": "Windows"}
 _OPS = {"eq": "is", "ne": "is not", "lt": "is below", "le": "is at most", "gt": "is above", "ge": "is at least",
         "in": "is one of", "not_in": "is none of", "matches": "matches"}
 
@@ -52,6 +66,10 @@ def leaf_english(leaf: dict[str, Any]) -> str:
         return phrase.format(**words)
     if phrase and key == "engine.name" and op == "eq":
         return phrase.format(v=value)
+    if key in _VALUE_PHRASES and op in ("eq", "in"):
+        values = value if isinstance(value, list) else [value]
+        shown = " or ".join(_VALUE_NAMES.get(str(v), f"`{v}`") for v in values)
+        return _VALUE_PHRASES[key].format(v=shown)
     return f"{key} {_OPS[op]} {_fmt(value)}"
 
 
@@ -99,7 +117,7 @@ def explain(record: dict[str, Any], width: int = 100) -> str:
         if not body:
             return []
         wrapped = textwrap.fill(" ".join(str(body).split()), width=width, initial_indent="  ",
-                                subsequent_indent="  ")
+                                subsequent_indent="  ", break_on_hyphens=False, break_long_words=False)
         return [title, wrapped, ""]
 
     out = [f"{record['id']} {record['slug']}", record["title"],
@@ -112,7 +130,8 @@ def explain(record: dict[str, Any], width: int = 100) -> str:
         out.append("Evidence")
         for item in record["evidence"]:
             out.append(textwrap.fill(f"- {item['measured']} (setup: {item['setup']})", width=width,
-                                     initial_indent="  ", subsequent_indent="    "))
+                                     initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False,
+                                     break_long_words=False))
         out.append("")
     out += para("Fix", record.get("fix"))
     out += para("Cost of the fix", record.get("fix_cost"))

@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -30,6 +30,17 @@ class DefaultGroup(click.Group):
 @click.version_option(__version__, prog_name="relialint")
 def main() -> None:
     """Lint LLM-serving deployment configs (vLLM, llama.cpp) against known silent failures."""
+
+
+def _usage_exit(exc: Exception) -> NoReturn:
+    """Invalid configuration (located) or a bad option: one line on stderr, exit 2."""
+    from relialint.config import ConfigError
+
+    if isinstance(exc, ConfigError):
+        click.echo(f"{exc.path}:{exc.line}:{exc.column}: error: invalid configuration: {exc.message}", err=True)
+    else:
+        click.echo(f"relialint: error: {exc}", err=True)
+    sys.exit(2)
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
@@ -107,12 +118,8 @@ def check(paths: tuple[str, ...], gpu: tuple[str, ...], engine_version: str | No
                 run.errors.append(error)
         else:
             run = lint_paths(list(paths), options)
-    except ConfigError as exc:
-        click.echo(f"{exc.path}:{exc.line}:{exc.column}: error: invalid configuration: {exc.message}", err=True)
-        sys.exit(2)
-    except UsageError as exc:
-        click.echo(f"relialint: error: {exc}", err=True)
-        sys.exit(2)
+    except (ConfigError, UsageError) as exc:
+        _usage_exit(exc)
     if write_baseline:
         from relialint.suppress import write_baseline as write
 
@@ -189,12 +196,8 @@ def facts(paths: tuple[str, ...], gpu: str | None, engine_version: str | None, o
     try:
         run = lint_paths(list(paths), Options(Target(gpu, engine_version, os_name, _facts(fact)),
                                               select=["-none-"]))
-    except ConfigError as exc:
-        click.echo(f"{exc.path}:{exc.line}:{exc.column}: error: invalid configuration: {exc.message}", err=True)
-        sys.exit(2)
-    except UsageError as exc:
-        click.echo(f"relialint: error: {exc}", err=True)
-        sys.exit(2)
+    except (ConfigError, UsageError) as exc:
+        _usage_exit(exc)
     deployments = []
     for d in run.deployments:
         entry: dict[str, Any] = {"path": d.path, "line": d.span.line, "engine": d.engine, "kind": d.kind,

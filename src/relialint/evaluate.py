@@ -34,30 +34,24 @@ TRUE = Verdict(True)
 FALSE = Verdict(False)
 
 
-def kleene_and(verdicts: list[Verdict]) -> Verdict:
-    if any(v.value is False for v in verdicts):
-        return FALSE
+def _junction(verdicts: list[Verdict], dominant: bool) -> Verdict:
+    """``all`` (dominant ``False``) or ``any`` (dominant ``True``): the dominant value decides, else any unknown
+    makes the result unknown (naming every fact the unknown parts miss), else the other value."""
+    if any(v.value is dominant for v in verdicts):
+        return Verdict(dominant)
     unknown = [v for v in verdicts if v.value is None]
     if unknown:
-        return Verdict(
-            None,
-            frozenset().union(*(v.missing for v in unknown)),
-            tuple(n for v in unknown for n in v.notes),
-        )
-    return TRUE
+        return Verdict(None, frozenset().union(*(v.missing for v in unknown)),
+                       tuple(n for v in unknown for n in v.notes))
+    return Verdict(not dominant)
+
+
+def kleene_and(verdicts: list[Verdict]) -> Verdict:
+    return _junction(verdicts, dominant=False)
 
 
 def kleene_or(verdicts: list[Verdict]) -> Verdict:
-    if any(v.value is True for v in verdicts):
-        return TRUE
-    unknown = [v for v in verdicts if v.value is None]
-    if unknown:
-        return Verdict(
-            None,
-            frozenset().union(*(v.missing for v in unknown)),
-            tuple(n for v in unknown for n in v.notes),
-        )
-    return FALSE
+    return _junction(verdicts, dominant=True)
 
 
 def kleene_not(verdict: Verdict) -> Verdict:

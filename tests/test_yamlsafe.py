@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -83,10 +84,8 @@ def test_syntax_error_is_located() -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("ab:- \n[]{}&*!|>'\"#,?%@`\t1.~<")), max_size=80))
 def test_random_text_never_raises_anything_else(text: str) -> None:
-    try:
+    with contextlib.suppress(YamlError):
         load_all(text, "r.yaml")
-    except YamlError:
-        pass
 
 
 def test_budget_constant_is_sane() -> None:

@@ -224,17 +224,21 @@ def parse_value(spec: FactSpec, raw: object) -> Value:
     return text
 
 
-_PLACEHOLDER = re.compile(r"\{fact:([A-Za-z0-9_.\-]+)\}")
+_PLACEHOLDER = re.compile(r"\{fact:([A-Za-z0-9_.\-|]+)\}")
 
 
 def fill_message(message: str, facts: FactSet) -> str:
-    """A record message with ``{fact:KEY}`` placeholders replaced by the deployment's fact values."""
+    """A record message with ``{fact:KEY}`` placeholders replaced by the deployment's fact values;
+    ``{fact:A|B}`` takes the first of the keys that has a value."""
     if "{fact:" not in message:
         return message
 
     def value(match: re.Match[str]) -> str:
-        fact = facts.get(match.group(1))
-        return render(fact.value) if fact is not None and fact.value is not None else "(unknown)"
+        for key in match.group(1).split("|"):
+            fact = facts.get(key)
+            if fact is not None and fact.value is not None:
+                return render(fact.value)
+        return "(unknown)"
 
     return _PLACEHOLDER.sub(value, message)
 

@@ -30,7 +30,7 @@ def big_script(lines: int) -> str:
     out: list[str] = []
     n = 0
     while len(out) < lines:
-        out.extend(SMALL.replace("MODEL", f"MODEL{n}").splitlines()[2:])
+        out.extend(SMALL.replace("MODEL", f"M{n}").replace("V2_M{n}_RUNNER", "V2_MODEL_RUNNER").splitlines()[2:])
         out.append(f"echo step {n}")
         n += 1
     return "\n".join(out[:lines]) + "\n"

@@ -43,6 +43,7 @@ class VllmTable:
         self.options: dict[str, list[list[Any]]] = data["options"]
         self.env: dict[str, list[list[int]]] = data["env"]
         self.incomplete: set[str] = set(data.get("incomplete") or [])
+        self._long: dict[int | None, list[str]] = {}
 
     def index(self, version: Version | None) -> int | None:
         """The table index of exactly this version, or ``None``."""
@@ -84,9 +85,13 @@ class VllmTable:
         return any(lo <= index <= hi for lo, hi, *_ in self.env.get(name) or [])
 
     def long_options(self, index: int | None) -> list[str]:
-        """Every ``--`` option of a version (``None``: of any version)."""
-        return [name for name, ranges in self.options.items() if name.startswith("--") and (
-            index is None or any(r[0] <= index <= r[1] for r in ranges))]
+        """Every ``--`` option of a version (``None``: of any version); computed once per version."""
+        cached = self._long.get(index)
+        if cached is None:
+            cached = [name for name, ranges in self.options.items() if name.startswith("--") and (
+                index is None or any(r[0] <= index <= r[1] for r in ranges))]
+            self._long[index] = cached
+        return cached
 
     def env_names(self, index: int | None) -> list[str]:
         return [name for name, ranges in self.env.items() if index is None or any(
@@ -128,6 +133,11 @@ class Verdict:
 
 
 def _suggest(name: str, candidates: list[str]) -> str:
+    return _suggest_cached(name, tuple(candidates))
+
+
+@lru_cache(maxsize=4096)
+def _suggest_cached(name: str, candidates: tuple[str, ...]) -> str:
     close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)
     return f" (did you mean `{close[0]}`?)" if close else ""
 

@@ -466,6 +466,7 @@ def lint_paths(paths: list[str], options: Options) -> RunResult:
     session = Session(options)
     files, errors = discover(paths)
     session.run.errors.extend(errors)
+    results: list[tuple[Path, FileResult]] = []
     for path, display, kind in files:
         if session.excluded(path):
             continue
@@ -475,7 +476,15 @@ def lint_paths(paths: list[str], options: Options) -> RunResult:
             assert error is not None
             session.run.errors.append(error)
             continue
-        session.lint(read_file(text, display, kind), path)
+        results.append((path, read_file(text, display, kind)))
+    # A Dockerfile or env file that another file of the run builds or loads (compose `build:`, `env_file:`,
+    # systemd `EnvironmentFile=`) is linted as part of that deployment, not again as a deployment of its own.
+    used = {os.path.realpath(u) for _, result in results for u in result.used_files}
+    for path, result in results:
+        if result.kind in ("dockerfile", "env") and os.path.realpath(path) in used:
+            session.run.errors.extend(e for e in result.errors if e.severity != "warning")
+            continue
+        session.lint(result, path)
     return session.finish()
 
 

@@ -3,7 +3,6 @@ native FP8/FP4 support. One table, used by ``--gpu``, by inference from manifest
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -139,5 +138,7 @@ def resolve(name: str) -> Gpu:
                    native_fp8=sm >= FP8_FROM, native_fp4=sm >= FP4_FROM)
     names = sorted({g.name for g in catalogue()} | {a for g in catalogue() for a in g.aliases})
     by_norm = {_norm(n): n for n in names}
+    import difflib
+
     close = difflib.get_close_matches(key, list(by_norm), n=3, cutoff=0.5)
     raise UnknownGpu(name, [by_norm[c] for c in close])

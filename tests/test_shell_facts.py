@@ -178,3 +178,19 @@ def test_equivalent_spellings(tmp_path: Path) -> None:
     (d,) = facts(tmp_path, "vllm serve m --config c.yaml\n", files={"c.yaml": "kv_cache_dtype: fp8\n"})
     seen.add((d["kv_cache.dtype"][0], "flag"))
     assert seen == {("fp8", "flag")}
+
+
+@pytest.mark.parametrize(("version", "script", "expected"), [
+    ("0.12.0", "vllm serve m\n", (True, "default", None, None)),
+    ("0.12.0", "VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION=1 vllm serve m\n", (False, "env", 1, 1)),
+    ("0.16.0", "VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION=1 vllm serve m\n", (True, "default", None, None)),
+    ("0.16.0", "vllm serve m --attention-config.disable_flashinfer_q_quantization true\n", (False, "flag", 1, 14)),
+])
+def test_flashinfer_q_quantization(tmp_path: Path, version: str, script: str, expected: tuple[object, ...]) -> None:
+    (d,) = facts(tmp_path, script, "--engine-version", version)
+    assert d["attention.flashinfer_q_quant"] == expected
+
+
+def test_flashinfer_q_quantization_unknown_before_it_exists(tmp_path: Path) -> None:
+    (d,) = facts(tmp_path, "vllm serve m\n", "--engine-version", "0.9.0")
+    assert "attention.flashinfer_q_quant" not in d

@@ -546,6 +546,10 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
     attention = _merge_json(opts, "attention-config")
     if attention is not None and isinstance(attention[0].get("backend"), str):
         facts.set("attention.backend", word_fact(str(attention[0]["backend"]).upper(), "flag", attention[1].flag))
+    if attention is not None and "disable_flashinfer_q_quantization" in attention[0]:
+        disabled = _truthy(attention[0]["disable_flashinfer_q_quantization"])
+        if disabled is not None:
+            facts.set("attention.flashinfer_q_quant", word_fact(not disabled, "flag", attention[1].flag))
     _spec_decode(facts, opts, last)
     if not complete:
         deployment.notes.append("arguments spliced from a variable: flags not seen may still be set")
@@ -605,7 +609,7 @@ def _number(text: str | None, kind: type) -> int | float | None:
 # -- defaults by version --------------------------------------------------------------------------------------------
 
 V = {text: parse_engine_version("vllm", text) for text in
-     ("0.8.0", "0.11.1", "0.12.0", "0.14.0", "0.15.0", "0.20.0", "0.21.0", "0.24.0")}
+     ("0.8.0", "0.10.2", "0.11.1", "0.12.0", "0.14.0", "0.15.0", "0.20.0", "0.21.0", "0.24.0")}
 
 
 def _truthy(value: object) -> bool | None:
@@ -696,12 +700,26 @@ def apply_defaults(deployment: Deployment) -> None:
                 facts.set("attention.backend", Fact("auto", "default", note="VLLM_ATTENTION_BACKEND is ignored"))
         elif flags_closed and (backend is not None or env_closed):
             facts.set("attention.backend", Fact("auto", "default"))
-    q_quant = facts.get("env.VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION")
-    if not facts.settled("attention.flashinfer_q_quant") and q_quant is not None and q_quant.value is not None:
-        disabled = _truthy(q_quant.value)
-        if disabled is not None:
-            facts.set("attention.flashinfer_q_quant", Fact(not disabled, "env", q_quant.path, q_quant.line,
-                                                           q_quant.column))
+    _flashinfer_q_quant(facts, version, flags_closed, env_closed)
+
+
+def _flashinfer_q_quant(facts: FactSet, version: Version | None, flags_closed: bool, env_closed: bool) -> None:
+    """FlashInfer Q-quantization: on unless ``VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION`` (read 0.10.2-0.14.x,
+    default 0) or ``--attention-config`` ``disable_flashinfer_q_quantization`` (0.13.0+, default false) turns it
+    off; the switch does not exist before 0.10.2."""
+    key = "attention.flashinfer_q_quant"
+    if facts.settled(key):
+        return
+    env = facts.get("env.VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION")
+    env_read = version is not None and not version < V["0.10.2"] and version < V["0.15.0"]
+    if env is not None and env.value is not None and _truthy(env.value) is not None:
+        if env_read:
+            facts.set(key, Fact(not _truthy(env.value), "env", env.path, env.line, env.column))
+            return
+        if version is None:
+            return  # read by some versions only: unknown until the version is known
+    if version is not None and not version < V["0.10.2"] and flags_closed and (env_closed or not env_read):
+        facts.set(key, Fact(True, "default", note="Q is quantized to FP8 with an FP8 KV cache unless disabled"))
 
 
 # -- fixes as edits (records' `fix_edit`, for editors) --------------------------------------------------------------

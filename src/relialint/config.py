@@ -18,11 +18,6 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 if TYPE_CHECKING:
     from relialint.config_schema import Settings, Suppression, _Common
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 CONFIG_NAMES = (".relialint.toml", "pyproject.toml")
 FailOn = Literal["blocker", "major", "minor", "never"]
 FactValue = Union[str, bool, int, float]
@@ -136,6 +131,10 @@ def load(path: Path) -> Config:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(display, 1, 1, f"cannot read configuration: {exc}") from exc
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

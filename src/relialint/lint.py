@@ -404,11 +404,16 @@ def _finding(record: dict[str, Any], deployment: Deployment, definite: bool, mis
     )
 
 
+# Facts the engine derives from its version when the config leaves them out: the version decides them.
+VERSION_DEFAULTED = {"engine.v1", "engine.v2_model_runner", "prefix_caching.enabled", "memory.gpu_utilization",
+                     "engine.ready_timeout_s", "attention.flashinfer_q_quant", "attention.backend"}
+
+
 def _how_to_supply(missing: list[str]) -> str:
     ways: list[str] = []
     if any(m.startswith("gpu.") and m not in ("gpu.cc_mode", "gpu.count") for m in missing):
         ways.append("--gpu NAME")
-    if "engine.version" in missing or not missing:
+    if "engine.version" in missing or not missing or any(m in VERSION_DEFAULTED for m in missing):
         ways.append("--engine-version V")
     if "host.os" in missing:
         ways.append("--os NAME")

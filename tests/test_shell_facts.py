@@ -194,3 +194,25 @@ def test_flashinfer_q_quantization(tmp_path: Path, version: str, script: str, ex
 def test_flashinfer_q_quantization_unknown_before_it_exists(tmp_path: Path) -> None:
     (d,) = facts(tmp_path, "vllm serve m\n", "--engine-version", "0.9.0")
     assert "attention.flashinfer_q_quant" not in d
+
+
+@pytest.mark.parametrize(("version", "script", "expected"), [
+    ("0.10.1", "vllm serve m\n", ("PIECEWISE", "default", None, None)),
+    ("0.11.0", "vllm serve m\n", ("FULL_AND_PIECEWISE", "default", None, None)),
+    ("0.30.0", "vllm serve m --enforce-eager\n", ("NONE", "default", None, None)),
+    ("0.30.0", "vllm serve m -cc.cudagraph_mode piecewise\n", ("PIECEWISE", "flag", 1, 14)),
+])
+def test_cudagraph_mode_by_version(tmp_path: Path, version: str, script: str, expected: tuple[object, ...]) -> None:
+    (d,) = facts(tmp_path, script, "--engine-version", version)
+    assert d["cuda_graphs.mode"] == expected
+
+
+def test_cudagraph_mode_unknown_without_version(tmp_path: Path) -> None:
+    (d,) = facts(tmp_path, "vllm serve m\n")
+    assert "cuda_graphs.mode" not in d
+
+
+@pytest.mark.parametrize(("word", "expected"), [("enabled", "on"), ("1", "on"), ("false", "off"), ("-1", "auto")])
+def test_llama_flash_attn_env_words(tmp_path: Path, word: str, expected: str) -> None:
+    (d,) = facts(tmp_path, f"LLAMA_ARG_FLASH_ATTN={word} llama-server -m m.gguf\n")
+    assert d["llama.flash_attn"] == (expected, "env", 1, 1)

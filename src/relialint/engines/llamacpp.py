@@ -182,7 +182,7 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
             name = ENV.get(var.name)
             if name in FACTS and var.value is not None:
                 key, kind = FACTS[name]
-                env_value = _typed(var.value, kind)
+                env_value = _typed(_fa(var.value) if name == "flash-attn" else var.value, kind)
                 if env_value is not None:
                     facts.set(key, at(env_value, "env", var.span))
         flagcheck.record_llama_launch(deployment, launch.args)
@@ -208,7 +208,15 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
 
 
 def _fa(value: str) -> str:
-    return {"1": "on", "0": "off", "-1": "auto"}.get(value, value)
+    """llama.cpp's on/off/auto words (``arg.cpp``: on, enabled, true, 1 / off, disabled, false, 0 / auto, -1)."""
+    word = value.strip().lower()
+    if word in ("on", "enabled", "true", "1"):
+        return "on"
+    if word in ("off", "disabled", "false", "0"):
+        return "off"
+    if word in ("auto", "-1"):
+        return "auto"
+    return value
 
 
 def _typed(value: str, kind: type) -> int | str | None:

@@ -609,7 +609,7 @@ def _number(text: str | None, kind: type) -> int | float | None:
 # -- defaults by version --------------------------------------------------------------------------------------------
 
 V = {text: parse_engine_version("vllm", text) for text in
-     ("0.8.0", "0.10.2", "0.11.1", "0.12.0", "0.14.0", "0.15.0", "0.20.0", "0.21.0", "0.24.0")}
+     ("0.8.0", "0.10.1", "0.10.2", "0.11.0", "0.11.1", "0.12.0", "0.14.0", "0.15.0", "0.20.0", "0.21.0", "0.24.0")}
 
 
 def _truthy(value: object) -> bool | None:
@@ -638,6 +638,7 @@ def apply_defaults(deployment: Deployment) -> None:
     default("serve.dtype", "auto")
     default("kv_cache.dtype", "auto")
     default("cuda_graphs.enabled", True)
+    _cudagraph_mode(facts, version, flags_closed)
     default("spec_decode.enabled", False)
     default("spec_decode.method", None)
     default("spec_decode.num_tokens", None)
@@ -701,6 +702,22 @@ def apply_defaults(deployment: Deployment) -> None:
         elif flags_closed and (backend is not None or env_closed):
             facts.set("attention.backend", Fact("auto", "default"))
     _flashinfer_q_quant(facts, version, flags_closed, env_closed)
+
+
+def _cudagraph_mode(facts: FactSet, version: Version | None, flags_closed: bool) -> None:
+    """The cudagraph mode the engine uses when the config names none: ``NONE`` under ``--enforce-eager``,
+    ``PIECEWISE`` in 0.10.1-0.10.2, ``FULL_AND_PIECEWISE`` from 0.11.0 (``config/compilation.py``); unknown
+    before 0.10.1, when the mode did not exist, and when the version is unknown."""
+    key = "cuda_graphs.mode"
+    if facts.settled(key) or not flags_closed:
+        return
+    graphs = facts.get("cuda_graphs.enabled")
+    if graphs is not None and graphs.value is False:
+        facts.set(key, Fact("NONE", "default", note="CUDA graphs are off"))
+    elif version is not None and not version < V["0.11.0"]:
+        facts.set(key, Fact("FULL_AND_PIECEWISE", "default"))
+    elif version is not None and not version < V["0.10.1"]:
+        facts.set(key, Fact("PIECEWISE", "default"))
 
 
 def _flashinfer_q_quant(facts: FactSet, version: Version | None, flags_closed: bool, env_closed: bool) -> None:

@@ -9,6 +9,7 @@ relialint/yamllint. Target: at most 1.0 (relialint on a file costs no more than 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -33,9 +34,15 @@ def compose_of_size(size: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Both tools run as installed tools do: with their bytecode cached. (A PYTHONDONTWRITEBYTECODE environment would
+# make an editable install recompile its sources on every start while the peer, installed with compiled
+# bytecode, would not.)
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def timed(cmd: list[str]) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=ENV)
     return time.perf_counter() - start
 
 

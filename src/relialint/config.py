@@ -49,7 +49,7 @@ def _spec(target: Any) -> TargetSpec:
     return TargetSpec(target.name, target.gpu, target.engine_version, target.os, dict(target.facts))
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Config:
     """A loaded configuration file."""
 
@@ -77,7 +77,7 @@ class Config:
         return locate(self.text, self.section, loc)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Effective:
     """The settings that apply to one file once overrides are merged (the command line comes on top in lint)."""
 

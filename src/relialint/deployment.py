@@ -8,7 +8,7 @@ from relialint.facts import FactSet
 from relialint.readers.located import Span
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Deployment:
     """One engine launch (or one benchmark run) and what is known about it."""
 

@@ -258,7 +258,7 @@ def json_value(value: Value | None) -> object:
     return str(value)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class FactSet:
     """The facts of one deployment.
 

@@ -19,7 +19,7 @@ SEVERITY_RANK = {"blocker": 3, "major": 2, "minor": 1}
 GPU_FACT_HINT = "--gpu NAME"
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Target:
     """Facts about where the deployment runs, given outside the files (command line, configuration)."""
 
@@ -30,7 +30,7 @@ class Target:
     origin: str = "cli"
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Options:
     target: Target = field(default_factory=Target)
     select: list[str] = field(default_factory=list)
@@ -74,7 +74,7 @@ class Finding:
         return (self.path, self.line, self.column, self.code, self.target or "")
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Suppressed:
     """A finding that an inline ignore, a configured suppression or the baseline kept out of the report."""
 
@@ -84,7 +84,7 @@ class Suppressed:
     where: str
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class RunResult:
     findings: list[Finding] = field(default_factory=list)
     errors: list[ReadError] = field(default_factory=list)
@@ -533,7 +533,7 @@ def rule_table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(rules, key=lambda r: str(r["id"]))
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class _Configured:
     """Use of one ``[[tool.relialint.suppress]]`` entry across the run."""
 

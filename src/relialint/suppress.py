@@ -84,7 +84,7 @@ class Problem:
     message: str
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Ignore:
     """An inline ``ignore[...]`` or ``ignore-file[...]`` directive."""
 
@@ -102,7 +102,7 @@ class Ignore:
         return self.target_line is None or line == self.target_line or start_line == self.target_line
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class FactDirective:
     key: str  # "gpu", "engine-version", "os", or a fact key
     value: str
@@ -110,7 +110,7 @@ class FactDirective:
     column: int
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Directives:
     ignores: list[Ignore] = field(default_factory=list)
     facts: list[FactDirective] = field(default_factory=list)
@@ -284,7 +284,7 @@ class Entry:
         return (self.code, self.path, self.about, self.service or "", self.target or "")
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Baseline:
     path: Path
     entries: list[Entry]

@@ -57,7 +57,7 @@ VOID = {"-cb", "--cont-batching", "-nocb", "--no-cont-batching", "--mlock", "--n
 FA_VALUE_FROM = parse_engine_version("llama.cpp", "b6327")
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Opt:
     name: str
     value: str | None
@@ -66,7 +66,7 @@ class Opt:
     value_word: Word | None = None
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Launch:
     command: Command
     args: list[Word]

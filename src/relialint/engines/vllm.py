@@ -74,7 +74,7 @@ OPTION_FACTS: dict[str, tuple[str, ...]] = {
 _WEIGHT_ONLY_QUANT = {"awq", "gptq", "awq_marlin", "gptq_marlin", "auto_awq", "auto_gptq", "moe_wna16"}
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Opt:
     """One option as the parser would store it."""
 
@@ -89,7 +89,7 @@ class Opt:
     from_config: bool = False
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Parsed:
     opts: list[Opt] = field(default_factory=list)
     positionals: list[Word] = field(default_factory=list)
@@ -189,7 +189,7 @@ _ROCM_TAG = re.compile(r"rocm[\d.]+_(?:instinct_)?vllm_?(\d+(?:\.\d+)+)_\d{8}")
 SERVE_ENTRYPOINT_FROM = parse_engine_version("vllm", "0.11.1")
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Launch:
     command: Command
     form: str  # "serve" | "api_server" | "image"

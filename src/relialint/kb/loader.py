@@ -28,7 +28,7 @@ class Problem:
     message: str
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class LoadedRecord:
     path: str
     data: dict[str, Any]
@@ -41,7 +41,7 @@ class LoadedRecord:
         return key_span(self.tree, loc)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class LoadResult:
     records: list[LoadedRecord] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)

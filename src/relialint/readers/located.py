@@ -49,7 +49,7 @@ class EnvVar:
     source: Span | None = None
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Command:
     """One command a file runs or declares.
 
@@ -83,7 +83,7 @@ class ReadError:
     severity: str = "error"
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class FileResult:
     """What a reader made of one file: its commands in order, files it writes (heredocs), and errors."""
 

@@ -42,14 +42,14 @@ def _parser() -> Parser:
     return Parser(Language(tree_sitter_bash.language()))
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class _Var:
     value: str | None
     span: Span | None
     exported: bool = False
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class _Value:
     """A word's value while it is built: ``None`` text means unknown."""
 
@@ -58,7 +58,7 @@ class _Value:
     source: Span | None = None
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class _State:
     path: str
     data: bytes

@@ -439,9 +439,10 @@ def _evaluate_file(result: FileResult, given: dict[str, Fact], records: list[dic
     from relialint.engines import extract
 
     deployments = extract(result, _opener)
-    from relialint import manifest_facts
+    if any(command.gpu_labels for command in result.commands):
+        from relialint import manifest_facts
 
-    manifest_facts.apply(result, deployments)
+        manifest_facts.apply(result, deployments)
     for deployment in deployments:
         if deployment.engine != "bench":
             deployment.facts.closed.add("bench.")

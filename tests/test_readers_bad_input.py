@@ -158,3 +158,23 @@ def test_deep_nesting_is_an_error_not_a_crash(tmp_path: Path) -> None:
     errors = doc["errors"]
     assert isinstance(errors, list) and any(Path(e["path"]).name == "compose.yaml" for e in errors)
     assert elapsed < 20
+
+
+def test_unreadable_file_even_as_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same as above where the tests run with privileges that read mode-000 files: the read itself is made to
+    fail the way the kernel fails it for an ordinary user."""
+    original = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        if self.parent.name == "bad" and self.name == "compose.yaml":
+            raise PermissionError(13, "Permission denied", str(self))
+        return original(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+
+    def make(folder: Path) -> Path:
+        path = folder / "compose.yaml"
+        path.write_text(GOOD)
+        return path
+
+    check(tmp_path, make, 1, 1, "permission denied")

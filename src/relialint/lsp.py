@@ -21,7 +21,7 @@ from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from relialint import __version__
-from relialint.lint import Finding, Options, RunResult, Target
+from relialint.results import Finding, Options, RunResult, Target
 
 log = logging.getLogger(__name__)
 
@@ -248,7 +248,7 @@ class RelialintServer(LanguageServer):
     def fix_action(self, uri: str, linted: Linted, finding: Finding,
                    diagnostic: types.Diagnostic) -> types.CodeAction | None:
         from relialint.engines import fixedit
-        from relialint.lint import read_file
+        from relialint.files import read_file
 
         record = self.records().get(finding.code)
         fix_set = ((record or {}).get("trigger") or {}).get("fix_edit", {}) or {}

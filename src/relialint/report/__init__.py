@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from relialint.lint import RunResult
+from relialint.results import RunResult
 
 Formatter = Callable[[RunResult, bool, bool], str]
 """``render(run, color, show_ignored)``."""

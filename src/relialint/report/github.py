@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from relialint.lint import RunResult
 from relialint.report import repo_relative, repository_root
+from relialint.results import RunResult
 
 COMMANDS = {"blocker": "error", "major": "warning", "minor": "notice"}
 _DOWN = {"error": "warning", "warning": "notice", "notice": "notice"}

@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict
 
 from relialint import __version__
-from relialint.lint import Finding, RunResult
+from relialint.results import Finding, RunResult
 
 _EXTENSIONS = ("target", "service")
 _INTERNAL = ("about",)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from relialint.lint import RunResult
+from relialint.results import RunResult
 
 _COLORS = {"blocker": "\033[1;31m", "major": "\033[33m", "minor": "\033[36m", "dim": "\033[2m", "bold": "\033[1m"}
 _RESET = "\033[0m"

@@ -1,0 +1,160 @@
+"""Finding the files to lint and handing each to the reader of its kind (no engine knowledge here)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from relialint.readers import detect
+from relialint.readers.located import MAX_FILE_BYTES, FileResult, ReadError, read_text
+
+# -- readers --------------------------------------------------------------------------------------------------------
+
+Reader = Callable[[str, str], FileResult]
+
+
+READER_MODULES = {"shell": "shell", "compose": "compose", "kubernetes": "kubernetes", "helm": "helm",
+                  "env": "envfile", "systemd": "systemd", "dockerfile": "dockerfile"}
+
+
+def reader(kind: str) -> Reader | None:
+    """The reader of one kind, imported on first use (a run over shell scripts never loads the YAML readers)."""
+    import importlib
+
+    if kind == "vllm-config":
+        return _vllm_config
+    module = READER_MODULES.get(kind)
+    if module is None:
+        return None
+    read: Reader = importlib.import_module(f"relialint.readers.{module}").read
+    return read
+
+
+def readers() -> dict[str, Reader]:
+    """Every reader by kind."""
+    out: dict[str, Reader] = {}
+    for kind in (*READER_MODULES, "vllm-config"):
+        found = reader(kind)
+        if found is not None:
+            out[kind] = found
+    return out
+
+
+def _vllm_config(text: str, display: str) -> FileResult:
+    """A vLLM ``--config`` YAML on its own: the engine model reads it (no reader knows the engine)."""
+    from relialint.readers.yamlsafe import YamlError
+    from relialint.readers.yamlwords import load
+
+    result = FileResult(display, "vllm-config", text=text)
+    try:
+        load(text, display)
+    except YamlError as exc:
+        result.errors.append(exc.error)
+    return result
+
+
+def read_file(text: str, display: str, kind: str) -> FileResult:
+    if kind in ("yaml", "yaml?"):
+        found = detect.yaml_kind(text)
+        if found is None:
+            # A YAML file of another tool (mkdocs.yml, a CI workflow): named explicitly, it is skipped with a
+            # warning rather than read as a vLLM config it is not.
+            result = FileResult(display, "yaml", text=text)
+            result.errors.append(ReadError(display, 1, 1, "not a compose file, Kubernetes manifest, Helm values or "
+                                                          "vLLM config; skipped", "warning"))
+            return result
+        kind = found
+    read = reader(kind)
+    if read is None:
+        result = FileResult(display, kind, text=text)
+        result.errors.append(ReadError(display, 1, 1, f"{kind} files are not read yet"))
+        return result
+    return read(text, display)
+
+
+# -- finding files --------------------------------------------------------------------------------------------------
+
+
+def discover(paths: list[str]) -> tuple[list[tuple[Path, str, str]], list[ReadError]]:
+    """Files to lint as ``(path, display, kind)``; folders are walked, explicit files always read."""
+    found: list[tuple[Path, str, str]] = []
+    errors: list[ReadError] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            before, errors_before = len(found), len(errors)
+            _walk(path, found, errors)
+            if len(found) == before and len(errors) == errors_before:
+                errors.append(ReadError(raw, 1, 1, "no files relialint reads in this folder"))
+            continue
+        if not path.exists() and not path.is_symlink():
+            errors.append(ReadError(raw, 1, 1, "no such file or folder"))
+            continue
+        kind = detect.kind_by_name(path)
+        if kind is None:
+            text, _ = read_text(path, raw)
+            kind = detect.kind_by_content(text or "") or "shell"
+        found.append((path, raw, kind))
+    return found, errors
+
+
+def _walk(root: Path, found: list[tuple[Path, str, str]], errors: list[ReadError]) -> None:
+    seen: set[tuple[int, int]] = set()
+    for current, dirs, files in os.walk(root, followlinks=True, onerror=lambda e: errors.append(
+            ReadError(str(e.filename), 1, 1, f"cannot read folder: {e.strerror}"))):
+        try:
+            stat = os.stat(current)
+        except OSError:
+            dirs[:] = []
+            continue
+        if (stat.st_dev, stat.st_ino) in seen:
+            errors.append(ReadError(current, 1, 1, "symlink loop; folder not walked again"))
+            dirs[:] = []
+            continue
+        seen.add((stat.st_dev, stat.st_ino))
+        dirs[:] = sorted(d for d in dirs if d not in detect.SKIP_DIRS)
+        for name in sorted(files):
+            path = Path(current) / name
+            kind = detect.kind_by_name(path)
+            if kind is None and "." not in name:
+                try:
+                    with open(path, "rb") as handle:
+                        head = handle.read(64).decode("utf-8", "replace")
+                except OSError:
+                    continue
+                kind = detect.kind_by_content(head)
+            if kind == "yaml":
+                kind = _sniff_yaml(path, errors)
+            if kind is not None:
+                found.append((path, str(path), kind))
+    # An env file beside other files that read it (compose `.env`, `env_file:`, `EnvironmentFile=`) is linted
+    # through them; alone in its folder it is a deployment of its own.
+    folders = {p.parent for p, _, k in found if k != "env"}
+    found[:] = [(p, d, k) for p, d, k in found if k != "env" or p.parent not in folders]
+
+
+def _sniff_yaml(path: Path, errors: list[ReadError]) -> str | None:
+    """A YAML file found in a folder: its kind by shape, or ``None`` (skipped) when relialint does not read it."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        errors.append(ReadError(str(path), 1, 1, f"cannot read: {exc.strerror or exc}"))
+        return None
+    if size > MAX_FILE_BYTES:
+        return None
+    text, _ = read_text(path, str(path))
+    if text is None:
+        return "yaml"  # the read error is reported when the file is linted
+    return detect.yaml_kind(text)
+
+
+def _opener(referrer: str, name: str) -> tuple[str, str] | None:
+    base = Path(referrer).parent
+    candidate = Path(name) if Path(name).is_absolute() else base / name
+    if not candidate.is_file():
+        return None
+    text, error = read_text(candidate, str(candidate))
+    if error is not None or text is None:
+        return None
+    return text, str(candidate)

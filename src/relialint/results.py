@@ -1,0 +1,98 @@
+"""The data of one run: what to lint against (targets, options) and what came out (findings, errors)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from relialint.deployment import Deployment
+from relialint.readers.located import ReadError
+
+SEVERITY_RANK = {"blocker": 3, "major": 2, "minor": 1}
+GPU_FACT_HINT = "--gpu NAME"
+
+
+@dataclass(repr=False, eq=False)
+class Target:
+    """Facts about where the deployment runs, given outside the files (command line, configuration)."""
+
+    gpu: str | None = None
+    engine_version: str | None = None
+    os: str | None = None
+    facts: dict[str, str] = field(default_factory=dict)
+    origin: str = "cli"
+
+
+@dataclass(repr=False, eq=False)
+class Options:
+    target: Target = field(default_factory=Target)
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    records_dirs: list[Path] = field(default_factory=list)
+    targets: list[Target] = field(default_factory=list)
+    """Several targets (``--gpu H100 --gpu B200``): each file is evaluated once per target."""
+    config_file: Path | None = None
+    """An explicit configuration file; ``None``: the nearest to each linted file."""
+    isolated: bool = False
+    """No configuration at all."""
+    inline_ignores: bool = True
+    baseline: Path | None = None
+    fail_on: str | None = None
+    strict: bool | None = None
+
+
+@dataclass
+class Finding:
+    code: str
+    slug: str
+    title: str
+    severity: str
+    certainty: str
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    message: str
+    missing_facts: list[str]
+    fix: str
+    url: str
+    target: str | None = None
+    """The target a finding is for, when a run has several (``--gpu H100 --gpu B200``)."""
+    about: str | None = None
+    """The fact the finding points at (``serve.dtype``): with ``service`` the baseline key, never the line."""
+    service: str | None = None
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.path, self.line, self.column, self.code, self.target or "")
+
+
+@dataclass(repr=False, eq=False)
+class Suppressed:
+    """A finding that an inline ignore, a configured suppression or the baseline kept out of the report."""
+
+    finding: Finding
+    by: str  # "inline", "configuration", "baseline"
+    reason: str
+    where: str
+
+
+@dataclass(repr=False, eq=False)
+class RunResult:
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[ReadError] = field(default_factory=list)
+    warnings: list[ReadError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    deployments: list[Deployment] = field(default_factory=list)
+    files: int = 0
+    suppressed: list[Suppressed] = field(default_factory=list)
+    rules: list[dict[str, Any]] = field(default_factory=list)
+    """The public fields of every rule (record) that could report, for formatters that describe rules (SARIF)."""
+    failing: int = 0
+    """Findings at or above each file's fail level (``--fail-on``, ``--strict`` or configuration)."""
+    policy: dict[int, tuple[int, bool]] = field(default_factory=dict, repr=False)
+
+
+class UsageError(ValueError):
+    """Bad options (unknown GPU, bad fact): exit 2 before anything is linted."""

@@ -1,0 +1,100 @@
+"""Facts given outside the files (command line, configuration): parsed, typed, and laid under each deployment's
+own facts, which always win; then the engine's defaults for what is still unknown."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from relialint.deployment import Deployment
+from relialint.facts import Fact, FactValueError, parse_value, render, spec_for
+from relialint.results import Target, UsageError
+
+# -- target facts ---------------------------------------------------------------------------------------------------
+
+
+def target_facts(target: Target) -> dict[str, Fact]:
+    """The target as facts; raises ``UsageError`` for an unknown GPU, key or badly typed value."""
+    origin: Any = target.origin
+    out: dict[str, Fact] = {}
+    if target.gpu:
+        from relialint import hardware
+
+        try:
+            gpu = hardware.resolve(target.gpu)
+        except hardware.UnknownGpu as exc:
+            raise UsageError(str(exc)) from exc
+        for key, value in gpu.facts().items():
+            out[key] = Fact(value, origin)  # type: ignore[arg-type]
+    if target.os:
+        out["host.os"] = _typed_fact("host.os", target.os, origin)
+    if target.engine_version:
+        out["engine.version"] = _typed_fact("engine.version", target.engine_version, origin)
+    for key, value in target.facts.items():
+        out[key] = _typed_fact(key, value, origin)
+    return out
+
+
+def _typed_fact(key: str, raw: str, origin: Any) -> Fact:
+    spec = spec_for(key)
+    if spec is None:
+        raise UsageError(f"unknown fact {key!r}; see `relialint facts --help` or docs/reference/facts.md")
+    try:
+        return Fact(parse_value(spec, raw), origin)
+    except FactValueError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def apply_target(deployment: Deployment, given: dict[str, Fact], notes: list[str]) -> None:
+    """Target facts fill what the files leave unknown; where a file says otherwise, the file wins with a note."""
+    facts = deployment.facts
+    for key, fact in given.items():
+        if key == "engine.version" and deployment.engine == "bench":
+            continue
+        current = facts.facts.get(key)
+        if current is None:
+            if key == "engine.version" and not _version_fits(deployment.engine, fact):
+                continue
+            facts.set(key, fact)
+        elif render(current.value).lower() != render(fact.value).lower():
+            where = f"{current.path}:{current.line}" if current.path else deployment.path
+            notes.append(f"{where}: {key} is {render(current.value)} in the file; the {fact.origin} value "
+                         f"{render(fact.value)} is not used")
+
+
+def _version_fits(engine: str, fact: Fact) -> bool:
+    scheme = getattr(fact.value, "scheme", None)
+    return (engine == "llama.cpp") == (scheme == "build")
+
+
+def shared_memory(deployments: list[Deployment]) -> None:
+    """``memory.gpu_utilization_shared_total``: vLLM deployments of one file on the same GPUs add up."""
+    groups: dict[tuple[str, str], list[Deployment]] = {}
+    for d in deployments:
+        if d.engine != "vllm":
+            continue
+        visible = d.facts.get("env.CUDA_VISIBLE_DEVICES")
+        key = (d.path, str(visible.value) if visible is not None and visible.value is not None else "*")
+        groups.setdefault(key, []).append(d)
+    for members in groups.values():
+        if len(members) == 1:
+            members[0].facts.set("memory.gpu_utilization_shared_total",
+                                 Fact(None, "inferred", note="no other engine on the same GPUs in this file"))
+            continue
+        values = [m.facts.get("memory.gpu_utilization") for m in members]
+        if any(v is None or not isinstance(v.value, int | float) for v in values):
+            continue
+        total = round(sum(float(v.value) for v in values if v is not None and isinstance(v.value, int | float)), 4)
+        for member, value in zip(members, values, strict=True):
+            assert value is not None
+            member.facts.set("memory.gpu_utilization_shared_total",
+                             Fact(total, "inferred", value.path, value.line, value.column, value.end_line,
+                                  value.end_column, note=f"sum over {len(members)} deployment(s) on the same GPUs"))
+
+
+def finish(deployment: Deployment) -> None:
+    from relialint.engines import llamacpp, vllm
+
+    if deployment.engine == "vllm":
+        vllm.apply_defaults(deployment)
+    elif deployment.engine == "llama.cpp":
+        llamacpp.apply_defaults(deployment)

@@ -1,59 +1,41 @@
-"""vLLM: launch forms, the argument parser's rules, and the mapping of flags and env vars onto facts.
-
-Parser rules follow ``FlexibleArgumentParser`` (see ``docs/fact-sources.md`` and the engine reference):
-``_``/``-`` interchangeable in long names, ``--flag=value``, ``--no-X``, short aliases, JSON-valued configs with
-dotted keys merged, the last repeated flag wins, unique prefixes accepted, ``--config FILE`` expanded but
-``--config=FILE`` not.
-"""
+"""vLLM: launch forms (``vllm serve``, the api_server module, images by tag), and the mapping of parsed options
+and env vars onto facts. The parser's rules are in ``vllm_args`` (``--config FILE`` is expanded, ``--config=FILE``
+is not, as in the engine), the defaults by version in ``vllm_defaults``; ``fix_edits`` turns a record's
+``fix_edit`` into text edits for editors."""
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from relialint.deployment import Deployment
 from relialint.engines import flagcheck
 from relialint.engines.common import FileOpener, apply_env, at, checkpoint_facts, model_facts, program, word_fact
-from relialint.facts import Fact, FactSet, Origin
+from relialint.engines.vllm_args import (
+    BOOLEAN_FLAGS,
+    JSON_FLAGS,
+    SHORT_ALIASES,
+    Opt,
+    Parsed,
+    _merge_json,
+    _number,
+    canonical,
+    config_file_opts,
+    parse_args,
+)
+from relialint.engines.vllm_defaults import _truthy, apply_defaults
+from relialint.facts import FactSet, Origin
 from relialint.readers.located import Command, FileResult, Span, Word
 from relialint.versions import Version, VersionError, parse_engine_version
 
+__all__ = [
+    "BOOLEAN_FLAGS", "JSON_FLAGS", "SHORT_ALIASES", "Launch", "Opt", "Parsed", "apply_defaults", "canonical",
+    "config_file_opts", "extract", "fix_edits", "parse_args", "recognise",
+]
+
 API_SERVER = "vllm.entrypoints.openai.api_server"
 
-BOOLEAN_FLAGS = {
-    "enforce-eager", "trust-remote-code", "enable-prefix-caching", "disable-log-requests", "enable-log-requests",
-    "disable-log-stats", "enable-chunked-prefill", "enable-auto-tool-choice", "enable-expert-parallel",
-    "disable-custom-all-reduce", "enable-lora", "enable-sleep-mode", "skip-tokenizer-init",
-    "disable-frontend-multiprocessing",
-    "enable-prompt-tokens-details", "enable-server-load-tracking", "disable-fastapi-docs", "enable-request-id-headers",
-    "disable-uvicorn-access-log", "headless", "enable-eplb", "enable-dbo", "async-scheduling", "enable-log-outputs",
-    "enable-force-include-usage", "enable-tokenizer-info-endpoint", "return-tokens-as-token-ids",
-    "disable-sliding-window", "disable-cascade-attn", "enable-return-routed-experts", "fully-sharded-loras",
-    "calculate-kv-scales", "enable-reasoning", "use-v2-block-manager", "disable-async-output-proc",
-    "disable-mm-preprocessor-cache", "enable-mfu-metrics", "allow-deprecated-quantization",
-}
-JSON_FLAGS = {
-    "speculative-config", "compilation-config", "attention-config", "kv-transfer-config", "kv-events-config",
-    "hf-overrides", "override-generation-config", "limit-mm-per-prompt", "mm-processor-kwargs",
-    "model-loader-extra-config", "additional-config", "structured-outputs-config", "override-pooler-config",
-    "pooler-config", "ec-transfer-config", "kernel-config", "observability-config", "profiler-config",
-}
-SHORT_ALIASES = {
-    "-tp": "tensor-parallel-size", "-pp": "pipeline-parallel-size", "-q": "quantization",
-    "-dp": "data-parallel-size", "-sc": "speculative-config", "-cc": "compilation-config",
-    "-ac": "attention-config", "-ep": "enable-expert-parallel", "-asc": "api-server-count",
-    "-dcp": "decode-context-parallel-size", "-n": "nnodes", "-r": "node-rank",
-}
-FACT_FLAGS = {
-    "model", "dtype", "kv-cache-dtype", "enforce-eager", "compilation-config", "speculative-config",
-    "speculative-model", "num-speculative-tokens", "enable-prefix-caching", "attention-backend", "attention-config",
-    "moe-backend", "tensor-parallel-size", "pipeline-parallel-size", "gpu-memory-utilization",
-    "max-model-len", "max-num-batched-tokens", "quantization", "config", "optimization-level",
-    "served-model-name", "host", "port",
-}
-_PREFIX_POOL = sorted(BOOLEAN_FLAGS | JSON_FLAGS | FACT_FLAGS | set(SHORT_ALIASES.values()))
 _DTYPES = {"half": "float16", "float": "float32"}
 _QUANT = {
     "modelopt_fp4": "nvfp4", "nvfp4_per_token": "nvfp4", "awq_marlin": "awq", "auto_awq": "awq",
@@ -72,110 +54,6 @@ OPTION_FACTS: dict[str, tuple[str, ...]] = {
     "attention-config": ("attention.backend",), "model": ("model.name", "model.quantization"),
 }
 _WEIGHT_ONLY_QUANT = {"awq", "gptq", "awq_marlin", "gptq_marlin", "auto_awq", "auto_gptq", "moe_wna16"}
-
-
-@dataclass(repr=False, eq=False)
-class Opt:
-    """One option as the parser would store it."""
-
-    name: str
-    value: str | None
-    flag: Word
-    value_word: Word | None = None
-    keys: tuple[str, ...] = ()
-    equals: bool = False
-    negated: bool = False
-    known: bool = True
-    from_config: bool = False
-
-
-@dataclass(repr=False, eq=False)
-class Parsed:
-    opts: list[Opt] = field(default_factory=list)
-    positionals: list[Word] = field(default_factory=list)
-    complete: bool = True
-
-
-def canonical(name: str) -> str:
-    """Underscores to dashes in the part before the first dot; unique prefixes expanded."""
-    head, dot, rest = name.partition(".")
-    head = head.replace("_", "-")
-    if not head.startswith("no-") and len(head) >= 3:
-        match, _ = flagcheck.resolve_long("--" + head, None)  # the real option set of every covered version
-        if match is not None:
-            return match[2:] + dot + rest
-    if head not in _PREFIX_POOL and not head.startswith("no-"):
-        matches = [n for n in _PREFIX_POOL if n.startswith(head)]
-        if len(matches) == 1 and len(head) >= 3:
-            head = matches[0]
-    return head + dot + rest
-
-
-def parse_args(words: list[Word]) -> Parsed:
-    parsed = Parsed()
-    i = 0
-    while i < len(words):
-        word = words[i]
-        i += 1
-        if word.splice:
-            parsed.complete = False
-            continue
-        text = word.text
-        if text is None:
-            parsed.positionals.append(word)
-            continue
-        if text == "--":
-            parsed.positionals.extend(words[i:])
-            break
-        if not text.startswith("-") or re.fullmatch(r"-\d+(\.\d+)?", text):
-            parsed.positionals.append(word)
-            continue
-        name, eq, inline = text.partition("=")
-        if name.startswith("--"):
-            name = canonical(name[2:])
-        elif re.fullmatch(r"-O\d", name):
-            inline, eq, name = name[2:], "=", "optimization-level"
-        elif name.split(".", 1)[0] in SHORT_ALIASES:
-            head, dot, rest = name.partition(".")
-            name = SHORT_ALIASES[head] + dot + rest
-        elif name.startswith("-O"):
-            name = "optimization-level" + name[2:]
-        else:
-            name = name[1:]
-        base, _, dotted = name.partition(".")
-        keys = tuple(dotted.split(".")) if dotted else ()
-        negated = False
-        lookup = base
-        if base.startswith("no-") and base[3:] in BOOLEAN_FLAGS | {"enable-prefix-caching"}:
-            lookup, negated = base[3:], True
-        elif base == "disable-prefix-caching":
-            lookup, negated = "enable-prefix-caching", True
-        elif (positive := flagcheck.negative_of(base)) is not None:
-            lookup, negated = positive, True
-        if eq:
-            parsed.opts.append(Opt(lookup, inline, word, word, keys, True, negated))
-            continue
-        table_says = None if negated else flagcheck.takes_value(lookup, None)
-        takes_value = bool(keys) or (table_says if table_says is not None else lookup not in BOOLEAN_FLAGS)
-        if takes_value and i < len(words) and _is_value(words[i]):
-            value_word = words[i]
-            i += 1
-            if value_word.splice:
-                parsed.complete = False
-                parsed.opts.append(Opt(lookup, None, word, value_word, keys, False, negated, known=False))
-                continue
-            parsed.opts.append(Opt(lookup, value_word.text, word, value_word, keys, False, negated,
-                                   known=value_word.text is not None))
-        else:
-            parsed.opts.append(Opt(lookup, None, word, None, keys, False, negated))
-    return parsed
-
-
-def _is_value(word: Word) -> bool:
-    text = word.text
-    if text is None:
-        return True
-    return not text.startswith("-") or bool(re.fullmatch(r"-\d+(\.\d+)?", text)) or text == "-"
 
 
 # -- recognising launches -------------------------------------------------------------------------------------------
@@ -346,45 +224,6 @@ def _pip_pin(command: Command) -> tuple[Version, Span] | None:
     return None
 
 
-def _json(opt: Opt) -> dict[str, Any] | None:
-    if opt.value is None:
-        return None
-    try:
-        value = json.loads(opt.value)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def _dotted_value(text: str | None) -> Any:
-    if text is None:
-        return None
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
-def _merge_json(opts: list[Opt], name: str) -> tuple[dict[str, Any], Opt] | None:
-    """The JSON config of ``name`` with dotted keys merged; the last full value wins, dotted keys apply after."""
-    merged: dict[str, Any] = {}
-    last: Opt | None = None
-    for opt in opts:
-        if opt.name != name:
-            continue
-        last = opt
-        if opt.keys:
-            target = merged
-            for key in opt.keys[:-1]:
-                target = target.setdefault(key, {})
-            target[opt.keys[-1]] = _dotted_value(opt.value)
-        else:
-            value = _json(opt)
-            if value is not None:
-                merged = {**merged, **value}
-    return (merged, last) if last is not None else None
-
-
 def _expand_config(opts: list[Opt], launch: Launch, result: FileResult,
                    opener: FileOpener | None, deployment: Deployment) -> list[Opt]:
     """``--config FILE`` as the parser does it: the file's options go first, so the command line wins."""
@@ -422,40 +261,6 @@ def _read_config(name: str, result: FileResult, opener: FileOpener | None) -> tu
     if opener is not None:
         return opener(result.path, name)
     return None
-
-
-def config_file_opts(text: str, display: str, line_offset: int = 0) -> list[Opt]:
-    """A vLLM ``--config`` YAML file as options (keys with ``-`` or ``_``; true as the flag, false as ``--no-``)."""
-    from relialint.readers.yamlsafe import YamlError, YMap, YScalar, YSeq, load_all
-
-    path = display.split("#heredoc:", 1)[0]
-    offset = int(display.split("#heredoc:", 1)[1]) - 1 if "#heredoc:" in display else line_offset
-    try:
-        docs = load_all(text, path)
-    except YamlError:
-        return []
-    if not docs or not isinstance(docs[0], YMap):
-        return []
-    opts: list[Opt] = []
-    for key, value in docs[0].items:
-        span = Span(path, key.span.line + offset, key.span.column, key.span.end_line + offset, key.span.end_column)
-        flag = Word(key.text, span)
-        name = canonical(key.text)
-        if isinstance(value, YScalar):
-            if value.value is True:
-                opts.append(Opt(name, None, flag))
-            elif value.value is False:
-                opts.append(Opt(name, None, flag, negated=True))
-            elif value.value is not None:
-                opts.append(Opt(name, value.text, flag, flag))
-        elif isinstance(value, YMap):
-            from relialint.readers.yamlsafe import plain
-
-            opts.append(Opt(name, json.dumps(plain(value)), flag, flag))
-        elif isinstance(value, YSeq):
-            opts.append(Opt(name, " ".join(str(item.text) for item in value.items if isinstance(item, YScalar)),
-                            flag, flag))
-    return opts
 
 
 def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, opener: FileOpener | None) -> None:
@@ -588,155 +393,6 @@ def _spec_decode(facts: FactSet, opts: list[Opt], last: dict[str, Opt]) -> None:
             tokens = _number(last["num-speculative-tokens"].value, int)
             if tokens is not None:
                 facts.set("spec_decode.num_tokens", word_fact(tokens, "flag", last["num-speculative-tokens"].flag))
-
-
-def _number(text: str | None, kind: type) -> int | float | None:
-    if text is None:
-        return None
-    raw = text.strip()
-    scale = 1
-    if kind is int and raw[-1:] in ("k", "m", "g", "K", "M", "G"):
-        # vLLM's human-readable ints: lower case is decimal (1k = 1000), upper case binary (1K = 1024)
-        scale = {"k": 1000, "m": 1000**2, "g": 1000**3, "K": 1024, "M": 1024**2, "G": 1024**3}[raw[-1]]
-        raw = raw[:-1]
-    try:
-        value = float(raw) * scale
-    except ValueError:
-        return None
-    return int(value) if kind is int else value
-
-
-# -- defaults by version --------------------------------------------------------------------------------------------
-
-V = {text: parse_engine_version("vllm", text) for text in
-     ("0.8.0", "0.10.1", "0.10.2", "0.11.0", "0.11.1", "0.12.0", "0.14.0", "0.15.0", "0.20.0", "0.21.0", "0.24.0")}
-
-
-def _truthy(value: object) -> bool | None:
-    text = str(value).strip().lower()
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("0", "false", "no", "off", ""):
-        return False
-    return None
-
-
-def apply_defaults(deployment: Deployment) -> None:
-    """Facts the engine sets when the config says nothing, for the version in force (``origin: default``)."""
-    flagcheck.finish_vllm(deployment)
-    facts = deployment.facts
-    version_fact = facts.get("engine.version")
-    version = version_fact.value if version_fact is not None and isinstance(version_fact.value, Version) else None
-    if version is not None and version.scheme != "pep440":
-        version = None
-    flags_closed = "flag.vllm." in facts.closed
-
-    def default(key: str, value: object, note: str | None = None) -> None:
-        if not facts.settled(key) and flags_closed:
-            facts.set(key, Fact(value, "default", note=note))  # type: ignore[arg-type]
-
-    default("serve.dtype", "auto")
-    default("kv_cache.dtype", "auto")
-    default("cuda_graphs.enabled", True)
-    _cudagraph_mode(facts, version, flags_closed)
-    default("spec_decode.enabled", False)
-    default("spec_decode.method", None)
-    default("spec_decode.num_tokens", None)
-    default("parallel.tensor", 1)
-    default("parallel.pipeline", 1)
-    default("moe.backend", "auto")
-    default("limits.max_model_len", None)
-    default("limits.max_num_batched_tokens", None)
-
-    env_closed = "env." in facts.closed
-    # engine.v1: VLLM_USE_V1 is read up to 0.11.0; V1 is the only engine from 0.11.1.
-    use_v1 = facts.get("env.VLLM_USE_V1")
-    if not facts.settled("engine.v1"):
-        if version is not None and not version < V["0.11.1"]:
-            facts.set("engine.v1", Fact(True, "default", note="V1 is the only engine from 0.11.1"))
-        elif use_v1 is not None and use_v1.value is not None and _truthy(use_v1.value) is not None:
-            facts.set("engine.v1", Fact(_truthy(use_v1.value), "env", use_v1.path, use_v1.line, use_v1.column))
-        elif version is not None and (use_v1 is not None or env_closed):
-            facts.set("engine.v1", Fact(not version < V["0.8.0"], "default"))
-    # prefix caching: off in V0, on in V1 (the default from 0.8.0).
-    v1 = facts.get("engine.v1")
-    if not facts.settled("prefix_caching.enabled") and flags_closed and v1 is not None and v1.value is not None:
-        facts.set("prefix_caching.enabled", Fact(bool(v1.value), "default",
-                                                 note="the engine's default for this version"))
-    # V2 model runner.
-    v2 = facts.get("env.VLLM_USE_V2_MODEL_RUNNER")
-    if not facts.settled("engine.v2_model_runner"):
-        if v2 is not None and v2.value is not None and _truthy(v2.value) is not None and (
-                version is None or not version < V["0.12.0"]):
-            facts.set("engine.v2_model_runner", Fact(_truthy(v2.value), "env", v2.path, v2.line, v2.column))
-        elif version is not None and env_closed and (v2 is None or v2.value is None):
-            if version < V["0.21.0"]:
-                facts.set("engine.v2_model_runner", Fact(False, "default"))
-            elif not version < V["0.24.0"]:
-                facts.set("engine.v2_model_runner", Fact(True, "default",
-                                                         note="from 0.24.0 the V2 runner is used where supported"))
-    # gpu_memory_utilization default.
-    if not facts.settled("memory.gpu_utilization") and flags_closed and version is not None:
-        facts.set("memory.gpu_utilization", Fact(0.92 if not version < V["0.20.0"] else 0.9, "default"))
-    # engine-ready timeout.
-    timeout = facts.get("env.VLLM_ENGINE_READY_TIMEOUT_S")
-    if not facts.settled("engine.ready_timeout_s"):
-        if timeout is not None and timeout.value is not None:
-            number = _number(str(timeout.value), int)
-            if number is not None:
-                facts.set("engine.ready_timeout_s", Fact(number, "env", timeout.path, timeout.line, timeout.column))
-        elif version is not None and not version < V["0.14.0"] and (timeout is not None or env_closed):
-            facts.set("engine.ready_timeout_s", Fact(600, "default"))
-    # attention backend from the env var, where the version still reads it.
-    backend = facts.get("env.VLLM_ATTENTION_BACKEND")
-    if not facts.settled("attention.backend"):
-        if backend is not None and backend.value is not None:
-            if version is None or version < V["0.15.0"]:
-                note = None if version is not None else "read only by vLLM up to 0.14.0"
-                facts.set("attention.backend", Fact(str(backend.value).upper(), "env", backend.path, backend.line,
-                                                    backend.column, note=note))
-                if version is None:
-                    facts.unknown("attention.backend")
-            elif flags_closed:
-                facts.set("attention.backend", Fact("auto", "default", note="VLLM_ATTENTION_BACKEND is ignored"))
-        elif flags_closed and (backend is not None or env_closed):
-            facts.set("attention.backend", Fact("auto", "default"))
-    _flashinfer_q_quant(facts, version, flags_closed, env_closed)
-
-
-def _cudagraph_mode(facts: FactSet, version: Version | None, flags_closed: bool) -> None:
-    """The cudagraph mode the engine uses when the config names none: ``NONE`` under ``--enforce-eager``,
-    ``PIECEWISE`` in 0.10.1-0.10.2, ``FULL_AND_PIECEWISE`` from 0.11.0 (``config/compilation.py``); unknown
-    before 0.10.1, when the mode did not exist, and when the version is unknown."""
-    key = "cuda_graphs.mode"
-    if facts.settled(key) or not flags_closed:
-        return
-    graphs = facts.get("cuda_graphs.enabled")
-    if graphs is not None and graphs.value is False:
-        facts.set(key, Fact("NONE", "default", note="CUDA graphs are off"))
-    elif version is not None and not version < V["0.11.0"]:
-        facts.set(key, Fact("FULL_AND_PIECEWISE", "default"))
-    elif version is not None and not version < V["0.10.1"]:
-        facts.set(key, Fact("PIECEWISE", "default"))
-
-
-def _flashinfer_q_quant(facts: FactSet, version: Version | None, flags_closed: bool, env_closed: bool) -> None:
-    """FlashInfer Q-quantization: on unless ``VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION`` (read 0.10.2-0.14.x,
-    default 0) or ``--attention-config`` ``disable_flashinfer_q_quantization`` (0.13.0+, default false) turns it
-    off; the switch does not exist before 0.10.2."""
-    key = "attention.flashinfer_q_quant"
-    if facts.settled(key):
-        return
-    env = facts.get("env.VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION")
-    env_read = version is not None and not version < V["0.10.2"] and version < V["0.15.0"]
-    if env is not None and env.value is not None and _truthy(env.value) is not None:
-        if env_read:
-            facts.set(key, Fact(not _truthy(env.value), "env", env.path, env.line, env.column))
-            return
-        if version is None:
-            return  # read by some versions only: unknown until the version is known
-    if version is not None and not version < V["0.10.2"] and flags_closed and (env_closed or not env_read):
-        facts.set(key, Fact(True, "default", note="Q is quantized to FP8 with an FP8 KV cache unless disabled"))
 
 
 # -- fixes as edits (records' `fix_edit`, for editors) --------------------------------------------------------------

@@ -51,7 +51,7 @@ def test_amd_names(name: str, model: str, arch: str) -> None:
 def test_bare_gfx_target_shared_by_several_products() -> None:
     gpu = hardware.resolve("gfx1100")
     assert (gpu.vendor, gpu.arch) == ("amd", "gfx1100")
-    assert gpu.facts() == {"gpu.vendor": "amd", "gpu.arch": "gfx1100"}
+    assert gpu.facts() == {"gpu.vendor": "amd", "gpu.arch": "gfx1100", "gpu.sm": None}
 
 
 def test_unknown_name_names_the_closest() -> None:

@@ -29,14 +29,19 @@ class Gpu:
     note: str | None = None
 
     def facts(self) -> dict[str, object]:
-        """The ``gpu.*`` facts this entry sets (unknown ones are left out)."""
+        """The ``gpu.*`` facts this entry sets. Unknown ones are left out; the other vendor's identifier is known
+        to be unset (``None``): an NVIDIA GPU has no AMD target, an AMD GPU no compute capability."""
         out: dict[str, object] = {"gpu.vendor": self.vendor}
         if self.aliases or self.note is not None or not self.name.startswith(("sm_", "gfx")):
             out["gpu.model"] = self.name
         if self.sm is not None:
             out["gpu.sm"] = self.sm
+        elif self.vendor == "amd":
+            out["gpu.sm"] = None
         if self.arch is not None:
             out["gpu.arch"] = self.arch
+        elif self.vendor == "nvidia":
+            out["gpu.arch"] = None
         if self.native_fp8 is not None:
             out["gpu.native_fp8"] = self.native_fp8
         if self.native_fp4 is not None:

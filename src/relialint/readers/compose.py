@@ -112,7 +112,12 @@ def _service(name: YScalar, service: YMap, src: Src, interp: Interpolator, resul
     image: Word | None = None
     if isinstance(image_node, YScalar) and image_node.value is not None:
         value, source = interp(image_node.text, image_node.span)
-        image = Word(value, image_node.span, source=source)
+        inside = service.span.line <= image_node.span.line <= service.span.end_line
+        if inside:
+            image = Word(value, image_node.span, source=source)
+        else:
+            # merged in from an `x-` block (`<<: *base`): the service's own line locates it, the block is its source
+            image = Word(value, name.span, source=source or image_node.span)
     built = _build(service.get("build"), path, result)
     env: list[EnvVar] = []
     env_complete = True

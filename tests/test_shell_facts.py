@@ -216,3 +216,18 @@ def test_cudagraph_mode_unknown_without_version(tmp_path: Path) -> None:
 def test_llama_flash_attn_env_words(tmp_path: Path, word: str, expected: str) -> None:
     (d,) = facts(tmp_path, f"LLAMA_ARG_FLASH_ATTN={word} llama-server -m m.gguf\n")
     assert d["llama.flash_attn"] == (expected, "env", 1, 1)
+
+
+def test_rocm_images_take_their_command_from_the_arguments(tmp_path: Path) -> None:
+    script = ("docker run rocm/vllm:rocm7.0.0_vllm_0.11.1_20251024 vllm serve m\n"
+              "docker run vllm/vllm-openai-rocm:v0.30.0 m --dtype half\n"
+              "docker run vllm/vllm-openai:v0.30.0 vllm serve m\n")
+    amd, rocm, cuda = facts(tmp_path, script)
+    assert amd["engine.backend"] == ("hip", "image", 1, 12)
+    assert amd["engine.version"] == ("0.11.1", "image", 1, 12)
+    assert amd["launch.form"] == ("serve", "inferred", 1, 64)
+    assert amd["launch.serve_repeated"][0] is False
+    assert amd["model.name"] == ("m", "flag", 1, 64)
+    assert rocm["launch.form"] == ("image", "inferred", 2, 42)
+    assert rocm["serve.dtype"] == ("float16", "flag", 2, 44)
+    assert cuda["launch.serve_repeated"] == (True, "manifest", 3, 37)  # RL503: the entrypoint is vllm serve

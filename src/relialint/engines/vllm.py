@@ -134,6 +134,15 @@ def _recognise_image(command: Command) -> Launch | None:
             return None
         launch.image_version, launch.backend = version, backend
         return launch
+    if repo != "vllm/vllm-openai":
+        # Only the vllm/vllm-openai entrypoint is documented (api_server before 0.11.1, `vllm serve` from it). For
+        # AMD's rocm/vllm and the -rocm/-cpu/-xpu repositories the arguments are read as the whole command when
+        # they start with one, else as options to an entrypoint whose form is unknown.
+        launch = _recognise_words(command, command.argv)
+        if launch is not None:
+            launch.image_version, launch.backend = version, backend
+            return launch
+        return Launch(command, "image", command.argv, image, version, backend)
     args = command.argv
     if version is None:
         form = "image"

@@ -24,10 +24,12 @@ gives for it).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import tablejson
 
 FORMAT = 1
 HERE = Path(__file__).resolve().parent
@@ -109,22 +111,8 @@ def assemble(text: str) -> dict[str, Any]:
 
 
 def dumps(table: dict[str, Any]) -> str:
-    lines = ["{"]
-    keys = list(table)
-    for i, key in enumerate(keys):
-        comma = "," if i < len(keys) - 1 else ""
-        value = table[key]
-        if isinstance(value, dict) and key in ("options", "env", "builds"):
-            lines.append(f"{json.dumps(key)}: {{")
-            items = list(value.items())
-            for j, (name, entry) in enumerate(items):
-                sep = "," if j < len(items) - 1 else ""
-                lines.append(f"{json.dumps(name)}: {json.dumps(entry, separators=(',', ':'))}{sep}")
-            lines.append("}" + comma)
-        else:
-            lines.append(f"{json.dumps(key)}: {json.dumps(value, separators=(',', ':'))}{comma}")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    """The committed serialisation (``tools/tablejson.py``)."""
+    return tablejson.dumps(table, nested=("options", "env", "builds"))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import json
 import re
 import subprocess
 import sys
@@ -56,6 +55,9 @@ import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import tablejson
 
 FORMAT = 1
 HERE = Path(__file__).resolve().parent
@@ -479,23 +481,8 @@ def assemble(per_version: dict[str, tuple[dict[str, tuple[str, str | None]], set
 
 
 def dumps(table: dict[str, Any]) -> str:
-    """The committed serialisation: one option per line, so diffs stay readable and loading stays one json.loads."""
-    lines = ["{"]
-    keys = list(table)
-    for i, key in enumerate(keys):
-        comma = "," if i < len(keys) - 1 else ""
-        value = table[key]
-        if isinstance(value, dict) and key in ("options", "env"):
-            lines.append(f"{json.dumps(key)}: {{")
-            items = list(value.items())
-            for j, (name, entry) in enumerate(items):
-                sep = "," if j < len(items) - 1 else ""
-                lines.append(f"{json.dumps(name)}: {json.dumps(entry, separators=(',', ':'))}{sep}")
-            lines.append("}" + comma)
-        else:
-            lines.append(f"{json.dumps(key)}: {json.dumps(value, separators=(',', ':'))}{comma}")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    """The committed serialisation (``tools/tablejson.py``)."""
+    return tablejson.dumps(table, nested=("options", "env"))
 
 
 def write_extract(out_dir: Path, version: str, opts: dict[str, tuple[str, str | None]], envs: set[str],

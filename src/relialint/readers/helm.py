@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from relialint.readers.kubernetes import _env
+from relialint.readers.kubernetes import _env, term_labels
 from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
 from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq
 from relialint.readers.yamlwords import Src, list_words, load, map_items, scalar_text, seq_items, yaml_error
@@ -94,16 +94,4 @@ def _model(model: YMap, src: Src, result: FileResult) -> None:
 
 
 def _labels(node: YNode | None) -> list[tuple[str, str, Span]]:
-    terms = seq_items(node)
-    labels: list[tuple[str, str, Span]] = []
-    if len(terms) != 1 or not isinstance(terms[0], YMap):
-        return labels
-    for expression in seq_items(terms[0].get("matchExpressions")):
-        if not isinstance(expression, YMap):
-            continue
-        key = scalar_text(expression.get("key"))
-        operator = scalar_text(expression.get("operator"))
-        values = [scalar_text(v) for v in seq_items(expression.get("values"))]
-        if key and operator == "In" and values and all(v is not None for v in values):
-            labels.append((key, "|".join(v for v in values if v is not None), expression.span))
-    return labels
+    return term_labels(seq_items(node))

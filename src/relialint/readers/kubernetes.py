@@ -113,16 +113,24 @@ def _node_labels(spec: YMap) -> list[tuple[str, str, Span]]:
     required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution") \
         if isinstance(node_affinity, YMap) else None
     terms = seq_items(required.get("nodeSelectorTerms")) if isinstance(required, YMap) else []
-    if len(terms) == 1:  # several terms are alternatives: no single GPU follows
-        term = terms[0]
-        for expression in seq_items(term.get("matchExpressions") if isinstance(term, YMap) else None):
-            if not isinstance(expression, YMap):
-                continue
-            label = scalar_text(expression.get("key"))
-            operator = scalar_text(expression.get("operator"))
-            values = [scalar_text(v) for v in seq_items(expression.get("values"))]
-            if label and operator == "In" and values and all(v is not None for v in values):
-                labels.append((label, "|".join(v for v in values if v is not None), expression.span))
+    labels.extend(term_labels(terms))
+    return labels
+
+
+def term_labels(terms: list[YNode]) -> list[tuple[str, str, Span]]:
+    """Node labels required by ``nodeSelectorTerms``: ``key In [values]`` of a single term (several terms are
+    alternatives, so no single GPU follows from them)."""
+    labels: list[tuple[str, str, Span]] = []
+    if len(terms) != 1 or not isinstance(terms[0], YMap):
+        return labels
+    for expression in seq_items(terms[0].get("matchExpressions")):
+        if not isinstance(expression, YMap):
+            continue
+        label = scalar_text(expression.get("key"))
+        operator = scalar_text(expression.get("operator"))
+        values = [scalar_text(v) for v in seq_items(expression.get("values"))]
+        if label and operator == "In" and values and all(v is not None for v in values):
+            labels.append((label, "|".join(v for v in values if v is not None), expression.span))
     return labels
 
 

@@ -22,5 +22,6 @@ def test_wheel_contains_every_record_and_the_hardware_catalogue(tmp_path: Path) 
     assert records
     for name in records:
         assert f"relialint/_records/{name}" in names
-    assert "relialint/data/hardware.yaml" in names
+    for data in ("hardware.yaml", "vllm_flags.json", "llamacpp_flags.json"):
+        assert f"relialint/data/{data}" in names
     assert "relialint/cli.py" in names

@@ -17,11 +17,13 @@ from relialint.readers import dockerfile, envfile
 from relialint.readers.located import EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq
 from relialint.readers.yamlwords import (
+    Resolved,
     Src,
     container_commands,
     load,
     scalar_text,
     seq_items,
+    substitute,
     words_with_nodes,
     yaml_error,
 )
@@ -37,40 +39,29 @@ class Interpolator:
 
     def __call__(self, raw: str, span: Span) -> tuple[str | None, Span | None]:
         del span
-        if "$" not in raw:
-            return raw, None
-        unknown = False
-        source: Span | None = None
+        return substitute(raw, _VAR, self._one)
 
-        def sub(match: re.Match[str]) -> str:
-            nonlocal unknown, source
-            if match.group(0) == "$$":
-                return "$"
-            name = match.group(1) or match.group(4)
-            op, arg = match.group(2), match.group(3) or ""
-            var = self.values.get(name)
-            value = var.value if var is not None else None
-            if var is not None and value is None:
-                unknown = True
-                return ""
-            present = var is not None
-            if op in (":-", ":?") and present and value == "":
-                present = False
-            if op == ":+":
-                return arg if present and value else ""
-            if op == "+":
-                return arg if present else ""
-            if present:
-                assert var is not None
-                source = var.span
-                return value or ""
-            if op in (":-", "-"):
-                return arg
-            unknown = True
-            return ""
-
-        result = _VAR.sub(sub, raw)
-        return (None, source) if unknown else (result, source)
+    def _one(self, match: re.Match[str]) -> Resolved:
+        """One ``${VAR}``, ``${VAR:-d}``, ``${VAR-d}``, ``${VAR:+x}``, ``${VAR:?e}`` or ``$VAR`` as compose does it."""
+        name = match.group(1) or match.group(4)
+        op, arg = match.group(2), match.group(3) or ""
+        var = self.values.get(name)
+        value = var.value if var is not None else None
+        if var is not None and value is None:
+            return None, None
+        present = var is not None
+        if op in (":-", ":?") and present and value == "":
+            present = False
+        if op == ":+":
+            return (arg if present and value else ""), None
+        if op == "+":
+            return (arg if present else ""), None
+        if present:
+            assert var is not None
+            return value or "", var.span
+        if op in (":-", "-"):
+            return arg, None
+        return None, None
 
 
 def _dotenv(path: str) -> tuple[dict[str, EnvVar], list[str]]:

@@ -16,12 +16,14 @@ import re
 from relialint.readers.located import EnvVar, FileResult, Span, Word
 from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq
 from relialint.readers.yamlwords import (
+    Resolved,
     Src,
     container_commands,
     load,
     map_items,
     scalar_text,
     seq_items,
+    substitute,
     words_with_nodes,
 )
 
@@ -36,26 +38,16 @@ class _Refs:
 
     def __call__(self, raw: str, span: Span) -> tuple[str | None, Span | None]:
         del span
-        if "$" not in raw:
-            return raw, None
-        unknown = False
-        source: Span | None = None
+        return substitute(raw, _REF, self._one)
 
-        def sub(match: re.Match[str]) -> str:
-            nonlocal unknown, source
-            if match.group(0) == "$$":
-                return "$"
-            var = self.env.get(match.group(1))
-            if var is None:
-                return match.group(0)
-            if var.value is None:
-                unknown = True
-                return ""
-            source = var.source or var.span
-            return var.value
-
-        result = _REF.sub(sub, raw)
-        return (None, source) if unknown else (result, source)
+    def _one(self, match: re.Match[str]) -> Resolved:
+        """One ``$(VAR)``: a container env var defined before; any other reference stays as written."""
+        var = self.env.get(match.group(1))
+        if var is None:
+            return match.group(0), None
+        if var.value is None:
+            return None, None
+        return var.value, var.source or var.span
 
 
 def read(text: str, path: str) -> FileResult:

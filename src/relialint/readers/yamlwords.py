@@ -121,6 +121,34 @@ def shell_split(text: str) -> tuple[list[tuple[str, int, int]], bool]:
     return words, balanced
 
 
+Resolved = tuple[str | None, Span | None]
+"""A substitution's text (``None``: not statically known) and where the value was written."""
+
+
+def substitute(raw: str, pattern: re.Pattern[str], resolve: Callable[[re.Match[str]], Resolved]) -> Resolved:
+    """``raw`` with every ``pattern`` match replaced by ``resolve``'s text (``$$`` is a literal ``$``); unknown
+    when any reference is unknown; the source of the last value taken from elsewhere."""
+    if "$" not in raw:
+        return raw, None
+    unknown = False
+    source: Span | None = None
+
+    def one(match: re.Match[str]) -> str:
+        nonlocal unknown, source
+        if match.group(0) == "$$":
+            return "$"
+        text, where = resolve(match)
+        if text is None:
+            unknown = True
+            return ""
+        if where is not None:
+            source = where
+        return text
+
+    result = pattern.sub(one, raw)
+    return (None, source) if unknown else (result, source)
+
+
 def no_interp(raw: str, span: Span) -> tuple[str | None, Span | None]:
     del span
     return raw, None

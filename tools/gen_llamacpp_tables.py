@@ -122,11 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     p_build.add_argument("--input", type=Path, default=INPUT)
     p_build.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
-    text = dumps(assemble(args.input.read_text(encoding="utf-8")))
-    if str(args.out) == "-":
-        sys.stdout.write(text)
-    else:
-        args.out.write_text(text, encoding="utf-8")
+    tablejson.write(dumps(assemble(args.input.read_text(encoding="utf-8"))), args.out)
     return 0
 
 

@@ -559,11 +559,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "extract":
         extract(args.src, args.reference, args.out_dir, args.versions or None)
     else:
-        text = dumps(build(args.extract_dir))
-        if str(args.out) == "-":
-            sys.stdout.write(text)
-        else:
-            args.out.write_text(text, encoding="utf-8")
+        tablejson.write(dumps(build(args.extract_dir)), args.out)
     return 0
 
 

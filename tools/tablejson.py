@@ -4,6 +4,8 @@ diffs stay readable and loading stays one ``json.loads``."""
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -25,3 +27,11 @@ def dumps(table: dict[str, Any], nested: tuple[str, ...]) -> str:
             lines.append(f"{json.dumps(key)}: {json.dumps(value, separators=(',', ':'))}{comma}")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def write(text: str, out: Path) -> None:
+    """The table to ``out``, or to standard output when ``out`` is ``-``."""
+    if str(out) == "-":
+        sys.stdout.write(text)
+    else:
+        out.write_text(text, encoding="utf-8")

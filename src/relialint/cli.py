@@ -72,6 +72,8 @@ def _facts(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--fail-on", type=click.Choice(list(FAIL_LEVELS)), default=None,
               help="lowest severity of a definite finding that makes the exit code 1  [default: major]")
 @click.option("--strict/--no-strict", default=None, help="possible findings count toward the exit code too")
+@click.option("--show-possible", is_flag=True,
+              help="list every possible finding, not only those something in the file points at")
 @click.option("--records", "records_dirs", multiple=True, type=click.Path(file_okay=False),
               help="a folder of your own records, used beside the shipped ones")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False),
@@ -86,7 +88,7 @@ def _facts(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--stdin-filename", metavar="NAME", help="with `-` as the path: read standard input as this file")
 def check(paths: tuple[str, ...], gpu: tuple[str, ...], engine_version: str | None, os_name: str | None,
           fact: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str | None,
-          strict: bool | None, records_dirs: tuple[str, ...], config_file: str | None, isolated: bool,
+          strict: bool | None, show_possible: bool, records_dirs: tuple[str, ...], config_file: str | None, isolated: bool,
           no_inline_ignores: bool, show_ignored: bool, baseline: str | None, write_baseline: str | None,
           stdin_filename: str | None) -> None:
     """Lint deployment files (the default command)."""
@@ -100,7 +102,7 @@ def check(paths: tuple[str, ...], gpu: tuple[str, ...], engine_version: str | No
                       _split(ignore), [Path(d) for d in records_dirs], targets=targets,
                       config_file=Path(config_file) if config_file else None, isolated=isolated,
                       inline_ignores=not no_inline_ignores, baseline=Path(baseline) if baseline else None,
-                      fail_on=fail_on, strict=strict)
+                      fail_on=fail_on, strict=strict, show_possible=show_possible)
     if "-" in paths and (len(paths) != 1 or not stdin_filename):
         raise click.UsageError("`-` reads standard input: give it alone, with --stdin-filename NAME")
     try:

@@ -18,6 +18,8 @@ class Deployment:
     facts: FactSet = field(default_factory=FactSet)
     name: str | None = None
     notes: list[str] = field(default_factory=list)
+    unfinished: FactSet | None = None
+    """The facts before the engine's checks and defaults ran: the possible worlds recompute defaults from them."""
 
     @property
     def path(self) -> str:

@@ -13,12 +13,18 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
-from relialint.facts import Fact, FactSet, FactValueError, Value, parse_value, render, spec_for
-from relialint.versions import Version, VersionError, parse_engine_version
+from relialint.facts import Fact, FactValueError, Value, parse_value, render, spec_for
+from relialint.versions import Version, VersionBound, VersionError, parse_engine_version
 
 Tri = bool | None
+
+
+class FactView(Protocol):
+    """What the evaluator reads: a deployment's ``FactSet``, or one possible world laid over it."""
+
+    def get(self, key: str) -> Fact | None: ...
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,8 @@ def _operand(key: str, raw: Any) -> Value:
 
 
 def _equal(a: Value, b: Value) -> Tri:
+    if isinstance(a, VersionBound) and isinstance(b, Version):
+        return False if a.order(b) is not None else None
     if isinstance(a, Version) and isinstance(b, Version):
         return a == b if a.comparable(b) else None
     if isinstance(a, str) and isinstance(b, str):
@@ -93,6 +101,8 @@ def _equal(a: Value, b: Value) -> Tri:
 
 def _order(a: Value, b: Value) -> int | None:
     """-1, 0, 1, or ``None`` when the two do not compare."""
+    if isinstance(a, VersionBound) and isinstance(b, Version):
+        return a.order(b)
     if isinstance(a, Version) and isinstance(b, Version):
         if not a.comparable(b):
             return None
@@ -104,7 +114,7 @@ def _order(a: Value, b: Value) -> int | None:
     return None
 
 
-def eval_leaf(leaf: Mapping[str, Any], facts: FactSet) -> Verdict:
+def eval_leaf(leaf: Mapping[str, Any], facts: FactView) -> Verdict:
     key = leaf["fact"]
     ops = [op for op in leaf if op != "fact"]
     if len(ops) != 1:
@@ -155,7 +165,7 @@ def _regex(pattern: str) -> re.Pattern[str]:
         raise PredicateError(f"invalid regular expression {pattern!r}: {exc}") from exc
 
 
-def eval_predicate(pred: Mapping[str, Any], facts: FactSet) -> Verdict:
+def eval_predicate(pred: Mapping[str, Any], facts: FactView) -> Verdict:
     if "all" in pred:
         return kleene_and([eval_predicate(p, facts) for p in pred["all"]])
     if "any" in pred:
@@ -171,7 +181,7 @@ def _v(engine: str, text: str | None) -> Version | None:
     return parse_engine_version(engine, text) if text else None
 
 
-def eval_range(rng: Mapping[str, Any], facts: FactSet) -> Verdict:
+def eval_range(rng: Mapping[str, Any], facts: FactView) -> Verdict:
     """One affected range: is the deployment's engine version in it?"""
     engine = rng["engine"]
     name = facts.get("engine.name")
@@ -180,33 +190,40 @@ def eval_range(rng: Mapping[str, Any], facts: FactSet) -> Verdict:
     if str(name.value) != engine:
         return FALSE
     fact = facts.get("engine.version")
-    if fact is None or not isinstance(fact.value, Version):
+    if fact is None or not isinstance(fact.value, Version | VersionBound):
         return Verdict(None, frozenset({"engine.version"}))
     version = fact.value
     try:
-        observed = [_v(engine, o) for o in rng.get("observed") or []]
+        observed = [o for o in (_v(engine, o) for o in rng.get("observed") or []) if o is not None]
         introduced = _v(engine, rng.get("introduced"))
         fixed = _v(engine, rng.get("fixed"))
         last_affected = _v(engine, rng.get("last_affected"))
         last_good = _v(engine, rng.get("last_known_good"))
     except VersionError as exc:
         raise PredicateError(str(exc)) from exc
-    if any(o is not None and not o.comparable(version) for o in (*observed, introduced, fixed, last_affected,
-                                                                   last_good)):
+    bounds = [b for b in (*observed, introduced, fixed, last_affected, last_good) if b is not None]
+    if any(not b.comparable(version.edge if isinstance(version, VersionBound) else version) for b in bounds):
         return Verdict(None, frozenset({"engine.version"}), (f"engine.version {version} is not a {engine} version",))
-    if version in observed:
+    orders = {b: _order(version, b) for b in bounds}
+    if any(o is None for o in orders.values()):
+        return Verdict(None, frozenset({"engine.version"}))  # a version beyond the tables, on the far side
+
+    def below(b: Version) -> bool:
+        return orders[b] == -1
+
+    if any(orders[o] == 0 for o in observed):
         return TRUE
-    if fixed is not None and not version < fixed:
+    if fixed is not None and not below(fixed):
         return FALSE
-    if last_good is not None and not last_good < version:
+    if last_good is not None and orders[last_good] <= 0:  # type: ignore[operator]
         return FALSE
-    first_bad = introduced or (min(o for o in observed if o is not None) if observed else None)
-    if introduced is not None and version < introduced and last_good is None:
+    first_bad = introduced or (min(observed) if observed else None)
+    if introduced is not None and below(introduced) and last_good is None:
         return FALSE
-    if first_bad is not None and version < first_bad:
+    if first_bad is not None and below(first_bad):
         return _unknown_version(version, f"between the last version known good and {first_bad}")
     if introduced is not None:
-        if last_affected is None or not last_affected < version:
+        if last_affected is None or orders[last_affected] <= 0:  # type: ignore[operator]
             return TRUE
         return _unknown_version(version, f"after {last_affected}, the last version known affected; no fix known")
     if fixed is not None and last_good is None and first_bad is None:
@@ -214,17 +231,17 @@ def eval_range(rng: Mapping[str, Any], facts: FactSet) -> Verdict:
     return _unknown_version(version, "not among the versions the source measured")
 
 
-def _unknown_version(version: Version, why: str) -> Verdict:
+def _unknown_version(version: Version | VersionBound, why: str) -> Verdict:
     return Verdict(None, frozenset(), (f"engine.version {version} is {why}",))
 
 
-def eval_affected(ranges: list[Mapping[str, Any]], facts: FactSet) -> Verdict:
+def eval_affected(ranges: list[Mapping[str, Any]], facts: FactView) -> Verdict:
     if not ranges:
         return TRUE
     return kleene_or([eval_range(r, facts) for r in ranges])
 
 
-def eval_trigger(trigger: Mapping[str, Any], facts: FactSet) -> Verdict:
+def eval_trigger(trigger: Mapping[str, Any], facts: FactView) -> Verdict:
     """The record fires definitely (True), possibly (None) or not at all (False)."""
     when = eval_predicate(trigger["when"], facts)
     if when.value is False:

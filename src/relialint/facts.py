@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from relialint.versions import Version, VersionError, parse_sm, parse_version
+from relialint.versions import Version, VersionBound, VersionError, parse_sm, parse_version
 
 FactType = Literal["string", "bool", "int", "float", "version", "sm"]
 Origin = Literal[
@@ -32,7 +32,7 @@ Origin = Literal[
     "probe",
 ]
 
-Value = str | bool | int | float | Version
+Value = str | bool | int | float | Version | VersionBound
 
 
 @dataclass(frozen=True)
@@ -300,6 +300,9 @@ class FactSet:
     def settled(self, key: str) -> bool:
         """Whether the key has a value or was made unknown on purpose (so a default must not apply)."""
         return key in self.facts or key in self.blocked
+
+    def copy(self) -> FactSet:
+        return FactSet(dict(self.facts), set(self.closed), set(self.blocked))
 
     def items(self) -> list[tuple[str, Fact]]:
         return sorted(self.facts.items())

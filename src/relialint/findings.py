@@ -6,8 +6,13 @@ from typing import Any
 
 from relialint import record_url
 from relialint.deployment import Deployment
-from relialint.evaluate import eval_trigger
-from relialint.results import Finding
+from relialint.evaluate import PredicateError, eval_leaf
+from relialint.facts import FactSet
+from relialint.results import VERSION_DEFAULTED, Finding
+from relialint.worlds import Worlds, judge
+
+# Facts the option checks leave unknown only because the engine version is: the version decides them.
+DECIDED_BY_VERSION = {"args.unknown_option_certain": "engine.version", "args.unread_env_certain": "engine.version"}
 
 # -- evaluation -----------------------------------------------------------------------------------------------------
 
@@ -18,8 +23,22 @@ def selected(code: str, select: list[str], ignore: list[str]) -> bool:
     return not any(code.startswith(i) for i in ignore)
 
 
+def worlds_of(deployment: Deployment) -> Worlds:
+    """The possible worlds of a deployment (built lazily, on the first trigger that needs them)."""
+    from relialint.engines import flagcheck
+
+    defaults = None
+    if deployment.engine == "vllm":
+        from relialint.engines.vllm_defaults import version_defaults
+
+        defaults = version_defaults
+    return Worlds(deployment.engine, deployment.facts, deployment.unfinished, flagcheck.written_options(deployment),
+                  defaults)
+
+
 def evaluate(deployment: Deployment, records: list[dict[str, Any]]) -> list[Finding]:
     findings: list[Finding] = []
+    worlds = worlds_of(deployment)
     for record in records:
         trigger = record.get("trigger")
         if not trigger or record.get("status") == "withdrawn":
@@ -29,12 +48,38 @@ def evaluate(deployment: Deployment, records: list[dict[str, Any]]) -> list[Find
             continue
         if engines and deployment.engine not in engines:
             continue
-        verdict = eval_trigger(trigger, deployment.facts)
+        try:
+            verdict = judge(trigger, worlds)
+        except PredicateError:
+            continue  # a malformed record: the loader has reported it as an error of the run
         if verdict.value is False:
             continue
-        findings.append(_finding(record, deployment, verdict.value is True, sorted(verdict.missing),
-                                 list(verdict.notes)))
+        finding = _finding(record, deployment, verdict.value is True, list(verdict.missing), list(verdict.notes))
+        finding.shown = verdict.value is True or points_at(trigger["when"], deployment.facts)
+        findings.append(finding)
     return findings
+
+
+# Where a fact comes from when the deployment itself states it (not an engine default, not a declared target).
+STATED = frozenset({"flag", "env", "config-file", "image", "manifest", "build", "inferred"})
+# Every record tests these; they say which engine and release, not what the deployment does.
+SCOPE_KEYS = frozenset({"engine.name", "engine.version"})
+
+
+def points_at(pred: Any, facts: FactSet, positive: bool = True) -> bool:
+    """Whether one condition of a trigger holds on something the file itself states (a flag, an env var, the model,
+    an image tag, a manifest label): only then is a *possible* finding worth showing by default."""
+    if "all" in pred or "any" in pred:
+        return any(points_at(p, facts, positive) for p in pred.get("all") or pred.get("any"))
+    if "not" in pred:
+        return points_at(pred["not"], facts, not positive)
+    key = pred.get("fact")
+    if key is None or key in SCOPE_KEYS:
+        return False
+    fact = facts.get(key)
+    if fact is None or fact.origin not in STATED or not fact.located():
+        return False
+    return eval_leaf(pred, facts).value is positive
 
 
 def _finding(record: dict[str, Any], deployment: Deployment, definite: bool, missing: list[str],
@@ -55,9 +100,10 @@ def _finding(record: dict[str, Any], deployment: Deployment, definite: bool, mis
 
     message = fill_message(trigger["message"], deployment.facts)
     if not definite:
+        missing = sorted({DECIDED_BY_VERSION.get(m, m) for m in missing})
         decide = ", ".join(missing) if missing else "engine.version"
         how = _how_to_supply(missing)
-        why = f"; {'; '.join(notes)}" if notes and not missing else ""
+        why = f": {'; '.join(notes)}" if notes else ""
         message = f"{message} (possible: depends on {decide}{why}; {how})"
     return Finding(
         code=record["id"], slug=record["slug"], title=record["title"], severity=record["severity"],
@@ -67,9 +113,6 @@ def _finding(record: dict[str, Any], deployment: Deployment, definite: bool, mis
     )
 
 
-# Facts the engine derives from its version when the config leaves them out: the version decides them.
-VERSION_DEFAULTED = {"engine.v1", "engine.v2_model_runner", "prefix_caching.enabled", "memory.gpu_utilization",
-                     "engine.ready_timeout_s", "attention.flashinfer_q_quant", "attention.backend"}
 
 
 def _how_to_supply(missing: list[str]) -> str:

@@ -159,7 +159,7 @@ class Session:
 
         self.options = options
         self.records, record_errors = load_records(options)
-        self.run = RunResult(errors=list(record_errors))
+        self.run = RunResult(errors=list(record_errors), show_possible=options.show_possible)
         self.run.rules = rule_table(self.records)
         targets = [t for t in options.targets if _has_target(t)] or [options.target]
         self.cli_targets = [(t.gpu or f"target {i + 1}" if len(targets) > 1 else None, target_facts(t))
@@ -347,6 +347,6 @@ class Session:
         run.findings.sort(key=Finding.sort_key)
         run.suppressed.sort(key=lambda s: s.finding.sort_key())
         run.errors.sort(key=lambda e: (e.path, e.line, e.column))
-        run.failing = sum(1 for f in run.findings if SEVERITY_RANK[f.severity] >= run.policy[id(f)][0]
+        run.failing = sum(1 for f in run.listed() if SEVERITY_RANK[f.severity] >= run.policy[id(f)][0]
                           and (f.certainty == "definite" or run.policy[id(f)][1]))
         return run

@@ -175,7 +175,7 @@ class RelialintServer(LanguageServer):
                 range=types.Range(position, position), message=first.message,
                 severity=types.DiagnosticSeverity.Error, source=SOURCE, code="parse")
             return [*self.good.get(uri, []), parse]
-        findings = [f for f in run.findings if f.path == display]
+        findings = [f for f in run.listed() if f.path == display]
         diagnostics = [self.diagnostic(document, f) for f in findings]
         self.good[uri] = diagnostics
         self.linted[uri] = Linted(document.version, text, display, kind, run, findings, diagnostics)

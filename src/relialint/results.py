@@ -11,6 +11,10 @@ from relialint.readers.located import ReadError
 
 SEVERITY_RANK = {"blocker": 3, "major": 2, "minor": 1}
 GPU_FACT_HINT = "--gpu NAME"
+# Facts the engine derives from its version when the config leaves them out: the version decides them.
+VERSION_DEFAULTED = frozenset({"engine.v1", "engine.v2_model_runner", "prefix_caching.enabled",
+                               "memory.gpu_utilization", "engine.ready_timeout_s", "attention.flashinfer_q_quant",
+                               "attention.backend", "cuda_graphs.mode"})
 
 
 @dataclass(repr=False, eq=False)
@@ -40,6 +44,8 @@ class Options:
     baseline: Path | None = None
     fail_on: str | None = None
     strict: bool | None = None
+    show_possible: bool = False
+    """List every possible finding, not only those the deployment points at."""
 
 
 @dataclass
@@ -63,6 +69,8 @@ class Finding:
     about: str | None = None
     """The fact the finding points at (``serve.dtype``): with ``service`` the baseline key, never the line."""
     service: str | None = None
+    shown: bool = True
+    """Listed by the default text view: definite, or possible with a condition the deployment itself states."""
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.column, self.code, self.target or "")
@@ -92,6 +100,16 @@ class RunResult:
     failing: int = 0
     """Findings at or above each file's fail level (``--fail-on``, ``--strict`` or configuration)."""
     policy: dict[int, tuple[int, bool]] = field(default_factory=dict, repr=False)
+    show_possible: bool = False
+    """The run lists every possible finding (``--show-possible``), not only the shown ones."""
+
+    def listed(self) -> list[Finding]:
+        """The findings a default view lists: definite ones and possible ones the deployment points at."""
+        return [f for f in self.findings if f.shown or self.show_possible]
+
+    def counted(self) -> list[Finding]:
+        """The possible findings that are counted, not listed."""
+        return [f for f in self.findings if not (f.shown or self.show_possible)]
 
 
 class UsageError(ValueError):

@@ -94,6 +94,7 @@ def shared_memory(deployments: list[Deployment]) -> None:
 def finish(deployment: Deployment) -> None:
     from relialint.engines import llamacpp, vllm
 
+    deployment.unfinished = deployment.facts.copy()
     if deployment.engine == "vllm":
         vllm.apply_defaults(deployment)
     elif deployment.engine == "llama.cpp":

@@ -94,3 +94,23 @@ def parse_sm(text: str) -> Version:
             raise VersionError(f"not a compute capability (9.0, sm_90): {text!r}")
         major, minor = major[:-1], major[-1]
     return parse_version(f"{int(major)}.{int(minor)}")
+
+
+@dataclass(frozen=True)
+class VersionBound:
+    """A version known only to lie beyond the versions relialint tables: newer than ``edge`` (``above``) or older
+    than it. It compares definitely with any version on the near side of ``edge`` and is unknown otherwise."""
+
+    edge: Version
+    above: bool
+
+    def order(self, other: Version) -> int | None:
+        """-1 or 1 when this bound is definitely below or above ``other``; ``None`` when it cannot tell."""
+        if not self.edge.comparable(other):
+            return None
+        if self.above:
+            return 1 if not self.edge < other else None
+        return -1 if not other < self.edge else None
+
+    def __str__(self) -> str:
+        return f"{'newer' if self.above else 'older'} than {self.edge}"

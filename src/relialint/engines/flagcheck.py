@@ -324,6 +324,11 @@ def record_vllm_launch(deployment: Any, form: str, args: list[Any], opts: list[A
         facts.set("launch.serve_repeated", Fact(False, "inferred"))
 
 
+def written_options(deployment: Any) -> list[str]:
+    """The options of a vLLM launch as written on its command line (not from a ``--config`` file)."""
+    return [str(word.text) for word in getattr(deployment, _WRITTEN, [])]
+
+
 def finish_vllm(deployment: Any) -> None:
     """Option and env-var checks against the final ``engine.version`` (after command-line facts are applied)."""
     from relialint.engines.common import word_fact
@@ -338,8 +343,8 @@ def finish_vllm(deployment: Any) -> None:
         if verdict.problem is not None:
             facts.set("args.unknown_option", word_fact(verdict.problem, "flag", word))
             facts.set("args.unknown_option_certain", word_fact(verdict.certain, "flag", word))
-            if not verdict.certain and version is not None:
-                facts.unknown("args.unknown_option_certain")  # a version the table does not list
+            if not verdict.certain:
+                facts.unknown("args.unknown_option_certain")  # the version decides it
             found = True
             break
     if not found:
@@ -356,8 +361,8 @@ def finish_vllm(deployment: Any) -> None:
                                               fact.end_line, fact.end_column))
             facts.set("args.unread_env_certain", Fact(verdict.certain, fact.origin, fact.path, fact.line,
                                                       fact.column, fact.end_line, fact.end_column))
-            if not verdict.certain and version is not None:
-                facts.unknown("args.unread_env_certain")
+            if not verdict.certain:
+                facts.unknown("args.unread_env_certain")  # the version decides it
             found = True
             break
     if not found:

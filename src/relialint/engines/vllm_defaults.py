@@ -25,7 +25,11 @@ def _truthy(value: object) -> bool | None:
 def apply_defaults(deployment: Deployment) -> None:
     """Facts the engine sets when the config says nothing, for the version in force (``origin: default``)."""
     flagcheck.finish_vllm(deployment)
-    facts = deployment.facts
+    version_defaults(deployment.facts)
+
+
+def version_defaults(facts: FactSet) -> None:
+    """The defaults alone (no option checks): what the possible-worlds evaluator computes inside each version."""
     version_fact = facts.get("engine.version")
     version = version_fact.value if version_fact is not None and isinstance(version_fact.value, Version) else None
     if version is not None and version.scheme != "pep440":

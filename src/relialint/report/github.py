@@ -35,7 +35,7 @@ def render(run: RunResult, color: bool = False, show_ignored: bool = False) -> s
     for e in run.errors:
         props = f"file={escape_property(_file(e.path, root))},line={e.line},col={e.column},title=relialint"
         lines.append(f"::error {props}::{escape_data(e.message)}")
-    for f in run.findings:
+    for f in run.listed():
         command = COMMANDS.get(f.severity, "warning")
         if f.certainty != "definite":
             command = _DOWN[command]
@@ -51,8 +51,10 @@ def render(run: RunResult, color: bool = False, show_ignored: bool = False) -> s
             lines.append(f"{_file(f.path, root)}:{f.line}:{f.column}: {f.code} suppressed by {s.by} ({s.where}): "
                          f"{s.reason}")
     definite = sum(1 for f in run.findings if f.certainty == "definite")
+    counted = len(run.counted())
     lines.append(f"relialint: {run.files} file{'s' if run.files != 1 else ''}, {definite} definite, "
-                 f"{len(run.findings) - definite} possible, {len(run.errors)} error"
+                 f"{len(run.findings) - definite - counted} possible"
+                 f"{f' (+{counted} counted, --show-possible lists them)' if counted else ''}, {len(run.errors)} error"
                  f"{'s' if len(run.errors) != 1 else ''}" + (f", {len(run.suppressed)} suppressed"
                                                             if run.suppressed else ""))
     return "\n".join(lines) + "\n"

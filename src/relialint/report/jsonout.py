@@ -41,6 +41,7 @@ def document(run: RunResult, show_ignored: bool = False) -> dict[str, object]:
             "deployments": len(run.deployments),
             "definite": definite,
             "possible": len(run.findings) - definite,
+            "possible_counted": len(run.counted()),
             "errors": len(run.errors),
         },
         **extra,

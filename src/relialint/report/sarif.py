@@ -71,7 +71,7 @@ def _result(f: Finding, index: dict[str, int], root: Path, suppression: dict[str
         region["endLine"] = f.end_line
         if f.end_line > f.line or f.end_column > f.column:
             region["endColumn"] = f.end_column
-    properties: dict[str, Any] = {"severity": f.severity, "certainty": f.certainty}
+    properties: dict[str, Any] = {"severity": f.severity, "certainty": f.certainty, "shown": f.shown}
     if f.missing_facts:
         properties["missing_facts"] = list(f.missing_facts)
     if f.target:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from relialint.results import RunResult
+from relialint.results import VERSION_DEFAULTED, Finding, RunResult
 
 _COLORS = {"blocker": "\033[1;31m", "major": "\033[33m", "minor": "\033[36m", "dim": "\033[2m", "bold": "\033[1m"}
 _RESET = "\033[0m"
@@ -12,13 +12,31 @@ def _c(text: str, style: str, color: bool) -> str:
     return f"{_COLORS[style]}{text}{_RESET}" if color else text
 
 
+def counted_line(counted: list[Finding]) -> str:
+    """``4 more possible findings depend on the GPU and the vLLM version; ...``: what the hidden ones need."""
+    needs: list[str] = []
+    missing = {m for f in counted for m in f.missing_facts}
+    if any(m.startswith("gpu.") and m not in ("gpu.cc_mode", "gpu.count") for m in missing):
+        needs.append("the GPU (--gpu)")
+    if "engine.version" in missing or any(m in VERSION_DEFAULTED for m in missing):
+        needs.append("the engine version (--engine-version)")
+    rest = sorted(m for m in missing if not m.startswith("gpu.") and m != "engine.version"
+                  and m not in VERSION_DEFAULTED)
+    rest += sorted(m for m in missing if m in ("gpu.cc_mode", "gpu.count"))
+    needs.extend(f"{m} (--fact)" for m in rest)
+    what = ", ".join(needs) if needs else "facts the files do not give"
+    return (f"{len(counted)} more possible finding{'s' if len(counted) != 1 else ''} that nothing in the files "
+            f"points at depend on {what}; declare them (or set them in [tool.relialint]) or list them with "
+            "--show-possible")
+
+
 def render(run: RunResult, color: bool = False, show_ignored: bool = False) -> str:
     lines: list[str] = []
     for error in run.errors:
         lines.append(f"{error.path}:{error.line}:{error.column}: error: {error.message}")
     for warning in run.warnings:
         lines.append(f"{warning.path}:{warning.line}:{warning.column}: warning: {warning.message}")
-    for f in run.findings:
+    for f in run.listed():
         where = f"{f.path}:{f.line}:{f.column}:"
         tag = f"[{f.severity}]" if f.certainty == "definite" else f"[{f.severity}, possible]"
         if f.target:
@@ -37,11 +55,14 @@ def render(run: RunResult, color: bool = False, show_ignored: bool = False) -> s
     for note in run.notes:
         lines.append(_c(f"note: {note}", "dim", color))
     definite = sum(1 for f in run.findings if f.certainty == "definite")
-    possible = len(run.findings) - definite
+    counted = run.counted()
+    possible = len(run.findings) - definite - len(counted)
     lines.append(
         f"{run.files} file{'s' if run.files != 1 else ''}, {len(run.deployments)} deployment"
         f"{'s' if len(run.deployments) != 1 else ''}: {definite} definite, {possible} possible, "
         f"{len(run.errors)} error{'s' if len(run.errors) != 1 else ''}"
         + (f", {len(run.suppressed)} suppressed" if run.suppressed else "")
     )
+    if counted:
+        lines.append(_c(counted_line(counted), "dim", color))
     return "\n".join(lines) + "\n"

@@ -11,7 +11,9 @@ from click.testing import CliRunner
 from relialint.cli import main
 from tests.conftest import ROOT
 
-SCRIPT = (ROOT / "examples" / "serve-cmd.sh").read_text()
+# V1 enabled, so that RL302 (V1 on 0.7.x) stays possible with the version unknown: a second finding to baseline.
+SCRIPT = (ROOT / "examples" / "serve-cmd.sh").read_text().replace("set -euo pipefail\n",
+                                                                   "set -euo pipefail\nexport VLLM_USE_V1=1\n")
 SECOND = "\nvllm serve nvidia/Llama-3.1-8B-Instruct-FP4 --dtype bfloat16 --port 8001\n"
 ARGS = ("--gpu", "RTX 4090", "--select", "RL101,RL302")
 
@@ -60,7 +62,7 @@ def test_baseline_hides_known_findings_even_after_lines_move(repo: Path, monkeyp
     script = repo / "deploy" / "serve.sh"
     script.write_text(SCRIPT.replace("set -euo pipefail\n", "set -euo pipefail\n# a\n# b\nexport X=1\n"))
     assert rows(repo, "deploy", *ARGS, monkeypatch=monkeypatch) == (
-        1, [("RL101", "deploy/serve.sh:11:3"), ("RL302", "deploy/serve.sh:13:3")])
+        1, [("RL101", "deploy/serve.sh:12:3"), ("RL302", "deploy/serve.sh:14:3")])
     assert rows(repo, "deploy", *ARGS, "--baseline", ".relialint-baseline.json", monkeypatch=monkeypatch) == (0, [])
 
 
@@ -68,11 +70,11 @@ def test_a_new_finding_is_reported(repo: Path, monkeypatch: pytest.MonkeyPatch) 
     run(repo, "deploy", *ARGS, "--write-baseline", ".relialint-baseline.json", monkeypatch=monkeypatch)
     (repo / "deploy" / "serve.sh").write_text(SCRIPT + SECOND)
     assert rows(repo, "deploy", *ARGS, "--baseline", ".relialint-baseline.json", monkeypatch=monkeypatch) == (
-        1, [("RL101", "deploy/serve.sh:12:45")])
+        1, [("RL101", "deploy/serve.sh:13:45")])
     (repo / "deploy" / "other.sh").write_text(SCRIPT)
     code, found = rows(repo, "deploy", *ARGS, "--baseline", ".relialint-baseline.json", monkeypatch=monkeypatch)
-    assert (code, found) == (1, [("RL101", "deploy/other.sh:8:3"), ("RL302", "deploy/other.sh:10:3"),
-                                 ("RL101", "deploy/serve.sh:12:45")])
+    assert (code, found) == (1, [("RL101", "deploy/other.sh:9:3"), ("RL302", "deploy/other.sh:11:3"),
+                                 ("RL101", "deploy/serve.sh:13:45")])
 
 
 def test_stale_entries_are_reported_so_the_baseline_only_shrinks(repo: Path,
@@ -113,7 +115,7 @@ def test_two_identical_findings_count(repo: Path, monkeypatch: pytest.MonkeyPatc
         {"code": "RL101", "path": "deploy/serve.sh", "about": "serve.dtype", "count": 2}]
     (repo / "deploy" / "serve.sh").write_text(twice + SECOND)
     assert rows(repo, "deploy", "--gpu", "RTX 4090", "--select", "RL101", "--baseline", "b.json",
-                monkeypatch=monkeypatch) == (1, [("RL101", "deploy/serve.sh:14:45")])
+                monkeypatch=monkeypatch) == (1, [("RL101", "deploy/serve.sh:15:45")])
 
 
 def test_baseline_path_is_relative_to_the_baseline_file(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -128,7 +130,7 @@ def test_targets_are_part_of_the_key(repo: Path, monkeypatch: pytest.MonkeyPatch
     assert json.loads((repo / "b.json").read_text())["entries"] == [
         {"code": "RL101", "path": "deploy/serve.sh", "about": "serve.dtype", "target": "H100", "count": 1}]
     assert rows(repo, "deploy", "--gpu", "H100", "--gpu", "RTX 4090", "--select", "RL101", "--baseline", "b.json",
-                monkeypatch=monkeypatch) == (1, [("RL101", "deploy/serve.sh:8:3")])
+                monkeypatch=monkeypatch) == (1, [("RL101", "deploy/serve.sh:9:3")])
 
 
 @pytest.mark.parametrize("text", ["not json", '{"entries": []}', '{"version": 1, "entries": [{"code": 1}]}'])

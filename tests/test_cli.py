@@ -32,7 +32,8 @@ def test_json_contract_field_by_field() -> None:
     assert {"relialint", "findings", "errors", "summary"} <= set(doc)
     assert doc["relialint"] == "0.1.0"
     assert doc["errors"] == []
-    assert doc["summary"] == {"files": 1, "deployments": 1, "definite": 1, "possible": 0, "errors": 0}
+    assert doc["summary"] == {"files": 1, "deployments": 1, "definite": 1, "possible": 0, "possible_counted": 0,
+                              "errors": 0}
     (finding,) = doc["findings"]
     contract = ["code", "slug", "title", "severity", "certainty", "path", "line", "column",
                 "end_line", "end_column", "message", "missing_facts", "fix", "url"]
@@ -53,7 +54,8 @@ def test_without_gpu_the_same_finding_is_possible_and_names_the_gpu_facts() -> N
     assert code == 0
     (finding,) = json.loads(out)["findings"]
     assert finding["certainty"] == "possible"
-    assert finding["missing_facts"] == ["gpu.native_fp4"]
+    assert finding["missing_facts"] == ["gpu.sm"]
+    assert finding["shown"] is True  # the model and --dtype point at it
     assert "--gpu NAME" in finding["message"]
     assert (finding["line"], finding["column"]) == (8, 3)
 
@@ -79,7 +81,9 @@ def test_text_output_style() -> None:
     assert lines[2] == "  see: https://relialint.dev/records/RL101/"
     code, out = run(EXAMPLE, "--select", "RL101")
     assert f"{EXAMPLE}:8:3: RL101 [blocker, possible]" in out
-    assert out.splitlines()[0].endswith("(possible: depends on gpu.native_fp4; set --gpu NAME)")
+    assert out.splitlines()[0].endswith(
+        "(possible: depends on gpu.sm: holds on 22 of the 53 catalogue GPUs the file allows (V100, T4, A100, A30, "
+        "A800 and 17 more); set --gpu NAME)")
 
 
 def test_fail_on_and_select_ignore() -> None:

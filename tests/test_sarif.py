@@ -80,7 +80,7 @@ def test_sarif_is_valid_and_github_ready(repo: Path, monkeypatch: pytest.MonkeyP
     assert rl101["locations"][0]["physicalLocation"] == {
         "artifactLocation": {"uri": "deploy/serve.sh", "uriBaseId": "%SRCROOT%"},
         "region": {"startLine": 8, "startColumn": 3, "endLine": 8, "endColumn": 10}}
-    assert rl101["properties"] == {"severity": "blocker", "certainty": "definite"}
+    assert rl101["properties"] == {"severity": "blocker", "certainty": "definite", "shown": True}
     rule = run["tool"]["driver"]["rules"][rl101["ruleIndex"]]
     assert rule["id"] == "RL101"
     assert rule["name"] == "Nvfp4Bf16GarbledWithoutNativeFp4"
@@ -105,8 +105,8 @@ def test_possible_findings_are_one_level_lower_and_name_missing_facts(repo: Path
     validate(doc)
     (result,) = doc["runs"][0]["results"]
     assert result["level"] == "warning"
-    assert result["properties"] == {"severity": "blocker", "certainty": "possible",
-                                    "missing_facts": ["gpu.native_fp4"]}
+    assert result["properties"] == {"severity": "blocker", "certainty": "possible", "shown": True,
+                                    "missing_facts": ["gpu.sm"]}
 
 
 def test_fingerprints_are_stable_when_lines_move(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:

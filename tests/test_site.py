@@ -148,7 +148,7 @@ def test_record_page_holds_every_part() -> None:
     assert "tags:\n  - \"vllm\"\n  - \"blocker\"\n  - \"wrong-output\"" in page
     assert "```yaml\ntrigger:\n  when:\n" in page
     assert "### Fires: " in page and "### Passes: " in page and "### Possible: " in page
-    assert "the GPU has no native FP4" in page  # the trigger in plain English
+    assert "the GPU's compute capability is below `10.0`" in page  # the trigger in plain English
     assert "| measured | setup |" in page
 
 

@@ -132,7 +132,7 @@ def test_directive_facts_apply_to_the_file(tmp_path: Path, monkeypatch: pytest.M
 
 def test_fact_and_engine_version_directives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path, "serve.sh", with_line_above_command(
-        "# relialint: fact gpu.native_fp4=false gpu.cc_mode=off"))
+        "# relialint: fact gpu.sm=8.9 gpu.cc_mode=off"))
     code, found, _ = rows(tmp_path, "serve.sh", "--select", "RL101,RL107", monkeypatch=monkeypatch)
     assert (code, found) == (1, [("RL101", "blocker", "serve.sh:8:3")])
     write(tmp_path, "serve.sh", with_line_above_command("# relialint: engine-version=0.30.0 os=linux"))

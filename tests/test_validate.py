@@ -35,8 +35,7 @@ def test_broken_records_each_problem_located_with_its_code() -> None:
 
 def test_example_outcome_mismatch_is_reported() -> None:
     result = CliRunner().invoke(main, ["validate", str(BROKEN)])
-    assert ("RL901-dup-one.yaml:29:5: KB010 example 'fires' should fires: not a vLLM (PEP 440) version or llama.cpp "
-            "build (bNNNN): 'not-a-version'") in result.output
+    assert "RL901-dup-one.yaml:29:5: KB010 example 'fires' should fires: got passes" in result.output
 
 
 def test_shipped_records_load_without_schema_errors() -> None:

@@ -88,8 +88,8 @@ def _facts(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--stdin-filename", metavar="NAME", help="with `-` as the path: read standard input as this file")
 def check(paths: tuple[str, ...], gpu: tuple[str, ...], engine_version: str | None, os_name: str | None,
           fact: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str | None,
-          strict: bool | None, show_possible: bool, records_dirs: tuple[str, ...], config_file: str | None, isolated: bool,
-          no_inline_ignores: bool, show_ignored: bool, baseline: str | None, write_baseline: str | None,
+          strict: bool | None, show_possible: bool, records_dirs: tuple[str, ...], config_file: str | None,
+          isolated: bool, no_inline_ignores: bool, show_ignored: bool, baseline: str | None, write_baseline: str | None,
           stdin_filename: str | None) -> None:
     """Lint deployment files (the default command)."""
     from relialint.config import ConfigError

@@ -6,8 +6,8 @@ from typing import Any
 
 from relialint import record_url
 from relialint.deployment import Deployment
-from relialint.evaluate import PredicateError, eval_leaf
-from relialint.facts import FactSet
+from relialint.evaluate import PredicateError, eval_affected, eval_leaf
+from relialint.facts import Fact, FactSet
 from relialint.results import VERSION_DEFAULTED, Finding
 from relialint.worlds import Worlds, judge
 
@@ -55,29 +55,36 @@ def evaluate(deployment: Deployment, records: list[dict[str, Any]]) -> list[Find
         if verdict.value is False:
             continue
         finding = _finding(record, deployment, verdict.value is True, list(verdict.missing), list(verdict.notes))
-        finding.shown = verdict.value is True or points_at(trigger["when"], deployment.facts)
+        finding.shown = verdict.value is True or points_at(trigger, deployment.facts)
         findings.append(finding)
     return findings
 
 
 # Where a fact comes from when the deployment itself states it (not an engine default, not a declared target).
 STATED = frozenset({"flag", "env", "config-file", "image", "manifest", "build", "inferred"})
-# Every record tests these; they say which engine and release, not what the deployment does.
-SCOPE_KEYS = frozenset({"engine.name", "engine.version"})
 
 
-def points_at(pred: Any, facts: FactSet, positive: bool = True) -> bool:
+def _stated(fact: Fact | None) -> bool:
+    return fact is not None and fact.origin in STATED and fact.located()
+
+
+def points_at(trigger: dict[str, Any], facts: FactSet) -> bool:
     """Whether one condition of a trigger holds on something the file itself states (a flag, an env var, the model,
-    an image tag, a manifest label): only then is a *possible* finding worth showing by default."""
+    an image tag, a manifest label): only then is a *possible* finding worth showing by default. A pinned version
+    inside the record's affected ranges is such a condition; which engine runs is not (every record tests it)."""
+    if trigger.get("affected") and _stated(facts.get("engine.version")) and \
+            eval_affected(trigger["affected"], facts).value is True:
+        return True
+    return _points(trigger["when"], facts, True)
+
+
+def _points(pred: Any, facts: FactSet, positive: bool) -> bool:
     if "all" in pred or "any" in pred:
-        return any(points_at(p, facts, positive) for p in pred.get("all") or pred.get("any"))
+        return any(_points(p, facts, positive) for p in pred.get("all") or pred.get("any"))
     if "not" in pred:
-        return points_at(pred["not"], facts, not positive)
+        return _points(pred["not"], facts, not positive)
     key = pred.get("fact")
-    if key is None or key in SCOPE_KEYS:
-        return False
-    fact = facts.get(key)
-    if fact is None or fact.origin not in STATED or not fact.located():
+    if key is None or key == "engine.name" or not _stated(facts.get(key)):
         return False
     return eval_leaf(pred, facts).value is positive
 

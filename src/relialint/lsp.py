@@ -38,8 +38,10 @@ REASON_PLACEHOLDER = "REASON: why this is safe here"
 
 @dataclass
 class Settings:
-    """Editor settings: the command line's target options (``gpu``, ``engineVersion``, ``os``, ``facts``) and
-    ``select`` / ``ignore``. ``debounceMs`` (initializationOptions) sets the delay after an edit."""
+    """Editor settings: the command line's target options (``gpu``, ``engineVersion``, ``os``, ``facts``),
+    ``select`` / ``ignore`` and ``showPossible`` (every possible finding, as ``--show-possible``; by default the
+    editor shows what ``relialint check`` lists). ``debounceMs`` (initializationOptions) sets the delay after an
+    edit."""
 
     gpu: str | None = None
     engine_version: str | None = None
@@ -47,6 +49,7 @@ class Settings:
     facts: dict[str, str] = field(default_factory=dict)
     select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
+    show_possible: bool = False
 
     @classmethod
     def parse(cls, raw: Any) -> Settings:
@@ -76,12 +79,13 @@ class Settings:
             items = value.split(",") if isinstance(value, str) else [str(v) for v in value]
             return [item.strip() for item in items if item.strip()]
 
+        show = raw.get("showPossible", raw.get("show-possible"))
         return cls(opt("gpu"), opt("engineVersion", "engine-version", "engine_version"), opt("os"), facts,
-                   codes("select"), codes("ignore"))
+                   codes("select"), codes("ignore"), show is True or str(show).lower() == "true")
 
     def options(self) -> Options:
         return Options(Target(self.gpu, self.engine_version, self.os, dict(self.facts)), list(self.select),
-                       list(self.ignore))
+                       list(self.ignore), show_possible=self.show_possible)
 
 
 def _text(value: Any) -> str:

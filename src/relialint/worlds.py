@@ -311,7 +311,7 @@ def _gpu_note(holds: list[str], total: int) -> str:
     shown = ", ".join(named[:5]) + (f" and {len(named) - 5} more" if len(named) > 5 else "")
     if not named:
         return "only on a GPU the catalogue does not know"
-    return f"on {len(named)} of {total - 1} catalogue GPUs consistent with the file ({shown})"
+    return f"holds on {len(named)} of the {total - 1} catalogue GPUs the file allows ({shown})"
 
 
 def _version_note(engine: str, holds: list[VersionWorld], every: list[VersionWorld]) -> str:

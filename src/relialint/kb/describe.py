@@ -70,6 +70,8 @@ def leaf_english(leaf: dict[str, Any]) -> str:
         values = value if isinstance(value, list) else [value]
         shown = " or ".join(_VALUE_NAMES.get(str(v), f"`{v}`") for v in values)
         return _VALUE_PHRASES[key].format(v=shown)
+    if key == "gpu.sm" and op in _OPS:
+        return f"the GPU's compute capability {_OPS[op]} {_fmt(value)}"
     return f"{key} {_OPS[op]} {_fmt(value)}"
 
 

@@ -277,6 +277,7 @@ class Finder:
         self.explicit, self.isolated = explicit, isolated
         self._folders: dict[str, str | None] = {}
         self._loaded: dict[str, Config] = {}
+        self._for: dict[str, Config | None] = {}
 
     def _load(self, path: Path) -> Config:
         key = str(path.resolve())
@@ -289,11 +290,15 @@ class Finder:
             return None
         if self.explicit is not None:
             return self._load(self.explicit)
-        found = find(file, self._folders)
-        if found is None:
-            return None
-        cwd = Path.cwd().resolve()
-        return self._load(found.relative_to(cwd) if found.is_relative_to(cwd) else found)
+        key = str(file)
+        if key not in self._for:  # asked twice a file (excluded? then its settings)
+            found = find(file, self._folders)
+            if found is None:
+                self._for[key] = None
+            else:
+                cwd = Path.cwd().resolve()
+                self._for[key] = self._load(found.relative_to(cwd) if found.is_relative_to(cwd) else found)
+        return self._for[key]
 
 
 # -- globs ----------------------------------------------------------------------------------------------------------

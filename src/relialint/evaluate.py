@@ -114,30 +114,61 @@ def _order(a: Value, b: Value) -> int | None:
     return None
 
 
-def eval_leaf(leaf: Mapping[str, Any], facts: FactView) -> Verdict:
+_LeafForm = tuple[Mapping[str, Any], str, str, Any, Any]
+_LEAVES: dict[int, _LeafForm] = {}
+
+
+def _leaf_form(leaf: Mapping[str, Any]) -> _LeafForm:
+    """A leaf checked and its operand parsed once: ``(leaf, key, op, arg, operand)``. The entry holds the leaf, so
+    no other object can take its id while the entry lives."""
+    found = _LEAVES.get(id(leaf))
+    if found is not None and found[0] is leaf:
+        return found
     key = leaf["fact"]
     ops = [op for op in leaf if op != "fact"]
     if len(ops) != 1:
         raise PredicateError(f"leaf on {key!r} needs exactly one operator, got {ops}")
     op = ops[0]
     arg = leaf[op]
+    operand: Any = None
+    if op in ("eq", "ne", "lt", "le", "gt", "ge"):
+        operand = _operand(key, arg)
+    elif op in ("in", "not_in"):
+        if not isinstance(arg, list):
+            raise PredicateError(f"{op} on {key!r} takes a list")
+        operand = tuple(_operand(key, item) for item in arg)
+    elif op == "matches":
+        operand = _regex(str(arg))
+    elif op != "present":
+        raise PredicateError(f"unknown operator {op!r}")
+    if len(_LEAVES) > 65536:
+        _LEAVES.clear()
+    found = _LEAVES[id(leaf)] = (leaf, key, op, arg, operand)
+    return found
+
+
+@lru_cache(maxsize=4096)
+def _unknown(key: str) -> Verdict:
+    return Verdict(None, frozenset({key}))
+
+
+def eval_leaf(leaf: Mapping[str, Any], facts: FactView) -> Verdict:
+    _, key, op, arg, operand = _leaf_form(leaf)
     fact: Fact | None = facts.get(key)
     if fact is None:
-        return Verdict(None, frozenset({key}))
+        return _unknown(key)
     value = fact.value
     if op == "present":
-        return Verdict((value is not None) == bool(arg))
+        return TRUE if (value is not None) == bool(arg) else FALSE
     if value is None:
         return TRUE if op in ("ne", "not_in") else FALSE
     if op in ("eq", "ne"):
-        result = _equal(value, _operand(key, arg))
+        result = _equal(value, operand)
         if result is None:
             return Verdict(None, frozenset({key}), (f"{key}={render(value)} does not compare with {arg!r}",))
-        return Verdict(result if op == "eq" else not result)
+        return TRUE if result == (op == "eq") else FALSE
     if op in ("in", "not_in"):
-        if not isinstance(arg, list):
-            raise PredicateError(f"{op} on {key!r} takes a list")
-        results = [_equal(value, _operand(key, item)) for item in arg]
+        results = [_equal(value, item) for item in operand]
         if any(r is True for r in results):
             hit: Tri = True
         elif any(r is None for r in results):
@@ -145,16 +176,14 @@ def eval_leaf(leaf: Mapping[str, Any], facts: FactView) -> Verdict:
         else:
             hit = False
         if hit is None:
-            return Verdict(None, frozenset({key}))
-        return Verdict(hit if op == "in" else not hit)
+            return _unknown(key)
+        return TRUE if hit == (op == "in") else FALSE
     if op in ("lt", "le", "gt", "ge"):
-        order = _order(value, _operand(key, arg))
+        order = _order(value, operand)
         if order is None:
             return Verdict(None, frozenset({key}), (f"{key}={render(value)} does not compare with {arg!r}",))
-        return Verdict({"lt": order < 0, "le": order <= 0, "gt": order > 0, "ge": order >= 0}[op])
-    if op == "matches":
-        return Verdict(_regex(str(arg)).search(render(value)) is not None)
-    raise PredicateError(f"unknown operator {op!r}")
+        return TRUE if {"lt": order < 0, "le": order <= 0, "gt": order > 0, "ge": order >= 0}[op] else FALSE
+    return TRUE if operand.search(render(value)) is not None else FALSE
 
 
 @lru_cache(maxsize=1024)
@@ -165,11 +194,24 @@ def _regex(pattern: str) -> re.Pattern[str]:
         raise PredicateError(f"invalid regular expression {pattern!r}: {exc}") from exc
 
 
+def _lazy(preds: list[Mapping[str, Any]], facts: FactView, dominant: bool) -> Verdict:
+    """``all``/``any`` evaluated in order, stopping at the first dominant verdict (the same result as
+    :func:`_junction` over every part, without evaluating the parts that cannot change it)."""
+    unknown: list[Verdict] = []
+    for pred in preds:
+        verdict = eval_predicate(pred, facts)
+        if verdict.value is dominant:
+            return TRUE if dominant else FALSE
+        if verdict.value is None:
+            unknown.append(verdict)
+    return _junction(unknown, dominant) if unknown else (FALSE if dominant else TRUE)
+
+
 def eval_predicate(pred: Mapping[str, Any], facts: FactView) -> Verdict:
     if "all" in pred:
-        return kleene_and([eval_predicate(p, facts) for p in pred["all"]])
+        return _lazy(pred["all"], facts, dominant=False)
     if "any" in pred:
-        return kleene_or([eval_predicate(p, facts) for p in pred["any"]])
+        return _lazy(pred["any"], facts, dominant=True)
     if "not" in pred:
         return kleene_not(eval_predicate(pred["not"], facts))
     if "fact" in pred:

@@ -278,7 +278,7 @@ class FactSet:
         if key in self.blocked:
             return None
         for prefix in self.closed:
-            if key == prefix or (prefix.endswith(".") and key.startswith(prefix)):
+            if key.startswith(prefix) and (key == prefix or prefix.endswith(".")):
                 return Fact(None, "inferred")
         return None
 

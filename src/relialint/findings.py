@@ -27,13 +27,12 @@ def worlds_of(deployment: Deployment) -> Worlds:
     """The possible worlds of a deployment (built lazily, on the first trigger that needs them)."""
     from relialint.engines import flagcheck
 
-    defaults = None
     if deployment.engine == "vllm":
-        from relialint.engines.vllm_defaults import version_defaults
+        from relialint.engines.vllm_defaults import version_class, version_defaults
 
-        defaults = version_defaults
-    return Worlds(deployment.engine, deployment.facts, deployment.unfinished, flagcheck.written_options(deployment),
-                  defaults)
+        return Worlds(deployment.engine, deployment.facts, deployment.unfinished,
+                      flagcheck.written_options(deployment), version_defaults, version_class)
+    return Worlds(deployment.engine, deployment.facts, deployment.unfinished, [], None)
 
 
 def evaluate(deployment: Deployment, records: list[dict[str, Any]]) -> list[Finding]:

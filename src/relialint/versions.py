@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import total_ordering
+from functools import lru_cache, total_ordering
 from typing import Literal
 
 from packaging.version import InvalidVersion
@@ -41,7 +41,7 @@ class Version:
             return NotImplemented
         if self.scheme == "build":
             return self.key < other.key
-        return Pep440(self.text) < Pep440(other.text)
+        return _pep440(self.text) < _pep440(other.text)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Version):
@@ -53,6 +53,11 @@ class Version:
 
     def __str__(self) -> str:
         return self.text
+
+
+@lru_cache(maxsize=4096)
+def _pep440(text: str) -> Pep440:
+    return Pep440(text)
 
 
 def parse_version(text: str) -> Version:

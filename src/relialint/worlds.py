@@ -24,13 +24,16 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from relialint.evaluate import FactView, Verdict, eval_trigger
+from relialint.evaluate import FactView, Verdict, eval_leaf, eval_trigger
 from relialint.facts import Fact, FactSet, Value, render
+from relialint.results import VERSION_DEFAULTED
 from relialint.versions import Version, VersionBound
 
 ROW_KEYS = ("gpu.model", "gpu.vendor", "gpu.sm", "gpu.arch", "gpu.native_fp8", "gpu.native_fp4", "gpu.cc_capable",
             "gpu.memory_gb")
 UNKNOWN_GPU = "a GPU the catalogue does not know"
+# The facts a version world may change: the version and the defaults it decides.
+VERSION_KEYS = VERSION_DEFAULTED | {"engine.version"}
 
 
 class Overlay:
@@ -38,13 +41,14 @@ class Overlay:
 
     __slots__ = ("base", "top")
 
-    def __init__(self, base: FactView, top: Mapping[str, Fact]) -> None:
+    def __init__(self, base: FactView, top: Mapping[str, Fact | None]) -> None:
         self.base = base
         self.top = top
 
     def get(self, key: str) -> Fact | None:
-        fact = self.top.get(key)
-        return fact if fact is not None else self.base.get(key)
+        if key in self.top:
+            return self.top[key]  # None: made unknown in this world
+        return self.base.get(key)
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,8 @@ class VersionWorld:
     label: str
     version: Version | VersionBound | None
     facts: FactView
+    group: int = -1
+    """Worlds of one group share every fact but the version (the engine's defaults are the same)."""
 
 
 @dataclass(frozen=True)
@@ -89,29 +95,39 @@ def _rows() -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
     return tuple((gpu.name, tuple(gpu.facts().items())) for gpu in hardware.catalogue())
 
 
+def known_gpu(facts: FactView) -> tuple[tuple[str, Value | None], ...]:
+    """The GPU facts that are known, as a key: the GPU worlds depend on nothing else."""
+    return tuple((k, f.value) for k in ROW_KEYS if (f := facts.get(k)) is not None)
+
+
 def gpu_worlds(facts: FactView) -> list[GpuWorld] | None:
     """The GPUs consistent with what is known; ``None`` when the model is known (one world: the facts as they are)."""
     model = facts.get("gpu.model")
     if model is not None and model.value is not None:
         return None
-    known = {k: f for k in ROW_KEYS if (f := facts.get(k)) is not None}
+    return list(_gpu_worlds(known_gpu(facts)))
+
+
+@lru_cache(maxsize=256)
+def _gpu_worlds(known_items: tuple[tuple[str, Value | None], ...]) -> tuple[GpuWorld, ...]:
+    known = dict(known_items)
     worlds: list[GpuWorld] = []
     for name, items in _rows():
         row = dict(items)
-        if any(k in row and not _same(row[k], f.value) for k, f in known.items()):
+        if any(k in row and not _same(row[k], value) for k, value in known.items()):
             continue
         worlds.append(GpuWorld(name, {k: Fact(v, "inferred", note=f"if the GPU is {name}")
                                       for k, v in row.items() if k not in known}))
     vendor = known.get("gpu.vendor")
     unset: dict[str, Fact] = {}
-    if vendor is not None and vendor.value is not None:
+    if vendor is not None:
         # The other vendors' identifiers are known to be unset, as for a catalogue row.
-        if vendor.value != "nvidia" and "gpu.sm" not in known:
+        if vendor != "nvidia" and "gpu.sm" not in known:
             unset["gpu.sm"] = Fact(None, "inferred")
-        if vendor.value != "amd" and "gpu.arch" not in known:
+        if vendor != "amd" and "gpu.arch" not in known:
             unset["gpu.arch"] = Fact(None, "inferred")
     worlds.append(GpuWorld(UNKNOWN_GPU, unset))
-    return worlds
+    return tuple(worlds)
 
 
 # -- version worlds -------------------------------------------------------------------------------------------------
@@ -152,11 +168,16 @@ class Worlds:
     unfinished: FactSet | None
     options: list[str]
     defaults: Callable[[FactSet], None] | None
+    version_class: Callable[[Version], tuple[object, ...]] | None = None
+    """Versions with the same class get the same defaults (the thresholds the engine's defaults compare with)."""
     _gpu: list[GpuWorld] | None = field(default=None)
     _gpu_done: bool = False
     _versions: list[VersionWorld] | None = None
     _versions_done: bool = False
-    _varying: frozenset[str] = frozenset()
+    classes: dict[tuple[Any, ...], Any] = field(default_factory=dict)
+    _reads: dict[str, object] = field(default_factory=dict)
+    version_key: tuple[Any, ...] = ()
+    """Worlds grouped by what one trigger reads, kept for the next trigger that reads the same."""
 
     def gpus(self) -> list[GpuWorld] | None:
         if not self._gpu_done:
@@ -169,9 +190,8 @@ class Worlds:
         return self._versions
 
     def varying(self) -> frozenset[str]:
-        """Keys whose value differs between version worlds (with ``engine.version``)."""
-        self.versions()
-        return self._varying
+        """Keys whose value can differ between version worlds: the version and the defaults it decides."""
+        return VERSION_KEYS if self.engine == "vllm" else frozenset({"engine.version"})
 
     def _build_versions(self) -> list[VersionWorld] | None:
         known = self.base.get("engine.version")
@@ -190,28 +210,60 @@ class Worlds:
         if older is not None:
             worlds.append(older)
         carried = {k: f for k, f in self.base.facts.items() if k.startswith("args.")}
+        by_class: dict[tuple[object, ...], FactView] = {}
+        groups: dict[tuple[object, ...], int] = {}
+        changes: list[dict[str, Fact | None]] = []
         for version in allowed:
             if not _in_range(spec, version):
                 continue
-            facts = self.unfinished.copy()
-            facts.set("engine.version", Fact(version, "inferred", note="a possible world"))
-            self.defaults(facts)
-            for key, fact in carried.items():
-                facts.facts.setdefault(key, fact)
-            worlds.append(VersionWorld(str(version), version, facts))
+            cls = self.version_class(version) if self.version_class is not None else (version,)
+            facts = by_class.get(cls)
+            if facts is None:
+                groups[cls] = len(groups)
+                changes.append(self._defaults_for(version, cls))
+                facts = by_class[cls] = Overlay(self.unfinished, {**carried, **changes[-1]})
+            worlds.append(VersionWorld(str(version), version, Overlay(facts, {
+                "engine.version": Fact(version, "inferred", note="a possible world")}), groups[cls]))
         newer = self._bound(table[-1], True, allowed, spec)
         if newer is not None:
             worlds.append(newer)
-        varying: set[str] = {"engine.version"}
-        if worlds:
-            keys = set().union(*(w.facts.facts for w in worlds if isinstance(w.facts, FactSet)))
-            for key in keys:
-                values = {_sig(w.facts.get(key)) for w in worlds}
-                if len(values) > 1:
-                    varying.add(key)
-        self._varying = frozenset(varying)
+        # What the worlds are made of besides the deployment's own facts: equal for two deployments whose defaults
+        # read the same values (the change dicts are shared then, and the key holds them).
+        self.version_key = (tuple(w.label for w in worlds), tuple(groups.values()), tuple(map(id, changes)),
+                            tuple(changes))
         return worlds
 
+
+    def _defaults_for(self, version: Version, cls: tuple[object, ...]) -> dict[str, Fact | None]:
+        """What the engine's defaults change for a version of class ``cls`` (``None``: made unknown). A deployment
+        whose facts read by the defaults hold the same values as an earlier one's gets the same change: the
+        defaults are a deterministic function of what they read."""
+        assert self.unfinished is not None and self.defaults is not None
+        bucket = _DEFAULTS_SEEN.setdefault(cls, [])
+        memo = self._reads
+        for reads, closed, known in bucket:
+            if closed != self.unfinished.closed:
+                continue
+            for r, v in reads:
+                value = memo.get(r, memo)
+                if value is memo:
+                    value = memo[r] = _read(self.unfinished, r)
+                if value != v:
+                    break
+            else:
+                return known
+        facts = _Recording(dict(self.unfinished.facts), set(self.unfinished.closed), set(self.unfinished.blocked))
+        facts.set("engine.version", Fact(version, "inferred", note="a possible world"))
+        facts.reads.clear()
+        self.defaults(facts)
+        change: dict[str, Fact | None] = {k: f for k, f in facts.facts.items()
+                                          if self.unfinished.facts.get(k) is not f and k != "engine.version"}
+        change.update({k: None for k in facts.blocked - self.unfinished.blocked})
+        seen = tuple((r, _read(self.unfinished, r)) for r in dict.fromkeys(facts.reads))
+        if len(bucket) > 256:
+            bucket.clear()
+        bucket.append((seen, frozenset(self.unfinished.closed), change))
+        return change
 
     def _bound(self, edge: Version, above: bool, allowed: list[Version], spec: str | None) -> VersionWorld | None:
         """A release beyond the tables (older than the first, newer than the last), where the options and the
@@ -220,6 +272,34 @@ class Worlds:
             return None
         bound = VersionBound(edge, above)
         return VersionWorld(str(bound), bound, Overlay(self.base, {"engine.version": Fact(bound, "inferred")}))
+
+
+class _Recording(FactSet):
+    """A fact set that notes every key read, to know what the engine's defaults depended on."""
+
+    def __init__(self, facts: dict[str, Fact], closed: set[str], blocked: set[str]) -> None:
+        super().__init__(facts, closed, blocked)
+        self.reads: list[str] = []
+
+    def get(self, key: str) -> Fact | None:
+        self.reads.append(key)
+        return super().get(key)
+
+    def settled(self, key: str) -> bool:
+        self.reads.append("?" + key)
+        return super().settled(key)
+
+
+def _read(facts: FactSet, read: str) -> object:
+    if read.startswith("?"):
+        return facts.settled(read[1:])
+    fact = facts.get(read)
+    return ("unknown",) if fact is None else ("value", fact.value)
+
+
+# version class -> [(what the defaults read with its values, the closed prefixes, what they changed)]
+_Seen = tuple[tuple[tuple[str, object], ...], frozenset[str], dict[str, Fact | None]]
+_DEFAULTS_SEEN: dict[tuple[object, ...], list[_Seen]] = {}
 
 
 def _sig(fact: Fact | None) -> str:
@@ -242,6 +322,50 @@ def _walk_keys(pred: Any) -> Iterable[str]:
             yield from _walk_keys(item)
 
 
+@lru_cache(maxsize=8192)
+def _order_sig(version: Version | VersionBound | None, literal: Version) -> str:
+    if version is None:
+        return "?"
+    if isinstance(version, VersionBound):
+        order = version.order(literal)
+    elif not version.comparable(literal):
+        return "x"
+    else:
+        order = -1 if version < literal else (1 if literal < version else 0)
+    return "?" if order is None else str(order)
+
+
+def version_literals(trigger: Mapping[str, Any]) -> tuple[Version, ...]:
+    """Every version a trigger compares ``engine.version`` with, in its leaves and its affected ranges."""
+    from relialint.versions import VersionError, parse_version
+
+    texts: list[str] = []
+
+    def walk(pred: Any) -> None:
+        if isinstance(pred, dict):
+            if pred.get("fact") == "engine.version":
+                for op, value in pred.items():
+                    if op != "fact":
+                        texts.extend(str(v) for v in (value if isinstance(value, list) else [value]))
+            for value in pred.values():
+                walk(value)
+        elif isinstance(pred, list):
+            for item in pred:
+                walk(item)
+
+    walk(trigger.get("when"))
+    for rng in trigger.get("affected") or []:
+        texts.extend(str(rng[k]) for k in ("introduced", "fixed", "last_affected", "last_known_good") if rng.get(k))
+        texts.extend(str(o) for o in rng.get("observed") or [])
+    out: list[Version] = []
+    for text in dict.fromkeys(texts):
+        try:
+            out.append(parse_version(text))
+        except VersionError:
+            continue
+    return tuple(out)
+
+
 def keys_read(trigger: Mapping[str, Any]) -> frozenset[str]:
     """Every fact key a trigger reads (``engine.version`` too where it has affected ranges)."""
     keys = set(_walk_keys(trigger.get("when") or {}))
@@ -250,27 +374,73 @@ def keys_read(trigger: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(keys)
 
 
+@dataclass(frozen=True)
+class _Shape:
+    """What a trigger reads, computed once per trigger."""
+
+    trigger: Mapping[str, Any]  # held, so that no other object takes its id while the entry lives
+    keys: frozenset[str]
+    ordered_keys: tuple[str, ...]
+    leaves: tuple[Mapping[str, Any], ...]
+    literals: tuple[Version, ...]
+
+
+_SHAPES: dict[int, _Shape] = {}
+
+
+def _shape(trigger: Mapping[str, Any]) -> _Shape:
+    found = _SHAPES.get(id(trigger))
+    if found is None:
+        if len(_SHAPES) > 4096:
+            _SHAPES.clear()
+        keys = keys_read(trigger)
+        found = _SHAPES[id(trigger)] = _Shape(trigger, keys, tuple(sorted(keys)),
+                                              tuple(_leaves(trigger.get("when") or {})), version_literals(trigger))
+    return found
+
+
 def judge(trigger: Mapping[str, Any], worlds: Worlds) -> Judgement:
     """The trigger over every world the evidence allows."""
     kleene = eval_trigger(trigger, worlds.base)
     if kleene.value is not None:
         return Judgement(kleene.value)
-    keys = keys_read(trigger)
-    gpu_keys = sorted(k for k in keys if k in ROW_KEYS)
+    shape = _shape(trigger)
+    keys = shape.keys
+    open_keys = {k for k in keys if worlds.base.get(k) is None}  # only what is unknown can split the worlds
+    gpu_keys = sorted(k for k in open_keys if k in ROW_KEYS)
     gpus = worlds.gpus() if gpu_keys else None
-    versions = worlds.versions() if keys & worlds.varying() or "engine.version" in keys else None
+    versions = worlds.versions() if open_keys & worlds.varying() else None
     if gpus is None and versions is None:
         return Judgement(None, kleene.missing, kleene.notes)
+    # The same trigger over the same facts and the same worlds is the same judgement (a tree of similar files).
+    ordered = shape.ordered_keys
+    memo_key = (id(trigger), worlds.engine, tuple(_sig(worlds.base.get(k)) for k in ordered),
+                known_gpu(worlds.base) if gpus is not None else None,
+                (worlds.version_key[:3], tuple(_sig(worlds.unfinished.get(k)) for k in ordered))
+                if versions is not None and worlds.unfinished is not None else None)
+    memo = _JUDGED.get(memo_key)
+    if memo is not None:
+        return memo[1]
+    judged = _judge_worlds(trigger, worlds, shape, kleene, open_keys, gpu_keys, gpus, versions)
+    if len(_JUDGED) > 65536:
+        _JUDGED.clear()
+    _JUDGED[memo_key] = ((trigger, worlds.version_key), judged)  # held: their ids stay theirs while this lives
+    return judged
 
-    gpu_classes: dict[tuple[str, ...], tuple[Mapping[str, Fact], list[str]]] = {}
-    for g in gpus or [GpuWorld("", {})]:
-        view = Overlay(worlds.base, g.facts)
-        sig = tuple(_sig(view.get(k)) for k in gpu_keys)
-        gpu_classes.setdefault(sig, (g.facts, []))[1].append(g.name)
-    version_classes: dict[tuple[str, ...], tuple[FactView, list[str]]] = {}
-    for v in versions or [VersionWorld("", None, worlds.base)]:
-        sig = tuple(_sig(v.facts.get(k)) for k in sorted(keys))
-        version_classes.setdefault(sig, (v.facts, []))[1].append(v.label)
+
+_JUDGED: dict[tuple[Any, ...], tuple[Any, Judgement]] = {}
+
+
+def _judge_worlds(trigger: Mapping[str, Any], worlds: Worlds, shape: _Shape, kleene: Verdict, open_keys: set[str],
+                  gpu_keys: list[str], gpus: list[GpuWorld] | None, versions: list[VersionWorld] | None
+                  ) -> Judgement:
+    leaves = shape.leaves
+    literals = shape.literals if versions is not None else ()
+    other = tuple(leaf for leaf in leaves if leaf["fact"] in open_keys and leaf["fact"] != "engine.version") \
+        if versions is not None else ()
+    gpu_leaves = tuple(leaf for leaf in leaves if leaf["fact"] in gpu_keys)
+    gpu_classes = _gpu_classes(worlds, gpus, gpu_leaves)
+    version_classes = _version_classes(worlds, versions, literals, other)
 
     results: list[tuple[list[str], list[str], Verdict]] = []
     for vfacts, vlabels in version_classes.values():
@@ -288,13 +458,74 @@ def judge(trigger: Mapping[str, Any], worlds: Worlds) -> Judgement:
             missing.update(verdict.missing)
     holds_gpu = list(dict.fromkeys(n for _, names, v in results if v.value is not False for n in names))
     if gpus is not None and len(gpu_classes) > 1 and _splits(results, by_gpu=True):
-        missing.update(k for k in gpu_keys if len({sig[gpu_keys.index(k)] for sig in gpu_classes}) > 1)
+        missing.update(str(leaf["fact"]) for i, leaf in enumerate(gpu_leaves)
+                       if len({sig[i] for sig in gpu_classes}) > 1)
         notes.append(_gpu_note(holds_gpu, len(gpus)))
     if versions is not None and len(version_classes) > 1 and _splits(results, by_gpu=False):
         missing.add("engine.version")
         holds = {label for labels, _, v in results if v.value is not False for label in labels}
         notes.append(_version_note(worlds.engine, [w for w in versions if w.label in holds], versions))
     return Judgement(None, frozenset(missing) or kleene.missing, tuple(notes) or kleene.notes)
+
+
+def _leaves(pred: Any) -> Iterable[Mapping[str, Any]]:
+    if isinstance(pred, dict):
+        if "fact" in pred:
+            yield pred
+            return
+        for value in pred.values():
+            yield from _leaves(value)
+    elif isinstance(pred, list):
+        for item in pred:
+            yield from _leaves(item)
+
+
+def _leaf_sig(leaves: tuple[Mapping[str, Any], ...], view: FactView) -> tuple[bool | None, ...]:
+    return tuple(eval_leaf(leaf, view).value for leaf in leaves)
+
+
+def _gpu_classes(worlds: Worlds, gpus: list[GpuWorld] | None, leaves: tuple[Mapping[str, Any], ...]
+                 ) -> dict[tuple[bool | None, ...], tuple[Mapping[str, Fact], list[str]]]:
+    """The GPU worlds grouped by how the trigger's GPU conditions come out: rows that answer every one of them
+    alike are one class, since the trigger cannot tell them apart."""
+    # The GPU worlds and the GPU conditions depend only on the known GPU facts: shared by every deployment.
+    key = (known_gpu(worlds.base), tuple(id(leaf) for leaf in leaves))
+    found = _GPU_CLASSES.get(key)
+    if found is None:
+        classes: dict[tuple[bool | None, ...], tuple[Mapping[str, Fact], list[str]]] = {}
+        for g in gpus or [GpuWorld("", {})]:
+            sig = _leaf_sig(leaves, Overlay(worlds.base, g.facts))
+            classes.setdefault(sig, (g.facts, []))[1].append(g.name)
+        if len(_GPU_CLASSES) > 4096:
+            _GPU_CLASSES.clear()
+        found = _GPU_CLASSES[key] = (leaves, classes)
+    return found[1]  # type: ignore[no-any-return]
+
+
+# (known GPU facts, ids of the trigger's GPU conditions) -> (the conditions, held so that no other object can take
+# their ids while the entry lives; the classes)
+_GPU_CLASSES: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+
+
+def _version_classes(worlds: Worlds, versions: list[VersionWorld] | None, literals: tuple[Version, ...],
+                     leaves: tuple[Mapping[str, Any], ...]
+                     ) -> dict[tuple[object, ...], tuple[FactView, list[str]]]:
+    """The version worlds grouped: versions that compare alike with every version the trigger names and answer
+    its other version-dependent conditions alike are one class."""
+    key = ("version", literals, tuple(id(leaf) for leaf in leaves))
+    found = worlds.classes.get(key)
+    if found is None:
+        found = worlds.classes[key] = {}
+        by_group: dict[int, tuple[bool | None, ...]] = {}
+        for v in versions or [VersionWorld("", None, worlds.base)]:
+            rest = by_group.get(v.group) if v.group >= 0 else None
+            if rest is None:
+                rest = _leaf_sig(leaves, v.facts)
+                if v.group >= 0:
+                    by_group[v.group] = rest
+            sig = (*(_order_sig(v.version, lit) for lit in literals), *rest)
+            found.setdefault(sig, (v.facts, []))[1].append(v.label)
+    return found  # type: ignore[no-any-return]
 
 
 def _splits(results: list[tuple[list[str], list[str], Verdict]], by_gpu: bool) -> bool:

@@ -3,6 +3,8 @@ depends on a version that is not known, the fact stays unknown."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from relialint.deployment import Deployment
 from relialint.engines import flagcheck
 from relialint.engines.vllm_args import _number
@@ -26,6 +28,13 @@ def apply_defaults(deployment: Deployment) -> None:
     """Facts the engine sets when the config says nothing, for the version in force (``origin: default``)."""
     flagcheck.finish_vllm(deployment)
     version_defaults(deployment.facts)
+
+
+@lru_cache(maxsize=1024)
+def version_class(version: Version) -> tuple[object, ...]:
+    """The defaults below read the version only through comparisons with the thresholds in ``V`` (keep it so):
+    versions on the same side of every threshold get the same defaults."""
+    return tuple(version < threshold for threshold in V.values())
 
 
 def version_defaults(facts: FactSet) -> None:

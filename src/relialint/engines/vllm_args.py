@@ -224,6 +224,19 @@ def config_file_opts(text: str, display: str, line_offset: int = 0) -> list[Opt]
     return opts
 
 
+# Options declared with vLLM's ``StoreBoolean`` action (0.6.6.post1-0.7.x): a ``--config`` key spelled exactly as
+# the option's dest is passed on with its false value, so the false is not dropped for these spellings.
+_STORE_BOOLEAN_DESTS = {"enable_chunked_prefill", "multi_step_stream_outputs", "disable_logprobs_during_spec_decoding"}
+
+
+def config_false(opts: list[Opt]) -> Opt | None:
+    """The first ``--config`` YAML key whose value is ``false`` (read from the file, not the command line)."""
+    for opt in opts:
+        if opt.from_config and opt.negated and opt.value is None and opt.flag.text not in _STORE_BOOLEAN_DESTS:
+            return opt
+    return None
+
+
 def _number(text: str | None, kind: type) -> int | float | None:
     if text is None:
         return None

@@ -66,8 +66,8 @@ def test_production_stack_v0_is_an_env_var_not_a_flag(tmp_path: Path) -> None:
     assert fact(d, "gpu.count") == ("2", "manifest", 7, 19)
     # a key the template never reads renders nothing: a warning at the key, no flag
     assert [(w.line, w.column, w.message) for w in result.warnings] == [
-        (13, 9, "vllmConfig.kvCacheDtype is not read by the production-stack chart's template: it renders "
-                "nothing (put the option in vllmConfig.extraArgs)")]
+        (13, 9, "vllmConfig.kvCacheDtype is not a key the production-stack chart's templates render: it is "
+                "ignored (put the option in vllmConfig.extraArgs)")]
     assert "flag.vllm.kv-cache-dtype" in d.facts.facts  # from extraArgs only
 
 

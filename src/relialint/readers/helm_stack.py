@@ -29,9 +29,10 @@ from relialint.readers.yamlwords import map_items, scalar_text, seq_items
 
 CHART = "vllm-stack"
 
-# vllmConfig keys some template reads; anything else renders nothing
+# vllmConfig keys some template reads (``runner`` and ``convert`` are in the newest values schema; their rendering
+# was not read, so they give no word and no warning); anything else renders nothing
 _READ = {"enableChunkedPrefill", "enablePrefixCaching", "maxModelLen", "dtype", "tensorParallelSize", "maxNumSeqs",
-         "gpuMemoryUtilization", "maxLoras", "extraArgs", "v0", "v1", "prometheusMultiprocDir"}
+         "gpuMemoryUtilization", "maxLoras", "extraArgs", "v0", "v1", "prometheusMultiprocDir", "runner", "convert"}
 _VALUE_FLAGS = (("maxModelLen", "--max-model-len"), ("dtype", "--dtype"),
                 ("tensorParallelSize", "--tensor-parallel-size"))
 _VALUE_FLAGS_012 = (("maxNumSeqs", "--max-num-seqs"), ("gpuMemoryUtilization", "--gpu_memory_utilization"),
@@ -96,8 +97,9 @@ def _config_words(config: YMap, config_key: YScalar, which: str, result: FileRes
     for key, _ in config.items:
         if key.text not in _READ:
             result.errors.append(ReadError(key.span.path, key.span.line, key.span.column,
-                                           f"vllmConfig.{key.text} is not read by the production-stack chart's "
-                                           "template: it renders nothing (put the option in vllmConfig.extraArgs)",
+                                           f"vllmConfig.{key.text} is not a key the production-stack chart's "
+                                           "templates render: it is ignored (put the option in "
+                                           "vllmConfig.extraArgs)",
                                            "warning"))
     chunked = config.get("enableChunkedPrefill")
     if chunked is not None:

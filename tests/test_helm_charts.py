@@ -229,3 +229,41 @@ def test_unknown_chart_without_option_lists_is_not_read(tmp_path: Path) -> None:
 def test_go_float_matches_go_percent_v() -> None:
     assert [go_float(x) for x in (131072.0, 1e6, 1048576.0, 0.9, 0.0001, 0.00001, 2.0, -3.5, 123456.5)] == [
         "131072", "1e+06", "1.048576e+06", "0.9", "0.0001", "1e-05", "2", "-3.5", "123456.5"]
+
+
+STACK_PLAIN = """\
+servingEngineSpec:
+  modelSpec:
+    - name: qwen
+      repository: vllm/vllm-openai
+      tag: v0.10.1
+      modelURL: Qwen/Qwen3-8B
+      vllmConfig:
+        v0: "1"
+        maxModelLen: 8192
+"""
+
+OWN_CHART = "apiVersion: v2\nname: vllm-stack\nversion: {}\n"
+
+
+def test_production_stack_chart_version_decides_over_keys(tmp_path: Path) -> None:
+    # chart 0.1.2 does not read v0: no VLLM_USE_V1, and no flag either
+    result = lint(tmp_path, STACK_PLAIN, OWN_CHART.format("0.1.2"))
+    (d,) = result.deployments
+    assert fact(d, "env.VLLM_USE_V1") == ("<unset>", "inferred", None, None)
+    assert "flag.vllm.v0" not in d.facts.facts
+    assert fact(d, "flag.vllm.enable-prefix-caching") == ("<unset>", "inferred", None, None)
+    assert fact(d, "limits.max_model_len") == ("8192", "flag", 9, 9)
+
+
+def test_production_stack_newer_chart_without_switch_leaves_prefix_caching_to_the_engine(tmp_path: Path) -> None:
+    # a chart newer than 0.1.2 with neither v0 nor v1: the templates disagree on a missing enablePrefixCaching
+    values = STACK_PLAIN.replace('        v0: "1"\n', "")
+    result = lint(tmp_path, values, OWN_CHART.format("0.1.9"))
+    (d,) = result.deployments
+    assert fact(d, "flag.vllm.enable-prefix-caching") == ("<unset>", "inferred", None, None)
+    # without a chart version the current template applies: --no-enable-prefix-caching at vllmConfig
+    (tmp_path / "Chart.yaml").unlink()
+    result = lint(tmp_path, values)
+    (d,) = result.deployments
+    assert fact(d, "prefix_caching.enabled") == ("false", "flag", 7, 7)

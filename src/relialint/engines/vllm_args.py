@@ -224,9 +224,10 @@ def config_file_opts(text: str, display: str, line_offset: int = 0) -> list[Opt]
     return opts
 
 
-# Options declared with vLLM's ``StoreBoolean`` action (0.6.6.post1-0.7.x): a ``--config`` key spelled exactly as
+# Options declared with vLLM's ``StoreBoolean`` action (0.6.6.post1-0.8.4): a ``--config`` key spelled exactly as
 # the option's dest is passed on with its false value, so the false is not dropped for these spellings.
-_STORE_BOOLEAN_DESTS = {"enable_chunked_prefill", "multi_step_stream_outputs", "disable_logprobs_during_spec_decoding"}
+_STORE_BOOLEAN_DESTS = {"enable_chunked_prefill", "multi_step_stream_outputs", "disable_logprobs_during_spec_decoding",
+                        "disable_chunked_mm_input"}
 
 
 def config_false(opts: list[Opt]) -> Opt | None:

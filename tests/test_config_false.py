@@ -51,3 +51,19 @@ def test_helm_values_detected_by_shape() -> None:
     # an args list without options, or options without an image, is not a chart's server arguments
     assert yaml_kind("image:\n  repository: x\nargs:\n  - serve\n") is None
     assert yaml_kind("repos:\n  - repo: r\n    hooks:\n      - id: ruff\n        args: [--fix]\n") is None
+
+
+def test_a_version_pinned_in_the_file_drops_the_false_before_the_parser(tmp_path: Path) -> None:
+    body = ("cat > cfg.yaml <<EOF\nmodel: Qwen/Qwen3-8B\nenable-prefix-caching: false\nEOF\n"
+            "vllm serve --config cfg.yaml\n")
+    old = tmp_path / "old.sh"
+    old.write_text("pip install vllm==0.10.0\n" + body)
+    result = lint_paths([str(old)], Options())
+    (d,) = result.deployments
+    assert facts(old) == {"args.config_false": ("enable-prefix-caching", "config-file", 4, 1),
+                          "prefix_caching.enabled": ("True", "default", None, None)}
+    assert d.notes == ["enable-prefix-caching: false in the --config file is dropped by this vLLM version "
+                       "(before 0.28.0): the option keeps its default"]
+    new = tmp_path / "new.sh"
+    new.write_text("pip install vllm==0.28.0\n" + body)
+    assert facts(new)["prefix_caching.enabled"] == ("False", "config-file", 4, 1)

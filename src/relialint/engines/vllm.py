@@ -22,6 +22,7 @@ from relialint.engines.vllm_args import (
     _number,
     canonical,
     config_false,
+    drop_config_false,
     config_file_opts,
     parse_args,
 )
@@ -288,6 +289,12 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
         facts.set("args.config_false", word_fact(false_key.flag.text, "config-file", false_key.flag))
     elif not any(opt.name == "config" for opt in parsed.opts) or any(opt.from_config for opt in opts):
         facts.set("args.config_false", Fact(None, "inferred"))
+    version_fact = facts.get("engine.version")
+    opts, dropped = drop_config_false(opts, version_fact.value if version_fact is not None
+                                      and isinstance(version_fact.value, Version) else None)
+    for opt in dropped:
+        deployment.notes.append(f"{opt.flag.text}: false in the --config file is dropped by this vLLM version "
+                                "(before 0.28.0): the option keeps its default")
     complete = parsed.complete and launch.command.argv_complete
     if complete:
         facts.closed.add("flag.vllm.")

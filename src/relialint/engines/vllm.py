@@ -22,8 +22,8 @@ from relialint.engines.vllm_args import (
     _number,
     canonical,
     config_false,
-    drop_config_false,
     config_file_opts,
+    drop_config_false,
     parse_args,
 )
 from relialint.engines.vllm_defaults import _truthy, apply_defaults

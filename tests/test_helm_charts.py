@@ -267,3 +267,15 @@ def test_production_stack_newer_chart_without_switch_leaves_prefix_caching_to_th
     result = lint(tmp_path, values)
     (d,) = result.deployments
     assert fact(d, "prefix_caching.enabled") == ("false", "flag", 7, 7)
+
+
+def test_list_items_toyaml_and_unknown_chart_numbers(tmp_path: Path) -> None:
+    # chart-vllm renders image.command with toYaml: a whole number stays whole
+    values = CHART_VLLM.replace('"--kv-cache-dtype", "fp8"]', '"--max-model-len", 1048576]')
+    (d,) = lint(tmp_path, values).deployments
+    assert fact(d, "flag.vllm.max-model-len") == ("1048576", "flag", 5, 36)
+    # an unknown chart's list: {{ . }} would print 1e+06 and toYaml 1000000, so the value is not known
+    generic = "image:\n  repository: vllm/vllm-openai\n  tag: v0.30.0\nextraArgs:\n  - --max-model-len\n  - 1000000\n"
+    (d,) = lint(tmp_path, generic, name="other.yaml").deployments
+    assert "limits.max_model_len" not in d.facts.facts
+    assert d.facts.get("flag.vllm.max-model-len") is None  # unknown: neither a value nor known unset

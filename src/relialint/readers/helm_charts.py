@@ -17,7 +17,7 @@ other chart only where they plainly hold a server's arguments.
 
 from __future__ import annotations
 
-from relialint.readers.helmvalues import env_map, image_word, render, truthy
+from relialint.readers.helmvalues import env_map, image_word, render, render_any, render_yaml, truthy
 from relialint.readers.kubernetes import container_env, container_gpus
 from relialint.readers.located import Command, FileResult, Span, Word
 from relialint.readers.yamlsafe import YMap, YNode, YScalar, YSeq
@@ -37,7 +37,8 @@ def read_chart_vllm(root: YMap, result: FileResult) -> None:
     image_node = root.get("image")
     assert isinstance(image_node, YMap)
     image = image_word(image_node)
-    command = [_word(item) for item in seq_items(image_node.get("command"))]
+    command = [Word(render_yaml(item), item.span) if isinstance(item, YScalar) else Word(None, item.span)
+               for item in seq_items(image_node.get("command"))]  # toYaml of the list
     env, complete = container_env(image_node)
     count, count_span, _ = container_gpus(root)
     labels: list[tuple[str, str, Span]] = []
@@ -125,5 +126,5 @@ def _is_option(item: YNode) -> bool:
 
 def _word(item: YNode) -> Word:
     if isinstance(item, YScalar):
-        return Word(render(item), item.span)
+        return Word(render_any(item), item.span)
     return Word(None, item.span)

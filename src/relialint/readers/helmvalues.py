@@ -93,6 +93,29 @@ def render(node: YScalar) -> str:
     return node.text
 
 
+def render_yaml(node: YScalar) -> str:
+    """The text ``toYaml`` gives a scalar inside a list (Helm marshals through JSON: whole numbers below 1e21 stay
+    whole, ``1048576`` is ``1048576``)."""
+    value = node.value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        x = float(value)
+        if x.is_integer() and abs(x) < 1e21:
+            return str(int(x))
+        return repr(x)
+    if value is None:
+        return "null"
+    return node.text
+
+
+def render_any(node: YScalar) -> str | None:
+    """A list item of a chart whose template is not known: ``{{ . }}`` and ``toYaml`` give the same text for
+    strings and most numbers; where they differ (1e+06 against 1000000) the word is not known."""
+    printed, marshalled = render(node), render_yaml(node)
+    return printed if printed == marshalled else None
+
+
 def go_float(x: float) -> str:
     """Go's ``%v`` of a float64 (``strconv`` shortest ``%g``: the exponent form from 1e+06 and below 1e-04)."""
     if math.isnan(x):

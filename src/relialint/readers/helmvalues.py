@@ -166,15 +166,16 @@ def image_word(image: YNode | None, default_tag: str | None = None) -> Word | No
 
 
 def env_map(node: YNode | None) -> list[EnvVar]:
-    """An ``env:`` given as a map (``NAME: value`` or ``NAME: {value: ...}``; ``valueFrom`` is unknown)."""
+    """An ``env:`` given as a map (``NAME: value`` or ``NAME: {value: ...}``; ``valueFrom`` is unknown, and so is a
+    number the chart may print either way)."""
     out: list[EnvVar] = []
     for key, value in map_items(node):
         if isinstance(value, YScalar):
-            out.append(EnvVar(key.text, render(value) if value.value is not None else "", pair_span(key, value)))
+            out.append(EnvVar(key.text, render_any(value) if value.value is not None else "", pair_span(key, value)))
         elif isinstance(value, YMap):
             inner = value.get("value")
             if isinstance(inner, YScalar):
-                out.append(EnvVar(key.text, render(inner), pair_span(key, value)))
+                out.append(EnvVar(key.text, render_any(inner), pair_span(key, value)))
             else:
                 out.append(EnvVar(key.text, None, pair_span(key, value)))
     return out

@@ -158,6 +158,8 @@ VOCABULARY: dict[str, FactSpec] = {
         _spec("args.unread_env_certain", "bool",
               "args.unread_env is certain (false: it depends on the engine version)"),
         _spec("args.config_equals", "string", "vLLM `--config=FILE` as written (the = form is never expanded)"),
+        _spec("args.config_false", "string",
+              "the first key of a vLLM `--config` YAML whose value is `false`, as written"),
         _spec("args.equals_form", "string", "a llama.cpp `--flag=value` token (llama.cpp never splits at =)"),
         _spec("llama.flash_attn_bare", "string",
               "the token after a bare llama.cpp -fa/--flash-attn that is not on/off/auto ('' at the end)"),

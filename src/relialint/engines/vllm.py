@@ -21,11 +21,13 @@ from relialint.engines.vllm_args import (
     _merge_json,
     _number,
     canonical,
+    config_false,
     config_file_opts,
+    drop_config_false,
     parse_args,
 )
 from relialint.engines.vllm_defaults import _truthy, apply_defaults
-from relialint.facts import FactSet, Origin
+from relialint.facts import Fact, FactSet, Origin
 from relialint.readers.located import Command, FileResult, Span, Word
 from relialint.versions import Version, VersionError, parse_engine_version
 
@@ -210,6 +212,11 @@ def _config_file_deployment(result: FileResult) -> list[Deployment]:
     for key, fact in list(deployment.facts.facts.items()):
         if fact.origin == "flag":
             deployment.facts.set(key, replace(fact, origin="config-file"))
+    for opt in opts:
+        opt.from_config = True
+    false_key = config_false(opts)
+    deployment.facts.set("args.config_false", word_fact(false_key.flag.text, "config-file", false_key.flag)
+                         if false_key is not None else Fact(None, "inferred"))
     return [deployment]
 
 
@@ -277,6 +284,17 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
     parsed = parse_args(launch.args)
     flagcheck.record_vllm_launch(deployment, launch.form, launch.args, parsed.opts, parsed.positionals, launch.command)
     opts = _expand_config(parsed.opts, launch, result, opener, deployment)
+    false_key = config_false(opts)
+    if false_key is not None:
+        facts.set("args.config_false", word_fact(false_key.flag.text, "config-file", false_key.flag))
+    elif not any(opt.name == "config" for opt in parsed.opts) or any(opt.from_config for opt in opts):
+        facts.set("args.config_false", Fact(None, "inferred"))
+    version_fact = facts.get("engine.version")
+    opts, dropped = drop_config_false(opts, version_fact.value if version_fact is not None
+                                      and isinstance(version_fact.value, Version) else None)
+    for opt in dropped:
+        deployment.notes.append(f"{opt.flag.text}: false in the --config file is dropped by this vLLM version "
+                                "(before 0.28.0): the option keeps its default")
     complete = parsed.complete and launch.command.argv_complete
     if complete:
         facts.closed.add("flag.vllm.")

@@ -12,6 +12,7 @@ from typing import Any
 
 from relialint.engines import flagcheck
 from relialint.readers.located import Span, Word
+from relialint.versions import Version, parse_engine_version
 
 BOOLEAN_FLAGS = {
     "enforce-eager", "trust-remote-code", "enable-prefix-caching", "disable-log-requests", "enable-log-requests",
@@ -222,6 +223,39 @@ def config_file_opts(text: str, display: str, line_offset: int = 0) -> list[Opt]
             opts.append(Opt(name, " ".join(str(item.text) for item in value.items if isinstance(item, YScalar)),
                             flag, flag))
     return opts
+
+
+# Options declared with vLLM's ``StoreBoolean`` action (0.6.6.post1-0.8.4): a ``--config`` key spelled exactly as
+# the option's dest is passed on with its false value, so the false is not dropped for these spellings.
+_STORE_BOOLEAN_DESTS = {"enable_chunked_prefill", "multi_step_stream_outputs", "disable_logprobs_during_spec_decoding",
+                        "disable_chunked_mm_input"}
+_STORE_BOOLEAN_UNTIL = parse_engine_version("vllm", "0.8.5")
+_FALSE_PASSED_FROM = parse_engine_version("vllm", "0.28.0")
+
+
+def config_false(opts: list[Opt]) -> Opt | None:
+    """The first ``--config`` YAML key whose value is ``false`` (read from the file, not the command line)."""
+    for opt in opts:
+        if opt.from_config and opt.negated and opt.value is None and opt.flag.text not in _STORE_BOOLEAN_DESTS:
+            return opt
+    return None
+
+
+def drop_config_false(opts: list[Opt], version: Version | None) -> tuple[list[Opt], list[Opt]]:
+    """The options the parser receives and the ``--config`` false keys it never sees: before 0.28.0 the file's
+    expansion leaves a false value out (keys spelled as a ``StoreBoolean`` dest are passed on up to 0.8.4).
+    With the version unknown nothing is dropped; RL540 says what would be."""
+    if version is None or version.scheme != "pep440" or not version < _FALSE_PASSED_FROM:
+        return opts, []
+    kept: list[Opt] = []
+    dropped: list[Opt] = []
+    for opt in opts:
+        false = opt.from_config and opt.negated and opt.value is None
+        if false and not (opt.flag.text in _STORE_BOOLEAN_DESTS and version < _STORE_BOOLEAN_UNTIL):
+            dropped.append(opt)
+        else:
+            kept.append(opt)
+    return kept, dropped
 
 
 def _number(text: str | None, kind: type) -> int | float | None:

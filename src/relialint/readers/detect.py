@@ -41,11 +41,29 @@ def yaml_kind(text: str) -> str | None:
         return "compose"
     if re.search(r"^apiVersion\s*:", text, re.M) and re.search(r"^kind\s*:", text, re.M):
         return "kubernetes"
-    if re.search(r"^\s*servingEngineSpec\s*:", text, re.M):
+    if re.search(r"^\s*servingEngineSpec\s*:", text, re.M) or _helm_values(text):
         return "helm"
     if _vllm_config_keys(text):
         return "vllm-config"
     return None
+
+
+_HELM_ARGS = re.compile(r"^\s*(args|extraArgs|extra_args)\s*:\s*(\[\s*[\"']?--|$)", re.M)
+_HELM_OPTION_ITEM = re.compile(r"^\s*-\s*[\"']?--[A-Za-z]", re.M)
+
+
+def _helm_values(text: str) -> bool:
+    """Values of a chart whose arguments relialint reads: vLLM's example chart (``image.command`` with
+    ``gpuModels``/``extraInit``), the llama-server chart (``llama.args``), or an ``image`` beside an
+    ``args``/``extraArgs`` list of ``--options``."""
+    if not re.search(r"^\s*image\s*:", text, re.M):
+        return False
+    if re.search(r"^(gpuModels|extraInit)\s*:", text, re.M) and re.search(r"^\s+command\s*:", text, re.M):
+        return True
+    if re.search(r"^llama\s*:", text, re.M) and re.search(r"^\s+args\s*:", text, re.M):
+        return True
+    match = _HELM_ARGS.search(text)
+    return match is not None and (match.group(2) != "" or _HELM_OPTION_ITEM.search(text, match.end()) is not None)
 
 
 # Top-level keys that only a vLLM ``--config`` file has together (dash or underscore spelling). A YAML file is a

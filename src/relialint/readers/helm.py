@@ -1,22 +1,23 @@
-"""Helm values of the vLLM production-stack chart, recognised by shape (``servingEngineSpec.modelSpec[]``).
+"""Helm values files, read the way the chart they belong to renders them.
 
-Each model spec becomes the container the chart's template renders: image ``repository:tag``, command
-``vllm serve MODEL_URL`` followed by one flag per ``vllmConfig`` key (camelCase to ``--kebab-case``; ``true``
-gives the flag, ``false`` the ``--no-`` form), then ``vllmConfig.extraArgs``; ``env`` as in a pod spec;
-``requestGPU`` as the GPU count; ``nodeSelectorTerms`` as node-selection labels. Synthesised words point at
-the values key that produced them.
+The chart is recognised by the shape of its values (and ``Chart.yaml`` beside them where there is one):
+
+* the vLLM production-stack chart (``servingEngineSpec.modelSpec[]``): ``helm_stack``;
+* vLLM's example chart (``image.command`` with ``gpuModels``/``extraInit``) and the ``llama-server`` llama.cpp
+  chart (``llama.args`` map): ``helm_charts``;
+* any other chart: only containers whose values plainly hold the server's arguments (``helm_charts``).
+
+Every word and env var points at the values key or value that produced it; ``docs/fact-sources.md`` lists each
+chart's mapping with the template it follows.
 """
 
 from __future__ import annotations
 
-import re
-
-from relialint.readers.kubernetes import _env, term_labels
-from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
-from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq
-from relialint.readers.yamlwords import Src, list_words, load, map_items, scalar_text, seq_items, yaml_error
-
-_SKIP = {"extraArgs", "v1", "lmcacheConfig", "env", "runtimeClassName"}
+from relialint.readers import helm_charts, helm_stack
+from relialint.readers.helmvalues import chart_beside
+from relialint.readers.located import FileResult
+from relialint.readers.yamlsafe import YamlError, YMap
+from relialint.readers.yamlwords import load, seq_items, yaml_error
 
 
 def read(text: str, path: str) -> FileResult:
@@ -27,71 +28,31 @@ def read(text: str, path: str) -> FileResult:
         result.errors.append(exc.error)
         return result
     root = documents[0] if documents else None
-    spec = root.get("servingEngineSpec") if isinstance(root, YMap) else None
-    if not isinstance(spec, YMap):
-        result.errors.append(yaml_error(path, root, "no `servingEngineSpec:`; not production-stack values", "error"))
+    if not isinstance(root, YMap):
+        result.errors.append(yaml_error(path, root, "not Helm values (the top level is not a map)", "error"))
         return result
-    src = Src(text, path)
-    for model in seq_items(spec.get("modelSpec")):
-        if isinstance(model, YMap):
-            _model(model, src, result)
+    spec = _stack_values(root)
+    if spec is not None:
+        chart = chart_beside(path, helm_stack.CHART)
+        for model in seq_items(spec.get("modelSpec")):
+            if isinstance(model, YMap):
+                helm_stack.read_model(model, chart, result)
+    elif helm_charts.is_chart_vllm(root):
+        helm_charts.read_chart_vllm(root, result)
+    elif helm_charts.is_llama_server(root):
+        helm_charts.read_llama_server(root, result)
+    else:
+        helm_charts.read_generic(root, result)
     return result
 
 
-def _kebab(name: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"-\1", name).lower().replace("_", "-")
-
-
-def _model(model: YMap, src: Src, result: FileResult) -> None:
-    repository = model.get("repository")
-    tag = model.get("tag")
-    image: Word | None = None
-    if isinstance(repository, YScalar) and repository.value is not None:
-        tag_text = scalar_text(tag)
-        text = repository.text + (f":{tag_text}" if tag_text else "")
-        image = Word(text, tag.span if isinstance(tag, YScalar) and tag_text else repository.span)
-    where = repository.span if isinstance(repository, YScalar) else model.span
-    entrypoint = [Word("vllm", where), Word("serve", where)]
-    argv: list[Word] = []
-    url = model.get("modelURL")
-    if isinstance(url, YScalar) and url.value is not None:
-        argv.append(Word(url.text, url.span))
-    env: list[EnvVar] = []
-    config = model.get("vllmConfig")
-    for key, value in map_items(config):
-        if key.text in _SKIP:
-            if key.text == "v1" and isinstance(value, YScalar) and value.value is not None:
-                env.append(EnvVar("VLLM_USE_V1", value.text, Span(key.span.path, key.span.line, key.span.column,
-                                                                  value.span.end_line, value.span.end_column)))
-            continue
-        flag = _kebab(key.text)
-        if isinstance(value, YScalar):
-            if value.value is True:
-                argv.append(Word(f"--{flag}", key.span))
-            elif value.value is False:
-                argv.append(Word(f"--no-{flag}", key.span))
-            elif value.value is not None:
-                argv.extend([Word(f"--{flag}", key.span), Word(value.text, value.span)])
-        elif isinstance(value, YMap | YSeq):
-            from json import dumps
-
-            from relialint.readers.yamlsafe import plain
-
-            argv.extend([Word(f"--{flag}", key.span), Word(dumps(plain(value)), value.span)])
-    if isinstance(config, YMap):
-        argv.extend(list_words(config.get("extraArgs"), src))
-    pod_env, complete = _env(model)
-    env.extend(pod_env)
-    count: int | None = None
-    count_span: Span | None = None
-    gpu = model.get("requestGPU")
-    if isinstance(gpu, YScalar) and isinstance(gpu.value, int):
-        count, count_span = gpu.value, gpu.span
-    labels = _labels(model.get("nodeSelectorTerms"))
-    name = scalar_text(model.get("name"))
-    result.commands.append(Command("container", argv, image.span if image else where, env, complete, image,
-                                   entrypoint, name, count, count_span, labels))
-
-
-def _labels(node: YNode | None) -> list[tuple[str, str, Span]]:
-    return term_labels(seq_items(node))
+def _stack_values(root: YMap) -> YMap | None:
+    """``servingEngineSpec`` at the top, or one level down under an umbrella chart's dependency key."""
+    spec = root.get("servingEngineSpec")
+    if isinstance(spec, YMap):
+        return spec
+    for _, value in root.items:
+        inner = value.get("servingEngineSpec") if isinstance(value, YMap) else None
+        if isinstance(inner, YMap):
+            return inner
+    return None

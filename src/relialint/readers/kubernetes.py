@@ -184,3 +184,13 @@ def _resources(container: YMap) -> tuple[int | None, Span | None, list[tuple[str
                     count, count_span = number, span
                 labels = [lab for lab in labels if lab[0] != key.text] + [(key.text, value.text, span)]
     return count, count_span, labels
+
+
+def container_env(container: YMap) -> tuple[list[EnvVar], bool]:
+    """A container's ``env:`` list as the process sees it, and whether it is complete (no ``envFrom``)."""
+    return _env(container)
+
+
+def container_gpus(container: YMap) -> tuple[int | None, Span | None, list[tuple[str, str, Span]]]:
+    """The GPU count a container's ``resources:`` ask for (limits win), with its location and resource names."""
+    return _resources(container)

@@ -1,0 +1,130 @@
+"""Helm values of the other charts relialint reads, each the way its template renders it, and the values of any
+other chart only where they plainly hold a server's arguments.
+
+* ``chart-vllm`` (vLLM's own example chart, ``examples/online_serving/chart-helm``): ``image.command`` is the
+  container's ``command:`` as written, ``image.env`` its ``env:``; the GPU count is
+  ``resources.limits["nvidia.com/gpu"]`` and, with GPUs, ``gpuModels`` become a required
+  ``nvidia.com/gpu.product In [...]`` node affinity.
+* ``llama-server`` (rockofox/helm-llama-cpp): arguments ``--port <service.port> --host 0.0.0.0``, then each
+  ``llama.args`` key in sorted order (Go ranges over a map by key) as ``--KEY VALUE``, or ``--KEY`` alone when the
+  value is falsy (``false``, ``0``, ``""``), on the image's own entrypoint.
+* any other chart: a map holding an ``image`` and a list under ``args``/``extraArgs``/``extra_args``/``command``
+  (a top-level one, or a container of a controller such as bjw-s app-template's
+  ``controllers.NAME.containers.NAME``) is that container; ``env`` as a Kubernetes list or a map. A list is read
+  only when it holds at least one ``--option``; maps of options are not read, since how an unknown chart
+  renders a map is not known.
+"""
+
+from __future__ import annotations
+
+from relialint.readers.helmvalues import env_map, image_word, render, render_any, render_yaml, truthy
+from relialint.readers.kubernetes import container_env, container_gpus
+from relialint.readers.located import Command, FileResult, Span, Word
+from relialint.readers.yamlsafe import YMap, YNode, YScalar, YSeq
+from relialint.readers.yamlwords import seq_items
+
+_ARG_KEYS = ("args", "extraArgs", "extra_args")
+_MAX_DEPTH = 6
+
+
+def is_chart_vllm(root: YMap) -> bool:
+    image = root.get("image")
+    return isinstance(image, YMap) and isinstance(image.get("command"), YSeq) \
+        and (root.get("gpuModels") is not None or root.get("extraInit") is not None)
+
+
+def read_chart_vllm(root: YMap, result: FileResult) -> None:
+    image_node = root.get("image")
+    assert isinstance(image_node, YMap)
+    image = image_word(image_node)
+    command = [Word(render_yaml(item), item.span) if isinstance(item, YScalar) else Word(None, item.span)
+               for item in seq_items(image_node.get("command"))]  # toYaml of the list
+    env, complete = container_env(image_node)
+    count, count_span, _ = container_gpus(root)
+    labels: list[tuple[str, str, Span]] = []
+    models = [render(item) for item in seq_items(root.get("gpuModels")) if isinstance(item, YScalar)]
+    models_key = next((k for k, _ in root.items if k.text == "gpuModels"), None)
+    if count and models and models_key is not None:
+        labels.append(("nvidia.com/gpu.product", "|".join(models), models_key.span))
+    span = image.span if image is not None else image_node.span
+    result.commands.append(Command("container", [], span, env, complete, image, command or None, None, count,
+                                   count_span, labels))
+
+
+def is_llama_server(root: YMap) -> bool:
+    llama = root.get("llama")
+    return isinstance(llama, YMap) and isinstance(llama.get("args"), YMap) and root.get("image") is not None
+
+
+def read_llama_server(root: YMap, result: FileResult) -> None:
+    llama = root.get("llama")
+    assert isinstance(llama, YMap)
+    args = llama.get("args")
+    assert isinstance(args, YMap)
+    args_key = next(k for k, _ in llama.items if k.text == "args")
+    argv: list[Word] = []
+    service = root.get("service")
+    port = service.get("port") if isinstance(service, YMap) else None
+    argv.extend([Word("--port", args_key.span),
+                 Word(render(port) if isinstance(port, YScalar) else None,
+                      port.span if port is not None else args_key.span),
+                 Word("--host", args_key.span), Word("0.0.0.0", args_key.span)])
+    for key, value in sorted(args.items, key=lambda item: item[0].text):
+        argv.append(Word(f"--{key.text}", key.span))
+        if truthy(value):
+            argv.append(Word(render(value) if isinstance(value, YScalar) else None, value.span))
+    image = image_word(root.get("image"))
+    count, count_span, _ = container_gpus(root)
+    result.commands.append(Command("container", argv, image.span if image else args_key.span, [], True, image,
+                                   None, None, count, count_span))
+
+
+def read_generic(root: YMap, result: FileResult) -> None:
+    """Containers of an unknown chart whose values plainly hold the server's arguments."""
+    _walk(root, result, 0)
+
+
+def _walk(node: YNode, result: FileResult, depth: int) -> None:
+    if depth > _MAX_DEPTH:
+        return
+    if isinstance(node, YMap):
+        if _container(node, result):
+            return
+        for _, value in node.items:
+            _walk(value, result, depth + 1)
+    elif isinstance(node, YSeq):
+        for item in node.items:
+            _walk(item, result, depth + 1)
+
+
+def _container(node: YMap, result: FileResult) -> bool:
+    image = image_word(node.get("image"))
+    if image is None:
+        return False
+    lists = [(key, value) for key, value in node.items if key.text in _ARG_KEYS and isinstance(value, YSeq)]
+    command = node.get("command")
+    options = any(_is_option(item) for _, value in lists for item in value.items) \
+        or (isinstance(command, YSeq) and any(_is_option(item) for item in command.items))
+    if not options:
+        return False
+    argv = [_word(item) for _, value in lists for item in value.items]
+    entrypoint = [_word(item) for item in command.items] if isinstance(command, YSeq) else None
+    env_node = node.get("env")
+    if isinstance(env_node, YSeq):
+        env, complete = container_env(node)
+    else:
+        env, complete = env_map(env_node), node.get("envFrom") is None
+    count, count_span, _ = container_gpus(node)
+    result.commands.append(Command("container", argv, image.span, env, complete, image, entrypoint, None, count,
+                                   count_span))
+    return True
+
+
+def _is_option(item: YNode) -> bool:
+    return isinstance(item, YScalar) and isinstance(item.value, str) and item.text.startswith("--")
+
+
+def _word(item: YNode) -> Word:
+    if isinstance(item, YScalar):
+        return Word(render_any(item), item.span)
+    return Word(None, item.span)

@@ -11,7 +11,15 @@ from dataclasses import dataclass
 
 from relialint.deployment import Deployment
 from relialint.engines import flagcheck
-from relialint.engines.common import FileOpener, apply_env, at, model_facts, program, word_fact
+from relialint.engines.common import (
+    FileOpener,
+    apply_env,
+    at,
+    model_facts,
+    model_slot_variable,
+    program,
+    word_fact,
+)
 from relialint.facts import Fact
 from relialint.readers.located import Command, FileResult, Span, Word
 from relialint.versions import Version, VersionError, parse_engine_version
@@ -164,6 +172,7 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
         if launch is None:
             continue
         deployment = Deployment("llama.cpp", result.kind, launch.start.span)
+        deployment.branch = command.branch
         facts = deployment.facts
         facts.set("engine.name", at("llama.cpp", "inferred", launch.start.span))
         if launch.version:
@@ -201,10 +210,24 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
                 parts = [p for p in re.split(r"[,/]", opt.value) if p.strip()]
                 if len(parts) > 1 and opt.value != "none":
                     facts.set("gpu.count", word_fact(len(parts), "flag", opt.flag))
-        if launch.command.argv_complete:
+        if _complete(launch):
             facts.closed.add("flag.llama.cpp.")
         deployments.append(deployment)
     return deployments
+
+
+def _complete(launch: Launch) -> bool:
+    """No word may hide options: every splice is a model slot (``-m $MODEL``, read as one word)."""
+    if not launch.command.argv_complete:
+        if not any(w.splice for w in launch.command.argv):
+            return False  # an env file: the command line is not seen at all
+        for index, word in enumerate(launch.args):
+            previous = launch.args[index - 1].text if index else None
+            if word.splice and not (previous in ("-m", "--model") and model_slot_variable(word)):
+                return False
+        if any(w.splice for w in launch.command.argv if not any(w is a for a in launch.args)):
+            return False
+    return True
 
 
 def _fa(value: str) -> str:

@@ -170,6 +170,7 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
         if launch is None:
             continue
         deployment = Deployment("vllm", result.kind, launch.start.span)
+        deployment.branch = command.branch
         facts = deployment.facts
         facts.set("engine.name", at("vllm", "inferred", launch.start.span))
         if launch.image_version is not None:
@@ -277,7 +278,10 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
     parsed = parse_args(launch.args)
     flagcheck.record_vllm_launch(deployment, launch.form, launch.args, parsed.opts, parsed.positionals, launch.command)
     opts = _expand_config(parsed.opts, launch, result, opener, deployment)
-    complete = parsed.complete and launch.command.argv_complete
+    # words before the arguments (program, subcommand) that may split; the arguments' own are in `parsed`
+    outside = [w for w in launch.command.argv if w.splice and not any(w is a for a in launch.args)]
+    splices = any(w.splice for w in launch.command.argv)  # an env file or a YAML config has no argv to see
+    complete = parsed.complete and (launch.command.argv_complete or (splices and not outside))
     if complete:
         facts.closed.add("flag.vllm.")
     last: dict[str, Opt] = {}

@@ -20,6 +20,7 @@ from relialint.engines.common import (
     program,
     word_fact,
 )
+from relialint.engines.inference import Inferred, engine_of
 from relialint.facts import Fact
 from relialint.readers.located import Command, FileResult, Span, Word
 from relialint.versions import Version, VersionError, parse_engine_version
@@ -81,6 +82,7 @@ class Launch:
     start: Word
     version: tuple[Version, Word] | None = None
     backend: tuple[str, Word] | None = None
+    inferred: Inferred | None = None
 
 
 def recognise(command: Command) -> Launch | None:
@@ -92,10 +94,14 @@ def recognise(command: Command) -> Launch | None:
         match = _IMAGE.match(command.image.text or "")
         if not match:  # another image: the entrypoint and command may still run a llama.cpp binary
             words = (command.entrypoint or []) + command.argv
-            if not words:
+            found = recognise(Command(command.kind, words, command.span, command.env, command.env_complete,
+                                      argv_complete=command.argv_complete, branch=command.branch)) if words else None
+            if found is not None:
+                return found
+            inferred = engine_of(command)
+            if inferred is None or inferred.engine != "llama.cpp":
                 return None
-            return recognise(Command(command.kind, words, command.span, command.env, command.env_complete,
-                                     argv_complete=command.argv_complete))
+            return Launch(command, command.argv, command.image, inferred=inferred)
         tag = _TAG.match(match.group("tag") or "server")
         version = backend = None
         args = command.argv
@@ -174,7 +180,10 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
         deployment = Deployment("llama.cpp", result.kind, launch.start.span)
         deployment.branch = command.branch
         facts = deployment.facts
-        facts.set("engine.name", at("llama.cpp", "inferred", launch.start.span))
+        if launch.inferred is not None:
+            facts.set("engine.name", at("llama.cpp", "inferred", launch.inferred.span, launch.inferred.note))
+        else:
+            facts.set("engine.name", at("llama.cpp", "inferred", launch.start.span))
         if launch.version:
             facts.set("engine.version", word_fact(launch.version[0], "image", launch.version[1]))
         if launch.backend:

@@ -12,6 +12,7 @@ from typing import Any
 from relialint.deployment import Deployment
 from relialint.engines import flagcheck
 from relialint.engines.common import FileOpener, apply_env, at, checkpoint_facts, model_facts, program, word_fact
+from relialint.engines.inference import Inferred, engine_of
 from relialint.engines.vllm_args import (
     BOOLEAN_FLAGS,
     JSON_FLAGS,
@@ -62,6 +63,8 @@ _IMAGE = re.compile(
     r"^(?:[\w.\-]+(?::\d+)?/)?(?P<repo>vllm/vllm-openai(?:-[a-z0-9]+)?|rocm/vllm(?:-dev)?)"
     r"(?::(?P<tag>[\w.\-]+))?(?:@.*)?$"
 )
+_MIRROR = re.compile(r"^(?:[\w.\-]+(?::\d+)?/)+(?P<repo>vllm-openai(?:-[a-z0-9]+)?)(?P<rest>(?::[\w.\-]+)?(?:@.*)?)$")
+"""A registry mirror of the vLLM image under another path (``registry.example.com/mirror/vllm-openai:v0.9.2``)."""
 _TAG_VERSION = re.compile(r"^v(\d+\.\d+\.\d+(?:\.post\d+)?(?:rc\d+)?)(?:-.*)?$")
 _ROCM_TAG = re.compile(r"rocm[\d.]+_(?:instinct_)?vllm_?(\d+(?:\.\d+)+)_\d{8}")
 SERVE_ENTRYPOINT_FROM = parse_engine_version("vllm", "0.11.1")
@@ -75,6 +78,7 @@ class Launch:
     start: Word
     image_version: tuple[Version, Word] | None = None
     backend: tuple[str, Word] | None = None
+    inferred: Inferred | None = None
 
 
 def recognise(command: Command) -> Launch | None:
@@ -114,11 +118,17 @@ def _recognise_words(command: Command, words: list[Word]) -> Launch | None:
 def _recognise_image(command: Command) -> Launch | None:
     image = command.image
     assert image is not None
-    match = _IMAGE.match(image.text or "")
+    mirror = _MIRROR.match(image.text or "")
+    match = _IMAGE.match(f"vllm/{mirror.group('repo')}{mirror.group('rest')}" if mirror else image.text or "")
     if not match:
         if command.entrypoint or command.argv:
-            return _recognise_words(command, (command.entrypoint or []) + command.argv)
-        return None
+            launch = _recognise_words(command, (command.entrypoint or []) + command.argv)
+            if launch is not None:
+                return launch
+        inferred = engine_of(command, _vllm_env())
+        if inferred is None or inferred.engine != "vllm":
+            return None
+        return Launch(command, "image", command.argv, image, inferred=inferred)
     repo, tag = match.group("repo"), match.group("tag") or "latest"
     version: tuple[Version, Word] | None = None
     found = _TAG_VERSION.match(tag) or _ROCM_TAG.search(tag)
@@ -153,6 +163,10 @@ def _recognise_image(command: Command) -> Launch | None:
     return Launch(command, form, args, image, version, backend)
 
 
+def _vllm_env() -> frozenset[str]:
+    return frozenset(flagcheck.vllm_table().env_names(None))
+
+
 # -- facts ----------------------------------------------------------------------------------------------------------
 
 
@@ -172,7 +186,10 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
         deployment = Deployment("vllm", result.kind, launch.start.span)
         deployment.branch = command.branch
         facts = deployment.facts
-        facts.set("engine.name", at("vllm", "inferred", launch.start.span))
+        if launch.inferred is not None:
+            facts.set("engine.name", at("vllm", "inferred", launch.inferred.span, launch.inferred.note))
+        else:
+            facts.set("engine.name", at("vllm", "inferred", launch.start.span))
         if launch.image_version is not None:
             version, word = launch.image_version
             facts.set("engine.version", word_fact(version, "image", word))

@@ -84,7 +84,7 @@ class Launch:
 def recognise(command: Command) -> Launch | None:
     words = command.argv
     if command.kind == "env":  # an env file on its own configures vLLM when it sets VLLM_* variables
-        if any(var.name.startswith("VLLM_") for var in command.env):
+        if any(var.name in _vllm_env() for var in command.env):  # names vLLM reads, not just the prefix
             return Launch(command, "serve", [], Word("vllm", command.span))
         return None
     if command.image is not None:

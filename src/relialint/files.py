@@ -15,7 +15,8 @@ Reader = Callable[[str, str], FileResult]
 
 
 READER_MODULES = {"shell": "shell", "compose": "compose", "kubernetes": "kubernetes", "helm": "helm",
-                  "env": "envfile", "systemd": "systemd", "dockerfile": "dockerfile"}
+                  "env": "envfile", "systemd": "systemd", "dockerfile": "dockerfile",
+                  "windows": "windows"}
 
 
 def reader(kind: str) -> Reader | None:

@@ -55,8 +55,17 @@ def model_slot_variable(word: Word) -> bool:
 
 
 def program(word: Word) -> str:
-    """The basename of a program word (``/usr/bin/python3`` -> ``python3``)."""
-    return (word.text or "").rsplit("/", 1)[-1]
+    """The basename of a program word (``/usr/bin/python3`` -> ``python3``; ``C:\\llama\\llama-server.exe`` ->
+    ``llama-server``)."""
+    name = re.split(r"[/\\]", word.text or "")[-1]
+    return name[:-4] if name.lower().endswith(".exe") else name
+
+
+def windows_program(word: Word) -> Fact | None:
+    """``host.os`` windows, located at a ``.exe`` program (origin inferred), or ``None``."""
+    if not (word.text or "").lower().endswith(".exe"):
+        return None
+    return at("windows", "inferred", word.span, f"the program {program(word)}.exe is a Windows executable")
 
 
 _QUANT_TOKENS: list[tuple[re.Pattern[str], str]] = [

@@ -18,6 +18,7 @@ from relialint.engines.common import (
     model_facts,
     model_slot_variable,
     program,
+    windows_program,
     word_fact,
 )
 from relialint.engines.inference import Inferred, engine_of
@@ -184,6 +185,9 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
             facts.set("engine.name", at("llama.cpp", "inferred", launch.inferred.span, launch.inferred.note))
         else:
             facts.set("engine.name", at("llama.cpp", "inferred", launch.start.span))
+        windows = windows_program(launch.start)
+        if windows is not None:
+            facts.set("host.os", windows)
         if launch.version:
             facts.set("engine.version", word_fact(launch.version[0], "image", launch.version[1]))
         if launch.backend:

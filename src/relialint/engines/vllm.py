@@ -11,7 +11,16 @@ from typing import Any
 
 from relialint.deployment import Deployment
 from relialint.engines import flagcheck
-from relialint.engines.common import FileOpener, apply_env, at, checkpoint_facts, model_facts, program, word_fact
+from relialint.engines.common import (
+    FileOpener,
+    apply_env,
+    at,
+    checkpoint_facts,
+    model_facts,
+    program,
+    windows_program,
+    word_fact,
+)
 from relialint.engines.inference import Inferred, engine_of
 from relialint.engines.vllm_args import (
     BOOLEAN_FLAGS,
@@ -190,6 +199,9 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
             facts.set("engine.name", at("vllm", "inferred", launch.inferred.span, launch.inferred.note))
         else:
             facts.set("engine.name", at("vllm", "inferred", launch.start.span))
+        windows = windows_program(launch.start)
+        if windows is not None:
+            facts.set("host.os", windows)
         if launch.image_version is not None:
             version, word = launch.image_version
             facts.set("engine.version", word_fact(version, "image", word))

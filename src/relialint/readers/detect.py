@@ -26,6 +26,8 @@ def kind_by_name(path: PurePath) -> str | None:
         return "dockerfile"
     if name.endswith((".yaml", ".yml")):
         return "yaml"
+    if name.endswith((".bat", ".cmd", ".ps1")):
+        return "windows"
     return None
 
 

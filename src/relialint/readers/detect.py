@@ -98,6 +98,8 @@ def yaml_kind(text: str) -> str | None:
         return "kubernetes"
     if re.search(r"^\s*servingEngineSpec\s*:", text, re.M):
         return "helm"
+    if re.search(r"^docker_server\s*:", text, re.M) and re.search(r"^\s+start_command\s*:", text, re.M):
+        return "truss"
     if _vllm_config_keys(text):
         return "vllm-config"
     return None

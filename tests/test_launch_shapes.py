@@ -310,6 +310,14 @@ def test_windows_batch_file(tmp_path: Path) -> None:
     assert d["llama.flash_attn"] == ("on", "env", 4, 6)
 
 
+def test_windows_batch_program_beside_the_script(tmp_path: Path) -> None:
+    (d,) = facts(tmp_path, "run.cmd", "%~dp0llama-server.exe -m %~dp0models\\q.gguf -ngl 33\n")
+    assert d["engine.name"] == ("llama.cpp", "inferred", 1, 1)
+    assert d["host.os"] == ("windows", "inferred", 1, 1)
+    assert d["llama.n_gpu_layers"] == ("33", "flag", 1, 45)
+    assert "model.name" not in d  # the script's folder is not known here
+
+
 def test_windows_powershell_script(tmp_path: Path) -> None:
     script = ("<# start llama-server #>\n"
               '$env:LLAMA_ARG_N_GPU_LAYERS = "99"\n'

@@ -100,7 +100,11 @@ def _largest_total(member: Deployment, together: list[Deployment]) -> tuple[floa
         if fact is None or not isinstance(fact.value, int | float) or isinstance(fact.value, bool):
             return None
         values[id(d)] = float(fact.value)
-    others = [d for d in together if d is not member][:12]
+    others = [d for d in together if d is not member]
+    if not any(exclusive(a, b) for a in others for b in others):
+        return round(sum(values.values()), 4), len(together)  # no alternatives among them: all run together
+    if len(others) > 12:
+        return None  # too many alternatives to weigh: the total stays unknown rather than guessed
     best: tuple[float, int] | None = None
     for mask in range(1 << len(others)):
         chosen = [member] + [d for i, d in enumerate(others) if mask >> i & 1]

@@ -192,7 +192,8 @@ class _Reader:
         known = None if conditional or value.splice else value.text
         var = _Var(known, self.span(node), keep_exported)
         if not conditional and value_node is not None:
-            var.script = self.script(value_node) if known is not None else None
+            command_like = known is not None and (" " in known or "\t" in known)  # what eval / exec $CMD run
+            var.script = self.script(value_node) if command_like else None
             var.partial = self.partial(value_node) if known is None else None
         self.state.vars[name] = var
 

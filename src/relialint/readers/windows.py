@@ -120,7 +120,9 @@ class _Script:
         if value is None and program and re.search(r"[\\/][A-Za-z0-9._+\-]+$", raw):
             return Word(raw, span)  # ``%~dp0llama-server.exe``: the file name says which program runs
         if value is None and program and re.fullmatch(r"%~[a-z]*[0-9*][A-Za-z0-9._+\-]+", raw):
-            return Word(raw, span)
+            directory = re.match(r"%~[a-z]*[0-9*]", raw)
+            assert directory is not None  # ``%~dp0`` ends with a backslash: the rest is the file name
+            return Word(directory.group(0) + "\\" + raw[directory.end():], span)
         return Word(value, span, source=source)
 
     def run(self) -> FileResult:

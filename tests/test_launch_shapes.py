@@ -424,3 +424,22 @@ def test_model_slot_variable_keeps_defaults(tmp_path: Path) -> None:
     assert "serve.dtype" not in e  # $EXTRA_ARGS may hold any option
     (f,) = facts(tmp_path, "s.sh", "llama-server -m $MODEL -ngl 99\n")
     assert f["llama.ubatch"] == (512, "default", None, None)
+
+
+# -- the corpus: every launch recognised, no other engine taken for one -----------------------------------------
+
+CORPUS = Path(__file__).parent / "fixtures" / "launch-corpus"
+
+
+def test_launch_corpus() -> None:
+    """Each file's engines, in order; `other-*` files (SGLang, TGI, Ollama, TensorRT-LLM, LMDeploy, Aphrodite,
+    KoboldCpp) must give none."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(CORPUS.iterdir()):
+        result = CliRunner().invoke(main, ["facts", str(path), "--format", "json"])
+        found[path.name] = [d["engine"] for d in json.loads(result.output)["deployments"]]
+    expected = {name: ([] if name.startswith("other-") else
+                       ["llama.cpp"] if name.startswith("llama-") else ["vllm"]) for name in found}
+    assert found == expected
+    assert sum(1 for name in found if name.startswith("other-")) == 8
+    assert sum(1 for engines in found.values() if engines) == 22

@@ -205,9 +205,10 @@ class _Script:
                     _, located, literal = tokens[i]
                     inner = [c for c in located if c[0] not in "\"'"]
                     for part in _tokens(inner, None):
-                        text = part[0].rstrip(",")
+                        lead = len(part[0]) - len(part[0].lstrip("@(,"))
+                        text = part[0][lead:].rstrip(",)")
                         if text:
-                            args.append((text, part[1][: len(text)], literal))
+                            args.append((text, part[1][lead : lead + len(text)], literal))
                     i += 1
                 continue
             if not name.startswith("-") and not program:

@@ -164,8 +164,7 @@ class _Reader:
         for child in node.children:
             if child.type in ("then", "elif_clause", "else_clause", "case_item"):
                 arm += 1
-            if child.type in ("elif_clause", "else_clause", "case_item") or arm >= 0:
-                self.branch = (*outer, (span.line, span.column, arm)) if arm >= 0 else outer
+            self.branch = (*outer, (span.line, span.column, arm)) if arm >= 0 else outer
             self.walk(child, True)
         self.branch = outer
 
@@ -429,7 +428,7 @@ class _Reader:
         if node.type == "string":
             raw = raw[1:-1]
         head, slash, name = raw.rpartition("/")
-        if not slash or not re.fullmatch(r"[A-Za-z0-9._+\-]+", name) or "$(" in head or "`" in head:
+        if not slash or not head or not re.fullmatch(r"[A-Za-z0-9._+\-]+", name):
             return None
         return raw
 

@@ -131,7 +131,7 @@ def test_llama_server_and_cmake_build() -> None:
 
 
 def test_non_deployments_give_nothing() -> None:
-    assert facts_of("#!/bin/sh\nset -e\nls -la\nbash -c 'vllm serve m'\necho done\n") == []
+    assert facts_of("#!/bin/sh\nset -e\nls -la\nbash -c 'echo vllm serve m'\necho done\n") == []
 
 
 def test_broken_syntax_keeps_what_it_can_read() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from relialint.readers import detect
 from relialint.readers.located import MAX_FILE_BYTES, FileResult, ReadError, read_text
@@ -15,7 +15,8 @@ Reader = Callable[[str, str], FileResult]
 
 
 READER_MODULES = {"shell": "shell", "compose": "compose", "kubernetes": "kubernetes", "helm": "helm",
-                  "env": "envfile", "systemd": "systemd", "dockerfile": "dockerfile"}
+                  "env": "envfile", "systemd": "systemd", "dockerfile": "dockerfile",
+                  "windows": "windows", "truss": "truss"}
 
 
 def reader(kind: str) -> Reader | None:
@@ -57,8 +58,12 @@ def _vllm_config(text: str, display: str) -> FileResult:
 def read_file(text: str, display: str, kind: str) -> FileResult:
     if kind in ("yaml", "yaml?"):
         found = detect.yaml_kind(text)
+        if found is None and detect.other_tool(PurePath(display), text):
+            # Plainly another tool's configuration (pre-commit hands the hook every YAML file): skipped quietly,
+            # counted in the summary.
+            return FileResult(display, "skipped", text=text)
         if found is None:
-            # A YAML file of another tool (mkdocs.yml, a CI workflow): named explicitly, it is skipped with a
+            # A YAML file that looks like a deployment but is none of the shapes relialint reads: skipped with a
             # warning rather than read as a vLLM config it is not.
             result = FileResult(display, "yaml", text=text)
             result.errors.append(ReadError(display, 1, 1, "not a compose file, Kubernetes manifest, Helm values or "
@@ -91,7 +96,7 @@ def discover(paths: list[str]) -> tuple[list[tuple[Path, str, str]], list[ReadEr
         if not path.exists() and not path.is_symlink():
             errors.append(ReadError(raw, 1, 1, "no such file or folder"))
             continue
-        kind = detect.kind_by_name(path)
+        kind = detect.kind_by_given_name(path)
         if kind is None:
             text, _ = read_text(path, raw)
             kind = detect.kind_by_content(text or "") or "shell"

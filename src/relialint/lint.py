@@ -64,6 +64,8 @@ def _evaluate_file(result: FileResult, given: dict[str, Fact], records: list[dic
 def lint_file_result(result: FileResult, given: dict[str, Fact], records: list[dict[str, Any]],
                      options: Options, run: RunResult) -> None:
     """Lint one read file with the given target facts only (no configuration, no suppressions)."""
+    if result.kind == "skipped":
+        run.skipped += 1
     for error in result.errors:
         (run.warnings if error.severity == "warning" else run.errors).append(error)
     deployments, found = _evaluate_file(result, given, records, options.select, options.ignore, run.notes)
@@ -247,6 +249,9 @@ class Session:
         ignore = [*eff.ignore, *options.ignore]
         policy = self._policy(eff.fail_on, eff.strict)
         self.linted.append(result.path)
+        if result.kind == "skipped":
+            run.skipped += 1
+            return
         for error in result.errors:
             (run.warnings if error.severity == "warning" else run.errors).append(error)
 

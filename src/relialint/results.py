@@ -94,6 +94,8 @@ class RunResult:
     notes: list[str] = field(default_factory=list)
     deployments: list[Deployment] = field(default_factory=list)
     files: int = 0
+    skipped: int = 0
+    """Files named that are plainly another tool's configuration (a CI workflow, ``.pre-commit-config.yaml``)."""
     suppressed: list[Suppressed] = field(default_factory=list)
     rules: list[dict[str, Any]] = field(default_factory=list)
     """The public fields of every rule (record) that could report, for formatters that describe rules (SARIF)."""

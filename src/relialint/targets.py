@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from relialint.deployment import Deployment
+from relialint.deployment import Deployment, exclusive
 from relialint.facts import Fact, FactValueError, parse_value, render, spec_for
 from relialint.results import Target, UsageError
 
@@ -76,19 +76,44 @@ def shared_memory(deployments: list[Deployment]) -> None:
         key = (d.path, str(visible.value) if visible is not None and visible.value is not None else "*")
         groups.setdefault(key, []).append(d)
     for members in groups.values():
-        if len(members) == 1:
-            members[0].facts.set("memory.gpu_utilization_shared_total",
+        for member in members:
+            together = [m for m in members if not exclusive(m, member)]
+            if len(together) == 1:
+                member.facts.set("memory.gpu_utilization_shared_total",
                                  Fact(None, "inferred", note="no other engine on the same GPUs in this file"))
-            continue
-        values = [m.facts.get("memory.gpu_utilization") for m in members]
-        if any(v is None or not isinstance(v.value, int | float) for v in values):
-            continue
-        total = round(sum(float(v.value) for v in values if v is not None and isinstance(v.value, int | float)), 4)
-        for member, value in zip(members, values, strict=True):
-            assert value is not None
+                continue
+            total = _largest_total(member, together)
+            value = member.facts.get("memory.gpu_utilization")
+            if total is None or value is None:
+                continue
             member.facts.set("memory.gpu_utilization_shared_total",
-                             Fact(total, "inferred", value.path, value.line, value.column, value.end_line,
-                                  value.end_column, note=f"sum over {len(members)} deployment(s) on the same GPUs"))
+                             Fact(total[0], "inferred", value.path, value.line, value.column, value.end_line,
+                                  value.end_column, note=f"sum over {total[1]} deployment(s) on the same GPUs"))
+
+
+def _largest_total(member: Deployment, together: list[Deployment]) -> tuple[float, int] | None:
+    """The largest sum of ``--gpu-memory-utilization`` over deployments that can run at the same time as
+    ``member`` (deployments in different arms of one ``if`` / ``case`` never do), with how many it adds."""
+    values: dict[int, float] = {}
+    for d in together:
+        fact = d.facts.get("memory.gpu_utilization")
+        if fact is None or not isinstance(fact.value, int | float) or isinstance(fact.value, bool):
+            return None
+        values[id(d)] = float(fact.value)
+    others = [d for d in together if d is not member]
+    if not any(exclusive(a, b) for a in others for b in others):
+        return round(sum(values.values()), 4), len(together)  # no alternatives among them: all run together
+    if len(others) > 12:
+        return None  # too many alternatives to weigh: the total stays unknown rather than guessed
+    best: tuple[float, int] | None = None
+    for mask in range(1 << len(others)):
+        chosen = [member] + [d for i, d in enumerate(others) if mask >> i & 1]
+        if any(exclusive(a, b) for a in chosen for b in chosen):
+            continue
+        candidate = (round(sum(values[id(d)] for d in chosen), 4), len(chosen))
+        if best is None or candidate > best:
+            best = candidate
+    return best
 
 
 def finish(deployment: Deployment) -> None:

@@ -40,9 +40,32 @@ def word_fact(value: Value | None, origin: Origin, word: Word, note: str | None 
     return replace(at(value, origin, word.span, note), source=(src.path, src.line, src.column))
 
 
+_ARGUMENT_LIST = re.compile(r"ARG|OPT|FLAG|PARAM|EXTRA|CMD|COMMAND|CLI|SERVE|VLLM|LLAMA", re.I)
+
+
+def model_slot_variable(word: Word) -> bool:
+    """An unquoted ``$MODEL`` where the model goes (``vllm serve $MODEL``, ``--model $MODEL``, ``-m $MODEL``): read
+    as one word whose value is unknown.
+
+    The shell would split an unknown value into any number of words, but a variable written where the model goes
+    holds a model name, so the linter reads it as one and keeps the defaults of every option not written. A name
+    that says it holds arguments (``$ARGS``, ``$EXTRA_OPTS``, ``$VLLM_FLAGS``, ``$SERVE_CMD``...) still splits:
+    options may hide in it."""
+    return word.splice and word.variable is not None and not _ARGUMENT_LIST.search(word.variable)
+
+
 def program(word: Word) -> str:
-    """The basename of a program word (``/usr/bin/python3`` -> ``python3``)."""
-    return (word.text or "").rsplit("/", 1)[-1]
+    """The basename of a program word (``/usr/bin/python3`` -> ``python3``; ``C:\\llama\\llama-server.exe`` ->
+    ``llama-server``)."""
+    name = re.split(r"[/\\]", word.text or "")[-1]
+    return name[:-4] if name.lower().endswith(".exe") else name
+
+
+def windows_program(word: Word) -> Fact | None:
+    """``host.os`` windows, located at a ``.exe`` program (origin inferred), or ``None``."""
+    if not (word.text or "").lower().endswith(".exe"):
+        return None
+    return at("windows", "inferred", word.span, f"the program {program(word)}.exe is a Windows executable")
 
 
 _QUANT_TOKENS: list[tuple[re.Pattern[str], str]] = [

@@ -11,7 +11,17 @@ from dataclasses import dataclass
 
 from relialint.deployment import Deployment
 from relialint.engines import flagcheck
-from relialint.engines.common import FileOpener, apply_env, at, model_facts, program, word_fact
+from relialint.engines.common import (
+    FileOpener,
+    apply_env,
+    at,
+    model_facts,
+    model_slot_variable,
+    program,
+    windows_program,
+    word_fact,
+)
+from relialint.engines.inference import Inferred, engine_of
 from relialint.facts import Fact
 from relialint.readers.located import Command, FileResult, Span, Word
 from relialint.versions import Version, VersionError, parse_engine_version
@@ -73,6 +83,7 @@ class Launch:
     start: Word
     version: tuple[Version, Word] | None = None
     backend: tuple[str, Word] | None = None
+    inferred: Inferred | None = None
 
 
 def recognise(command: Command) -> Launch | None:
@@ -84,10 +95,14 @@ def recognise(command: Command) -> Launch | None:
         match = _IMAGE.match(command.image.text or "")
         if not match:  # another image: the entrypoint and command may still run a llama.cpp binary
             words = (command.entrypoint or []) + command.argv
-            if not words:
+            found = recognise(Command(command.kind, words, command.span, command.env, command.env_complete,
+                                      argv_complete=command.argv_complete, branch=command.branch)) if words else None
+            if found is not None:
+                return found
+            inferred = engine_of(command)
+            if inferred is None or inferred.engine != "llama.cpp":
                 return None
-            return recognise(Command(command.kind, words, command.span, command.env, command.env_complete,
-                                     argv_complete=command.argv_complete))
+            return Launch(command, command.argv, command.image, inferred=inferred)
         tag = _TAG.match(match.group("tag") or "server")
         version = backend = None
         args = command.argv
@@ -164,8 +179,15 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
         if launch is None:
             continue
         deployment = Deployment("llama.cpp", result.kind, launch.start.span)
+        deployment.branch = command.branch
         facts = deployment.facts
-        facts.set("engine.name", at("llama.cpp", "inferred", launch.start.span))
+        if launch.inferred is not None:
+            facts.set("engine.name", at("llama.cpp", "inferred", launch.inferred.span, launch.inferred.note))
+        else:
+            facts.set("engine.name", at("llama.cpp", "inferred", launch.start.span))
+        windows = windows_program(launch.start)
+        if windows is not None:
+            facts.set("host.os", windows)
         if launch.version:
             facts.set("engine.version", word_fact(launch.version[0], "image", launch.version[1]))
         if launch.backend:
@@ -201,10 +223,24 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
                 parts = [p for p in re.split(r"[,/]", opt.value) if p.strip()]
                 if len(parts) > 1 and opt.value != "none":
                     facts.set("gpu.count", word_fact(len(parts), "flag", opt.flag))
-        if launch.command.argv_complete:
+        if _complete(launch):
             facts.closed.add("flag.llama.cpp.")
         deployments.append(deployment)
     return deployments
+
+
+def _complete(launch: Launch) -> bool:
+    """No word may hide options: every splice is a model slot (``-m $MODEL``, read as one word)."""
+    if not launch.command.argv_complete:
+        if not any(w.splice for w in launch.command.argv):
+            return False  # an env file: the command line is not seen at all
+        for index, word in enumerate(launch.args):
+            previous = launch.args[index - 1].text if index else None
+            if word.splice and not (previous in ("-m", "--model") and model_slot_variable(word)):
+                return False
+        if any(w.splice for w in launch.command.argv if not any(w is a for a in launch.args)):
+            return False
+    return True
 
 
 def _fa(value: str) -> str:

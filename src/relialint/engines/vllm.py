@@ -11,7 +11,17 @@ from typing import Any
 
 from relialint.deployment import Deployment
 from relialint.engines import flagcheck
-from relialint.engines.common import FileOpener, apply_env, at, checkpoint_facts, model_facts, program, word_fact
+from relialint.engines.common import (
+    FileOpener,
+    apply_env,
+    at,
+    checkpoint_facts,
+    model_facts,
+    program,
+    windows_program,
+    word_fact,
+)
+from relialint.engines.inference import Inferred, engine_of
 from relialint.engines.vllm_args import (
     BOOLEAN_FLAGS,
     JSON_FLAGS,
@@ -64,6 +74,8 @@ _IMAGE = re.compile(
     r"^(?:[\w.\-]+(?::\d+)?/)?(?P<repo>vllm/vllm-openai(?:-[a-z0-9]+)?|rocm/vllm(?:-dev)?)"
     r"(?::(?P<tag>[\w.\-]+))?(?:@.*)?$"
 )
+_MIRROR = re.compile(r"^(?:[\w.\-]+(?::\d+)?/)+(?P<repo>vllm-openai(?:-[a-z0-9]+)?)(?P<rest>(?::[\w.\-]+)?(?:@.*)?)$")
+"""A registry mirror of the vLLM image under another path (``registry.example.com/mirror/vllm-openai:v0.9.2``)."""
 _TAG_VERSION = re.compile(r"^v(\d+\.\d+\.\d+(?:\.post\d+)?(?:rc\d+)?)(?:-.*)?$")
 _ROCM_TAG = re.compile(r"rocm[\d.]+_(?:instinct_)?vllm_?(\d+(?:\.\d+)+)_\d{8}")
 SERVE_ENTRYPOINT_FROM = parse_engine_version("vllm", "0.11.1")
@@ -77,12 +89,13 @@ class Launch:
     start: Word
     image_version: tuple[Version, Word] | None = None
     backend: tuple[str, Word] | None = None
+    inferred: Inferred | None = None
 
 
 def recognise(command: Command) -> Launch | None:
     words = command.argv
     if command.kind == "env":  # an env file on its own configures vLLM when it sets VLLM_* variables
-        if any(var.name.startswith("VLLM_") for var in command.env):
+        if any(var.name in _vllm_env() for var in command.env):  # names vLLM reads, not just the prefix
             return Launch(command, "serve", [], Word("vllm", command.span))
         return None
     if command.image is not None:
@@ -116,11 +129,17 @@ def _recognise_words(command: Command, words: list[Word]) -> Launch | None:
 def _recognise_image(command: Command) -> Launch | None:
     image = command.image
     assert image is not None
-    match = _IMAGE.match(image.text or "")
+    mirror = _MIRROR.match(image.text or "")
+    match = _IMAGE.match(f"vllm/{mirror.group('repo')}{mirror.group('rest')}" if mirror else image.text or "")
     if not match:
         if command.entrypoint or command.argv:
-            return _recognise_words(command, (command.entrypoint or []) + command.argv)
-        return None
+            launch = _recognise_words(command, (command.entrypoint or []) + command.argv)
+            if launch is not None:
+                return launch
+        inferred = engine_of(command, _vllm_env())
+        if inferred is None or inferred.engine != "vllm":
+            return None
+        return Launch(command, "image", command.argv, image, inferred=inferred)
     repo, tag = match.group("repo"), match.group("tag") or "latest"
     version: tuple[Version, Word] | None = None
     found = _TAG_VERSION.match(tag) or _ROCM_TAG.search(tag)
@@ -155,6 +174,10 @@ def _recognise_image(command: Command) -> Launch | None:
     return Launch(command, form, args, image, version, backend)
 
 
+def _vllm_env() -> frozenset[str]:
+    return frozenset(flagcheck.vllm_table().env_names(None))
+
+
 # -- facts ----------------------------------------------------------------------------------------------------------
 
 
@@ -172,8 +195,15 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
         if launch is None:
             continue
         deployment = Deployment("vllm", result.kind, launch.start.span)
+        deployment.branch = command.branch
         facts = deployment.facts
-        facts.set("engine.name", at("vllm", "inferred", launch.start.span))
+        if launch.inferred is not None:
+            facts.set("engine.name", at("vllm", "inferred", launch.inferred.span, launch.inferred.note))
+        else:
+            facts.set("engine.name", at("vllm", "inferred", launch.start.span))
+        windows = windows_program(launch.start)
+        if windows is not None:
+            facts.set("host.os", windows)
         if launch.image_version is not None:
             version, word = launch.image_version
             facts.set("engine.version", word_fact(version, "image", word))
@@ -295,7 +325,10 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
     for opt in dropped:
         deployment.notes.append(f"{opt.flag.text}: false in the --config file is dropped by this vLLM version "
                                 "(before 0.28.0): the option keeps its default")
-    complete = parsed.complete and launch.command.argv_complete
+    # words before the arguments (program, subcommand) that may split; the arguments' own are in `parsed`
+    outside = [w for w in launch.command.argv if w.splice and not any(w is a for a in launch.args)]
+    splices = any(w.splice for w in launch.command.argv)  # an env file or a YAML config has no argv to see
+    complete = parsed.complete and (launch.command.argv_complete or (splices and not outside))
     if complete:
         facts.closed.add("flag.vllm.")
     last: dict[str, Opt] = {}

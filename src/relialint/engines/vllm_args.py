@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from relialint.engines import flagcheck
+from relialint.engines.common import model_slot_variable
 from relialint.readers.located import Span, Word
 from relialint.versions import Version, parse_engine_version
 
@@ -91,7 +92,7 @@ def parse_args(words: list[Word]) -> Parsed:
     while i < len(words):
         word = words[i]
         i += 1
-        if word.splice:
+        if word.splice and not (not parsed.positionals and model_slot_variable(word)):
             parsed.complete = False
             continue
         text = word.text
@@ -134,6 +135,9 @@ def parse_args(words: list[Word]) -> Parsed:
         if takes_value and i < len(words) and _is_value(words[i]):
             value_word = words[i]
             i += 1
+            if value_word.splice and lookup == "model" and model_slot_variable(value_word):
+                parsed.opts.append(Opt(lookup, None, word, value_word, keys, False, negated, known=False))
+                continue
             if value_word.splice:
                 parsed.complete = False
                 parsed.opts.append(Opt(lookup, None, word, value_word, keys, False, negated, known=False))

@@ -26,7 +26,62 @@ def kind_by_name(path: PurePath) -> str | None:
         return "dockerfile"
     if name.endswith((".yaml", ".yml")):
         return "yaml"
+    if name.endswith((".bat", ".cmd", ".ps1")):
+        return "windows"
     return None
+
+
+TEMPLATE_SUFFIXES = (".tpl", ".template", ".example", ".sample", ".dist", ".orig", ".in")
+
+
+def kind_by_given_name(path: PurePath) -> str | None:
+    """A file named on the command line: also ``values.yaml.tpl``, ``vllm.env.template``, ``serve.sh.example``,
+    read as the format under the template suffix."""
+    kind = kind_by_name(path)
+    if kind is None and path.suffix.lower() in TEMPLATE_SUFFIXES:
+        return kind_by_name(path.with_suffix(""))
+    return kind
+
+
+_OTHER_TOOL_NAMES = {
+    ".pre-commit-config.yaml", ".pre-commit-config.yml", ".pre-commit-hooks.yaml", "mkdocs.yml", "mkdocs.yaml",
+    ".gitlab-ci.yml", "chart.yaml", "chart.yml", ".readthedocs.yaml", ".readthedocs.yml", "codecov.yml",
+    ".codecov.yml", "dependabot.yml", ".yamllint", ".yamllint.yaml", ".golangci.yml", ".golangci.yaml",
+    ".travis.yml", "appveyor.yml", "azure-pipelines.yml", "bitbucket-pipelines.yml", "cloudbuild.yaml",
+    ".goreleaser.yml", ".goreleaser.yaml", "action.yml", "action.yaml", "environment.yml", "pubspec.yaml",
+    "_config.yml", ".markdownlint.yaml", ".markdownlint.yml", "citation.cff", "renovate.json5", "funding.yml",
+    "codeowners", "labeler.yml", "release-drafter.yml", "stale.yml", "netlify.yml", "requirements.yaml",
+    "chart.lock", "pnpm-lock.yaml", "pnpm-workspace.yaml", ".clang-format", ".clang-tidy", "conda.yaml",
+    "meta.yaml", "ansible.cfg", "galaxy.yml", "mkdocs.insiders.yml",
+}
+_OTHER_TOOL_SHAPES = [
+    re.compile(r"^repos\s*:", re.M),  # pre-commit
+    re.compile(r"^(on|\"on\"|'on'|true)\s*:[\s\S]*^jobs\s*:", re.M),  # GitHub Actions
+    re.compile(r"^site_name\s*:", re.M),  # MkDocs
+    re.compile(r"^stages\s*:", re.M),  # GitLab CI
+    re.compile(r"^(openapi|swagger)\s*:", re.M),
+    re.compile(r"^updates\s*:", re.M),  # Dependabot
+    re.compile(r"^channels\s*:[\s\S]*^dependencies\s*:|^dependencies\s*:[\s\S]*^channels\s*:", re.M),  # conda
+    re.compile(r"^runs\s*:\s*$[\s\S]*^\s+using\s*:", re.M),  # a GitHub action
+]
+_CHART = re.compile(r"^apiVersion\s*:\s*v[12]\s*$", re.M)
+_DEPLOYMENT_HINT = re.compile(r"vllm|llama[-_.]?(cpp|server)|gguf|^\s*(image|command|entrypoint|containers|args)\s*:",
+                              re.I | re.M)
+
+
+def other_tool(path: PurePath, text: str) -> bool:
+    """A YAML file that is plainly another tool's configuration (CI, pre-commit, docs, packaging, a Helm
+    ``Chart.yaml``), or one with nothing in it that a deployment has: skipped quietly, not warned about."""
+    name = path.name.lower()
+    parts = [part.lower() for part in path.parts]
+    if name in _OTHER_TOOL_NAMES or (".github" in parts and "workflows" in parts) or ".circleci" in parts \
+            or "issue_template" in parts:
+        return True
+    if any(shape.search(text) for shape in _OTHER_TOOL_SHAPES):
+        return True
+    if _CHART.search(text) and not re.search(r"^kind\s*:", text, re.M):
+        return True
+    return not _DEPLOYMENT_HINT.search(text)
 
 
 def kind_by_content(text: str) -> str | None:
@@ -43,6 +98,8 @@ def yaml_kind(text: str) -> str | None:
         return "kubernetes"
     if re.search(r"^\s*servingEngineSpec\s*:", text, re.M) or _helm_values(text):
         return "helm"
+    if re.search(r"^docker_server\s*:", text, re.M) and re.search(r"^\s+start_command\s*:", text, re.M):
+        return "truss"
     if _vllm_config_keys(text):
         return "vllm-config"
     return None

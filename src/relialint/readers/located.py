@@ -37,6 +37,9 @@ class Word:
     span: Span
     splice: bool = False
     source: Span | None = None
+    variable: str | None = None
+    """The variable's name when the word is one unquoted ``$NAME`` / ``${NAME}`` whose value is unknown (it may
+    split; an engine may still treat it as one word where its syntax expects one, such as a model slot)."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,24 @@ class Command:
     gpu_count_span: Span | None = None
     gpu_labels: list[tuple[str, str, Span]] = field(default_factory=list)
     argv_complete: bool = True
+    branch: Branch = ()
+    """Where the command sits in the file's alternatives (see ``exclusive``)."""
+
+
+Branch = tuple[tuple[int, int, int], ...]
+"""The arms a command is inside: one ``(line, column, arm)`` per enclosing ``if`` / ``case`` (the construct's
+position in the file and the index of the arm: ``then`` 0, each ``elif`` / ``else`` / ``case`` item after it 1,
+2, ...), outermost first."""
+
+
+def exclusive(a: Branch, b: Branch) -> bool:
+    """True when two commands sit in different arms of one ``if`` / ``case``, so they never run together."""
+    for (la, ca, arm_a), (lb, cb, arm_b) in zip(a, b, strict=False):
+        if (la, ca) != (lb, cb):
+            return False
+        if arm_a != arm_b:
+            return True
+    return False
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,12 @@ later ``--config FILE`` can read them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
+from relialint.readers.wrappers import shell_script, unwrap
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -47,6 +48,19 @@ class _Var:
     value: str | None
     span: Span | None
     exported: bool = False
+    items: list[Word] | None = None  # a bash array's elements, located where they were written
+    items_complete: bool = True
+    script: _Script | None = None  # the value as text with each character's place in the file
+    partial: str | None = None  # a path whose directory is unknown but whose file name is literal
+
+
+@dataclass(repr=False, eq=False)
+class _Script:
+    """Text that a shell will parse again (``bash -c``, ``eval``, ``exec $CMD``), each character's file position."""
+
+    text: str
+    places: list[tuple[int, int]]
+    end: tuple[int, int]
 
 
 @dataclass(repr=False, eq=False)
@@ -56,6 +70,7 @@ class _Value:
     text: str | None
     splice: bool = False
     source: Span | None = None
+    variable: str | None = None
 
 
 @dataclass(repr=False, eq=False)
@@ -67,14 +82,20 @@ class _State:
     result: FileResult | None = None
 
 
+_MAX_DEPTH = 4
+"""Scripts inside scripts (``bash -c "..."`` inside ``eval``...) are read this deep, no deeper."""
+
+
 class _Reader:
-    def __init__(self, text: str, path: str) -> None:
+    def __init__(self, text: str, path: str, depth: int = 0) -> None:
         data = text.encode("utf-8", errors="surrogateescape")
         starts = [0]
         for index, byte in enumerate(data):
             if byte == 10:
                 starts.append(index + 1)
         self.state = _State(path, data, starts, result=FileResult(path, "shell", text=text))
+        self.branch: tuple[tuple[int, int, int], ...] = ()
+        self.depth = depth
 
     # -- positions ---------------------------------------------------------------------------------------------
     def _col(self, row: int, byte_col: int) -> int:
@@ -128,9 +149,24 @@ class _Reader:
         if kind == "redirected_statement":
             self.redirected(node, conditional)
             return
+        if kind in ("if_statement", "case_statement"):
+            self.arms(node)
+            return
         inner = conditional or kind in _CONDITIONAL
         for child in node.children:
             self.walk(child, inner)
+
+    def arms(self, node: Node) -> None:
+        """``if``/``elif``/``else`` and ``case`` arms: each command records which arm it is in."""
+        outer = self.branch
+        span = self.span(node)
+        arm = -1  # the condition of an ``if`` (and the ``case`` word) runs whichever arm follows
+        for child in node.children:
+            if child.type in ("then", "elif_clause", "else_clause", "case_item"):
+                arm += 1
+            self.branch = (*outer, (span.line, span.column, arm)) if arm >= 0 else outer
+            self.walk(child, True)
+        self.branch = outer
 
     def assign(self, node: Node, conditional: bool, exported: bool) -> None:
         name_node = node.child_by_field_name("name")
@@ -138,10 +174,27 @@ class _Reader:
         if name_node is None:
             return
         name = self.text(name_node)
+        previous = self.state.vars.get(name)
+        keep_exported = exported or bool(previous and previous.exported)
+        if value_node is not None and value_node.type == "array":
+            items = [self.word(child) for child in value_node.named_children if child.type != "comment"]
+            appended = any(child.type == "+=" for child in node.children)
+            if appended and previous is not None and previous.items is not None:
+                items = previous.items + items
+                complete = previous.items_complete and not conditional
+            else:
+                complete = not conditional and not (appended and previous is not None)
+            complete = complete and not any(item.splice for item in items)
+            self.state.vars[name] = _Var(None, self.span(node), keep_exported, items, complete)
+            return
         value = self.value(value_node) if value_node is not None else _Value("")
         known = None if conditional or value.splice else value.text
-        previous = self.state.vars.get(name)
-        self.state.vars[name] = _Var(known, self.span(node), exported or bool(previous and previous.exported))
+        var = _Var(known, self.span(node), keep_exported)
+        if not conditional and value_node is not None:
+            command_like = known is not None and (" " in known or "\t" in known)  # what eval / exec $CMD run
+            var.script = self.script(value_node) if command_like else None
+            var.partial = self.partial(value_node) if known is None else None
+        self.state.vars[name] = var
 
     def declaration(self, node: Node, conditional: bool) -> None:
         keyword = node.children[0].type if node.children else ""
@@ -234,12 +287,15 @@ class _Reader:
                 return _Value(None, splice=True)
             value = self.lookup(name)
             if value.text is None or " " in value.text or "\t" in value.text:
-                return _Value(None, splice=True)  # unquoted: word splitting may give any number of words
+                # unquoted: word splitting may give any number of words
+                return _Value(None, splice=True, variable=name if value.text is None else None)
             return value
         if kind == "expansion":
             value = self.expansion(node)
             if value.text is None or " " in value.text or "\t" in value.text:
-                return _Value(None, splice=True)
+                match = _EXPANSION.match(self.text(node))
+                plain = match is not None and match.group(2) is None and value.text is None
+                return _Value(None, splice=True, variable=match.group(1) if plain and match else None)
             return value
         if kind == "string":
             return self.string(node)
@@ -290,12 +346,140 @@ class _Reader:
 
     def word(self, node: Node) -> Word:
         value = self.value(node)
-        return Word(value.text, self.span(node), value.splice, value.source)
+        return Word(value.text, self.span(node), value.splice, value.source, value.variable)
+
+    # -- text that is parsed again -----------------------------------------------------------------------------
+    def place(self, node: Node) -> tuple[int, int]:
+        span = self.span(node)
+        return span.line, span.column
+
+    def script(self, node: Node) -> _Script | None:
+        """A word's value as a shell would hand it on, with the file position of every character: literal text
+        keeps its own place, a known variable's value the place of its assignment; ``None`` when unknown."""
+        kind = node.type
+        if kind == "raw_string":
+            return self.verbatim(node, 1, 1, unescape=None)
+        if kind in ("word", "number"):
+            return self.verbatim(node, 0, 0, unescape="all")
+        if kind in ("simple_expansion", "expansion"):
+            name = self.text(node).lstrip("${").rstrip("}")
+            var = self.state.vars.get(name)
+            if var is None or var.value is None:
+                return None
+            if var.script is not None and var.script.text == var.value:
+                return var.script
+            at = self.place(node)
+            return _Script(var.value, [at] * len(var.value), at)
+        if kind == "string":
+            texts: list[str] = []
+            places: list[tuple[int, int]] = []
+            for child in node.children:
+                if child.type == '"':
+                    continue
+                part = self.verbatim(child, 0, 0, unescape="double") if child.type == "string_content" \
+                    else self.script(child)
+                if part is None:
+                    return None
+                texts.append(part.text)
+                places.extend(part.places)
+            end = self.span(node)
+            return _Script("".join(texts), places, (end.end_line, end.end_column - 1))
+        if kind == "concatenation":
+            parts = [self.script(child) for child in node.children]
+            if any(part is None for part in parts):
+                return None
+            return _Script("".join(p.text for p in parts if p), [x for p in parts if p for x in p.places],
+                           parts[-1].end if parts and parts[-1] else self.place(node))
+        return None
+
+    def verbatim(self, node: Node, skip_start: int, skip_end: int, unescape: str | None) -> _Script:
+        """A node's own characters with their places, quotes cut and backslash escapes resolved."""
+        raw = self.text(node)
+        span = self.span(node)
+        line, column = span.line, span.column
+        texts: list[str] = []
+        places: list[tuple[int, int]] = []
+        body = raw[skip_start : len(raw) - skip_end]
+        column += skip_start
+        i = 0
+        while i < len(body):
+            char = body[i]
+            if unescape and char == "\\" and i + 1 < len(body) and (
+                    unescape == "all" or body[i + 1] in '$`"\\\n'):
+                if body[i + 1] == "\n":
+                    line, column, i = line + 1, 1, i + 2
+                    continue
+                column += 1
+                i += 1
+                char = body[i]
+            texts.append(char)
+            places.append((line, column))
+            if char == "\n":
+                line, column = line + 1, 1
+            else:
+                column += 1
+            i += 1
+        return _Script("".join(texts), places, (line, column))
+
+    def partial(self, node: Node) -> str | None:
+        """``"$DIR/bin/llama-server"``: the path as written when only its directory is unknown (a program word's
+        file name is what says which program runs)."""
+        raw = self.text(node)
+        if node.type == "string":
+            raw = raw[1:-1]
+        head, slash, name = raw.rpartition("/")
+        if not slash or not head or not re.fullmatch(r"[A-Za-z0-9._+\-]+", name):
+            return None
+        return raw
+
+    def inner(self, script: _Script, table: dict[str, _Var]) -> list[Command]:
+        """The commands of a script held in a string, located where its text was written in this file."""
+        if self.depth >= _MAX_DEPTH:
+            return []
+        reader = _Reader(script.text, self.state.path, self.depth + 1)
+        reader.state.vars = table
+        reader.branch = self.branch
+        found = reader.run()
+        starts = [0]
+        for index, char in enumerate(script.text):
+            if char == "\n":
+                starts.append(index + 1)
+
+        def place(line: int, column: int) -> tuple[int, int]:
+            offset = starts[min(line, len(starts)) - 1] + column - 1
+            return script.places[offset] if 0 <= offset < len(script.places) else script.end
+
+        def remap(span: Span) -> Span:
+            (l0, c0), (l1, c1) = place(span.line, span.column), place(span.end_line, span.end_column - 1)
+            return Span(span.path, l0, c0, l1, c1 + 1)
+
+        outer = {id(var.span) for var in table.values() if var.span is not None}
+
+        def moved(span: Span | None) -> Span | None:
+            return span if span is None or id(span) in outer else remap(span)
+
+        def word(w: Word) -> Word:
+            return replace(w, span=remap(w.span), source=moved(w.source))
+
+        out: list[Command] = []
+        for command in found.commands:
+            branch = tuple((*place(line, col), arm) if i >= len(self.branch) else (line, col, arm)
+                           for i, (line, col, arm) in enumerate(command.branch))
+            out.append(Command(command.kind, [word(w) for w in command.argv], remap(command.span),
+                               [replace(v, span=moved(v.span) or v.span, source=moved(v.source))
+                                for v in command.env],
+                               command.env_complete, word(command.image) if command.image else None,
+                               [word(w) for w in command.entrypoint] if command.entrypoint is not None else None,
+                               command.name, command.gpu_count,
+                               remap(command.gpu_count_span) if command.gpu_count_span else None,
+                               argv_complete=command.argv_complete, branch=branch))
+        return out
 
     # -- commands ----------------------------------------------------------------------------------------------
     def command(self, node: Node, conditional: bool) -> None:
         env: list[EnvVar] = []
         words: list[Word] = []
+        nodes: dict[int, Node] = {}
         for child in node.children:
             if child.type == "variable_assignment":
                 name_node = child.child_by_field_name("name")
@@ -306,11 +490,11 @@ class _Reader:
                 env.append(EnvVar(self.text(name_node), value.text, self.span(child), value.source))
             elif child.type == "command_name":
                 for part in child.children:
-                    words.append(self.word(part))
+                    self.add_word(part, words, nodes)
             elif child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
                 continue
             elif child.is_named and child.type != "comment":
-                words.append(self.word(child))
+                self.add_word(child, words, nodes)
         if not words:
             for assignment in node.children:
                 if assignment.type == "variable_assignment":
@@ -321,21 +505,120 @@ class _Reader:
                 if word_node.type in ("string", "expansion", "concatenation"):
                     self.value(word_node)
             return
-        words, env = _unwrap(words, env)
+        words, env = unwrap(words, env)
         if not words:
             return
         result = self.state.result
         assert result is not None
         full_env = self.exported_env() + env
+        nested = self.nested(words, nodes, env)
+        if nested is not None:
+            result.commands.extend(nested)
+            return
+        container: Command | None = None
         if words[0].text in ("docker", "podman") and len(words) > 1 and words[1].text == "run":
-            result.commands.append(_container(words[2:], full_env, words[0].span))
-            return
-        if words[0].text in ("docker", "podman") and len(words) > 2 and words[1].text == "container" \
+            container = _container(words[2:], full_env, words[0].span)
+        elif words[0].text in ("docker", "podman") and len(words) > 2 and words[1].text == "container" \
                 and words[2].text == "run":
-            result.commands.append(_container(words[3:], full_env, words[0].span))
+            container = _container(words[3:], full_env, words[0].span)
+        if container is not None:
+            container.branch = self.branch
+            result.commands.extend(self.container_script(container, nodes) or [container])
             return
+        if words[0].text is None:
+            words[0] = self.program(words[0], nodes)
         result.commands.append(Command("shell", words, words[0].span, full_env,
-                                       argv_complete=not any(w.splice for w in words)))
+                                       argv_complete=not any(w.splice for w in words), branch=self.branch))
+
+    def add_word(self, node: Node, words: list[Word], nodes: dict[int, Node]) -> None:
+        """One word, or a bash array's elements for ``"${ARGS[@]}"`` (each located where it was written)."""
+        target = node
+        if node.type == "string" and len(node.named_children) == 1:
+            target = node.named_children[0]
+        if target.type == "expansion" and _SPLICE_EXPANSION.match(self.text(target)):
+            name = self.text(target)[2:].split("[", 1)[0]
+            var = self.state.vars.get(name)
+            if var is not None and var.items is not None:
+                words.extend(var.items)
+                if not var.items_complete:
+                    words.append(Word(None, self.span(node), splice=True))
+                return
+        word = self.word(node)
+        nodes[id(word)] = node
+        words.append(word)
+
+    def program(self, word: Word, nodes: dict[int, Node]) -> Word:
+        """A program word whose directory is unknown (``"$HOME_DIR/bin/llama-server"``, ``$BIN`` assigned so):
+        the path as written, so its file name still says which program runs."""
+        node = nodes.get(id(word))
+        if node is None:
+            return word
+        target = node.named_children[0] if node.type == "string" and len(node.named_children) == 1 else node
+        partial: str | None = None
+        if target.type in ("simple_expansion", "expansion"):
+            var = self.state.vars.get(self.text(target).lstrip("${").rstrip("}"))
+            partial = var.partial if var is not None else None
+        elif node.type in ("string", "concatenation"):
+            partial = self.partial(node)
+        return Word(partial, word.span) if partial is not None else word
+
+    def nested(self, words: list[Word], nodes: dict[int, Node], env: list[EnvVar]) -> list[Command] | None:
+        """Commands held in a string: ``eval "$CMD"``, ``exec $CMD`` (a static command line in a variable) and
+        ``bash -c "..."``; ``None`` when the words are not one of these or the string is not known."""
+        head = words[0]
+        if head.text == "eval" and len(words) > 1:
+            parts = [self.script(nodes[id(w)]) if id(w) in nodes else None for w in words[1:]]
+            if any(part is None for part in parts):
+                return None
+            text = " ".join(p.text for p in parts if p)
+            places: list[tuple[int, int]] = []
+            for p in parts:
+                if p is not None:
+                    places.extend([*p.places, p.end])
+            return self.inner(_Script(text, places[: len(text)], places[-1]), self.state.vars)
+        node = nodes.get(id(head))
+        if head.text is None and head.splice and node is not None and node.type in ("simple_expansion",
+                                                                                        "expansion"):
+            script = self.script(node)
+            if script is None or not re.fullmatch(r"[^'\"\\$`;|&<>()*?\[\]{}]+", script.text):
+                return None
+            commands = self.inner(script, self.state.vars)
+            if commands:
+                commands[-1].argv.extend(words[1:])
+                commands[-1].argv_complete = commands[-1].argv_complete and not any(w.splice for w in words[1:])
+                for command in commands:
+                    command.env = command.env + env
+            return commands
+        found = shell_script(words)
+        if found is None:
+            return None
+        script_node = nodes.get(id(found))
+        script = self.script(script_node) if script_node is not None else None
+        if script is None:
+            return None
+        table = {name: var for name, var in self.state.vars.items() if var.exported}
+        for var in env:
+            table[var.name] = _Var(var.value, var.span, exported=True)
+        return self.inner(script, table)
+
+    def container_script(self, container: Command, nodes: dict[int, Node]) -> list[Command] | None:
+        """``docker run IMAGE bash -lc "..."``: the script's commands, each run in that container."""
+        words = container.argv if container.entrypoint is None else container.entrypoint + container.argv
+        found = shell_script(words)
+        script_node = nodes.get(id(found)) if found is not None else None
+        script = self.script(script_node) if script_node is not None else None
+        if script is None:
+            return None
+        table = {var.name: _Var(var.value, var.span, exported=True) for var in container.env}
+        out: list[Command] = []
+        for command in self.inner(script, table):
+            if command.image is not None:
+                continue
+            out.append(Command("container", [], command.span, command.env, container.env_complete,
+                               container.image, command.argv, container.name, container.gpu_count,
+                               container.gpu_count_span, argv_complete=command.argv_complete,
+                               branch=command.branch))
+        return out
 
     def exported_env(self) -> list[EnvVar]:
         out = []
@@ -343,74 +626,6 @@ class _Reader:
             if var.exported and var.span is not None:
                 out.append(EnvVar(name, var.value, var.span))
         return out
-
-
-_WRAPPERS_SIMPLE = {"exec", "nohup", "time", "command", "builtin", "stdbuf", "setsid"}
-
-
-def _unwrap(words: list[Word], env: list[EnvVar]) -> tuple[list[Word], list[EnvVar]]:
-    """Look through ``exec``/``nohup``/``env``/``sudo``/``systemd-run``/``nice``/``timeout``."""
-    changed = True
-    while changed and words:
-        changed = False
-        head = words[0].text
-        if head in _WRAPPERS_SIMPLE:
-            words = words[1:]
-            while words and head == "stdbuf" and (words[0].text or "").startswith("-"):
-                words = words[1:]
-            changed = True
-        elif head == "env":
-            words = words[1:]
-            while words and words[0].text is not None and ("=" in words[0].text or words[0].text.startswith("-")):
-                text = words[0].text
-                if "=" in text and not text.startswith("-"):
-                    name, _, value = text.partition("=")
-                    env = [*env, EnvVar(name, value, words[0].span, words[0].source)]
-                elif text in ("-u", "--unset", "-C", "--chdir", "-S"):
-                    words = words[1:]
-                words = words[1:]
-            changed = True
-        elif head == "sudo":
-            words = words[1:]
-            while words and (words[0].text or "").startswith("-"):
-                flag = words[0].text or ""
-                words = words[1:]
-                if flag in ("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U") and words:
-                    words = words[1:]
-            changed = True
-        elif head in ("nice", "ionice", "taskset", "numactl", "chrt"):
-            words = words[1:]
-            while words and (words[0].text or "").startswith("-"):
-                flag = words[0].text or ""
-                words = words[1:]
-                if flag in ("-n", "-c", "-p") and words and not (words[0].text or "").startswith("-"):
-                    words = words[1:]
-            if head in ("taskset", "chrt") and words:
-                words = words[1:]
-            changed = True
-        elif head == "timeout":
-            words = words[1:]
-            while words and (words[0].text or "").startswith("-"):
-                flag = words[0].text or ""
-                words = words[1:]
-                if flag in ("-s", "--signal", "-k", "--kill-after") and words:
-                    words = words[1:]
-            if words:
-                words = words[1:]
-            changed = True
-        elif head == "systemd-run":
-            words = words[1:]
-            while words and (words[0].text or "").startswith("-"):
-                flag = words[0].text or ""
-                words = words[1:]
-                if flag in ("-p", "--property", "-u", "--unit", "-E", "--setenv", "--slice", "--uid", "--gid",
-                            "-M", "--machine", "--description") and words:
-                    if flag in ("-E", "--setenv") and words[0].text and "=" in words[0].text:
-                        name, _, value = words[0].text.partition("=")
-                        env = [*env, EnvVar(name, value, words[0].span)]
-                    words = words[1:]
-            changed = True
-    return words, env
 
 
 _DOCKER_VALUE_FLAGS = {

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from relialint.readers import envfile
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
+from relialint.readers.wrappers import unwrap
 from relialint.readers.yamlwords import Src, shell_split
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -104,7 +105,8 @@ def _env_file(entry: _Entry, unit: str, result: FileResult) -> list[EnvVar] | No
     return None
 
 
-def _words(entry: _Entry, src: Src, env: list[EnvVar]) -> list[Word]:
+def _words(entry: _Entry, src: Src, env: list[EnvVar], raws: dict[int, str] | None = None) -> list[Word]:
+    """The command line's words; ``raws`` receives the text as written of each word that holds a specifier."""
     value = entry.value
     prefix = len(value) - len(value.lstrip("-@:+!|"))
     body = value[prefix:]
@@ -115,7 +117,10 @@ def _words(entry: _Entry, src: Src, env: list[EnvVar]) -> list[Word]:
     for raw, start, end in tokens:
         span = src.sub_span(offsets, prefix + start, prefix + end, entry.span)
         if _SPECIFIER.search(raw.replace("%%", "")):
-            words.append(Word(None, span))
+            word = Word(None, span)
+            if raws is not None:
+                raws[id(word)] = raw
+            words.append(word)
             continue
         text = raw.replace("%%", "%")
         source: Span | None = None
@@ -140,6 +145,15 @@ def _words(entry: _Entry, src: Src, env: list[EnvVar]) -> list[Word]:
         else:
             words.append(Word(resolved, span, source=source))
     return words
+
+
+def _program(word: Word, raws: dict[int, str]) -> Word:
+    """A program under a specifier (``%h/llama.cpp/build/bin/llama-server``): its file name says which program
+    runs, so the path stays as written; anywhere else a specifier's value is unknown."""
+    raw = raws.get(id(word))
+    if raw is not None and re.fullmatch(r"[^%]*%[a-zA-Z][^%]*/[A-Za-z0-9._+\-]+", raw):
+        return Word(raw, word.span)
+    return word
 
 
 def match_splice(text: str) -> bool:
@@ -168,8 +182,10 @@ def read(text: str, path: str) -> FileResult:
     exec_words: list[Word] | None = None
     for entry in items:
         if entry.section == "Service" and entry.key == "ExecStart" and entry.value:
-            words = _words(entry, src, env)
+            raws: dict[int, str] = {}
+            words, _ = unwrap(_words(entry, src, env, raws), [])
             if words:
+                words[0] = _program(words[0], raws)
                 result.commands.append(Command("shell", words, words[0].span, list(env), complete,
                                                argv_complete=not any(w.splice for w in words)))
         elif entry.section == "Container" and entry.key == "Image":

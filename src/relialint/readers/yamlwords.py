@@ -222,7 +222,8 @@ def shell_script_commands(words: list[Word], src: Src, nodes: dict[int, YScalar]
     if script_word.text is None:
         return None
     node = nodes.get(id(script_word))
-    return script_commands(script_word.text, node.span if node is not None else None, src, script_word.span)
+    region = node.span if node is not None else script_word.span  # a word split from a command string
+    return script_commands(script_word.text, region, src, script_word.span)
 
 
 def script_commands(script: str, region: Span | None, src: Src, fallback: Span) -> list[Command]:
@@ -268,6 +269,7 @@ def words_with_nodes(node: YNode | None, src: Src, interp: Interp, nodes: dict[i
 def container_commands(image: Word | None, entrypoint: list[Word] | None, argv: list[Word], env: list[EnvVar],
                        span: Span, src: Src, nodes: dict[int, YScalar], **extra: object) -> list[Command]:
     """One container, or, where it runs ``sh -c 'script'``, the script's commands inside that image."""
+    entrypoint, argv = _unwrapped(entrypoint, argv)
     words = (entrypoint or []) + argv if entrypoint is not None else argv
     inner = shell_script_commands(words, src, nodes) if entrypoint is not None or image is None else None
     if inner is None and entrypoint is None:
@@ -291,6 +293,22 @@ def container_commands(image: Word | None, entrypoint: list[Word] | None, argv: 
                   argv_complete=not any(w.splice for w in argv))
     _extra(cmd, extra)
     return [cmd]
+
+
+def _unwrapped(entrypoint: list[Word] | None, argv: list[Word]) -> tuple[list[Word] | None, list[Word]]:
+    """``entrypoint: ["tini", "--"]``, ``command: gosu app vllm serve ...``: the wrapped command's words."""
+    from relialint.readers.wrappers import unwrap
+
+    combined = (entrypoint or []) + argv
+    stripped, _ = unwrap(combined, [])
+    cut = len(combined) - len(stripped)
+    if cut == 0 or not stripped:
+        return entrypoint, argv
+    if entrypoint is None:
+        return None, stripped
+    if cut <= len(entrypoint):
+        return entrypoint[cut:], argv
+    return [], argv[cut - len(entrypoint):]
 
 
 def _extra(command: Command, extra: dict[str, object]) -> None:

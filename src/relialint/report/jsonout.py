@@ -43,6 +43,7 @@ def document(run: RunResult, show_ignored: bool = False) -> dict[str, object]:
             "possible": len(run.findings) - definite,
             "possible_counted": len(run.counted()),
             "errors": len(run.errors),
+            **({"skipped": run.skipped} if run.skipped else {}),
         },
         **extra,
     }

@@ -62,6 +62,7 @@ def render(run: RunResult, color: bool = False, show_ignored: bool = False) -> s
         f"{'s' if len(run.deployments) != 1 else ''}: {definite} definite, {possible} possible, "
         f"{len(run.errors)} error{'s' if len(run.errors) != 1 else ''}"
         + (f", {len(run.suppressed)} suppressed" if run.suppressed else "")
+        + (f", {run.skipped} file{'s' if run.skipped != 1 else ''} skipped: not a deployment" if run.skipped else "")
     )
     if counted:
         lines.append(_c(counted_line(counted), "dim", color))

@@ -1,0 +1,248 @@
+"""Windows launch scripts: batch files (``.bat``, ``.cmd``) and the plain command lines of PowerShell (``.ps1``).
+
+Static reading only, as for shell scripts: ``set VAR=x`` / ``set "VAR=x"`` and ``$env:VAR = "x"`` / ``$VAR = "x"``
+assignments earlier in the file are substituted (``%VAR%``, ``$env:VAR``, ``$VAR``); anything else is unknown.
+Lines continue with ``^`` (batch) or a backtick (PowerShell) at the end. ``start "" /b PROGRAM``, ``call
+PROGRAM``, ``& "PROGRAM"`` and ``Start-Process -FilePath PROGRAM -ArgumentList "..."`` are looked through. Control
+flow (``if``, ``for``, ``goto``, blocks) is not followed: each command line is read where it stands.
+"""
+
+from __future__ import annotations
+
+import re
+
+from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
+
+_Char = tuple[str, int, int]  # a character with its line and column
+
+
+def _logical_lines(text: str, continuation: str) -> list[list[_Char]]:
+    """The file's lines, each a list of located characters, with continued lines joined."""
+    out: list[list[_Char]] = []
+    current: list[_Char] = []
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.rstrip("\r")
+        chars = [(c, number, i + 1) for i, c in enumerate(line)]
+        stripped = line.rstrip()
+        if stripped.endswith(continuation) and not stripped.endswith(continuation * 2):
+            current.extend(chars[: len(stripped) - 1])
+            current.append((" ", number, len(stripped)))
+            continue
+        current.extend(chars)
+        out.append(current)
+        current = []
+    if current:
+        out.append(current)
+    return out
+
+
+def _tokens(chars: list[_Char], escape: str | None) -> list[tuple[str, list[_Char], bool]]:
+    """Words split on blanks; double quotes (and PowerShell single quotes) group, and are dropped. Each token:
+    its text, its located characters, and whether any part was single-quoted (no expansion)."""
+    out: list[tuple[str, list[_Char], bool]] = []
+    text: list[str] = []
+    located: list[_Char] = []
+    quote: str | None = None
+    literal = False
+    started = False
+    i = 0
+    while i < len(chars):
+        char = chars[i]
+        c = char[0]
+        if escape and c == escape and i + 1 < len(chars) and quote != "'":
+            nxt = chars[i + 1]
+            text.append(nxt[0])
+            located.append(nxt)
+            started = True
+            i += 2
+            continue
+        if quote is None and c in " \t":
+            if started:
+                out.append(("".join(text), located, literal))
+            text, located, literal, started = [], [], False, False
+        elif quote is None and (c == '"' or (c == "'" and escape == "`")):
+            quote, started = c, True
+            literal = literal or c == "'"
+            located.append(char)
+        elif quote is not None and c == quote:
+            quote = None
+            located.append(char)
+        else:
+            text.append(c)
+            located.append(char)
+            started = True
+        i += 1
+    if started:
+        out.append(("".join(text), located, literal))
+    return out
+
+
+def _span(path: str, located: list[_Char]) -> Span:
+    first, last = located[0], located[-1]
+    return Span(path, first[1], first[2], last[1], last[2] + 1)
+
+
+class _Script:
+    def __init__(self, text: str, path: str, powershell: bool) -> None:
+        self.path = path
+        self.powershell = powershell
+        self.vars: dict[str, tuple[str, str | None, Span, bool]] = {}  # name as written, value, where, env
+        self.result = FileResult(path, "powershell" if powershell else "batch", text=text)
+        self.text = text
+
+    def expand(self, raw: str, literal: bool) -> tuple[str | None, Span | None]:
+        """A token with the file's own assignments substituted; ``None`` when a reference is unknown."""
+        pattern = r"\$env:([A-Za-z_][A-Za-z0-9_]*)|\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?" if self.powershell \
+            else r"%([A-Za-z_][A-Za-z0-9_]*)%|(%~[a-z]*[0-9*])"
+        if literal:
+            return raw, None
+        unknown = False
+        source: Span | None = None
+
+        def sub(match: re.Match[str]) -> str:
+            nonlocal unknown, source
+            name = match.group(1) or match.group(2) or ""
+            found = self.vars.get(name.upper())
+            if found is None or found[1] is None:
+                unknown = True
+                return match.group(0)
+            source = source or found[2]
+            return found[1]
+
+        value = re.sub(pattern, sub, raw)
+        if unknown:
+            return None, None
+        return value, source
+
+    def word(self, raw: str, located: list[_Char], literal: bool, program: bool) -> Word:
+        span = _span(self.path, located)
+        value, source = self.expand(raw, literal)
+        if value is None and program and re.search(r"[\\/][A-Za-z0-9._+\-]+$", raw):
+            return Word(raw, span)  # ``%~dp0llama-server.exe``: the file name says which program runs
+        if value is None and program and re.fullmatch(r"%~[a-z]*[0-9*][A-Za-z0-9._+\-]+", raw):
+            directory = re.match(r"%~[a-z]*[0-9*]", raw)
+            assert directory is not None  # ``%~dp0`` ends with a backslash: the rest is the file name
+            return Word(directory.group(0) + "\\" + raw[directory.end():], span)
+        return Word(value, span, source=source)
+
+    def run(self) -> FileResult:
+        in_block_comment = False
+        for chars in _logical_lines(self.text, "`" if self.powershell else "^"):
+            line = "".join(c for c, _, _ in chars).strip()
+            if self.powershell:
+                if in_block_comment:
+                    in_block_comment = "#>" not in line
+                    continue
+                if line.startswith("<#"):
+                    in_block_comment = "#>" not in line
+                    continue
+            if not line or line.startswith(("#", "::", "@rem", "rem ", "REM ", "Rem ")) or line.lower() == "rem":
+                continue
+            lead = len(chars) - len("".join(c for c, _, _ in chars).lstrip())
+            chars = chars[lead:]
+            if chars and chars[0][0] == "@":
+                chars = chars[1:]
+            if self.powershell:
+                self.powershell_line(chars)
+            else:
+                self.batch_line(chars)
+        return self.result
+
+    # -- batch -------------------------------------------------------------------------------------------------
+    def batch_line(self, chars: list[_Char]) -> None:
+        text = "".join(c for c, _, _ in chars)
+        match = re.match(r"(?i)set\s+(?!/[ap]\b)\"?([A-Za-z_][A-Za-z0-9_]*)=(.*?)\"?\s*$", text)
+        if match:
+            value, _ = self.expand(match.group(2), False)
+            span = _span(self.path, chars[match.start(1) : max(match.end(2), match.start(1) + 1)])
+            self.vars[match.group(1).upper()] = (match.group(1), value, span, True)
+            return
+        if re.match(r"(?i)(set|setlocal|endlocal|echo|cd|pushd|popd|goto|if|for|exit|pause|title|chcp|"
+                    r"timeout|cls|mkdir|md|del|copy|xcopy|type|where)\b|:", text):
+            return
+        tokens = _tokens(chars, None)
+        tokens = _look_through_batch(tokens)
+        self.emit(tokens)
+
+    # -- PowerShell --------------------------------------------------------------------------------------------
+    def powershell_line(self, chars: list[_Char]) -> None:
+        text = "".join(c for c, _, _ in chars)
+        match = re.match(r"\$(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$", text, re.I)
+        if match:
+            raw = match.group(2)
+            literal = raw.startswith("'")
+            body = raw[1:-1] if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"" else raw
+            value = self.expand(body, literal)[0] if re.fullmatch(r"[^;|()@{}\[\]]*", body) else None
+            span = _span(self.path, chars[match.start(1) : max(match.end(2), match.start(1) + 1)])
+            is_env = text[1:5].lower() == "env:"
+            self.vars[match.group(1).upper()] = (match.group(1), value, span, is_env)
+            return
+        if re.match(r"(?i)(if|else|elseif|foreach|for|while|function|param|write-host|write-output|echo|"
+                    r"set-location|cd|try|catch|finally|return|exit|\}|\{|\[)", text):
+            return
+        tokens = _tokens(chars, "`")
+        if tokens and tokens[0][0] in ("&", "."):
+            tokens = tokens[1:]
+        if tokens and tokens[0][0].lower() == "start-process":
+            tokens = self.start_process(tokens[1:])
+        self.emit(tokens)
+
+    def start_process(self, tokens: list[tuple[str, list[_Char], bool]]) -> list[tuple[str, list[_Char], bool]]:
+        """``Start-Process -FilePath X -ArgumentList "a b", "c"``: the program and its arguments."""
+        program: list[tuple[str, list[_Char], bool]] = []
+        args: list[tuple[str, list[_Char], bool]] = []
+        i = 0
+        while i < len(tokens):
+            name = tokens[i][0].lower()
+            if name in ("-filepath", "-file") and i + 1 < len(tokens):
+                program = [tokens[i + 1]]
+                i += 2
+                continue
+            if name in ("-argumentlist", "-args") and i + 1 < len(tokens):
+                i += 1
+                while (i < len(tokens) and not tokens[i][0].startswith("-")) or (
+                        i < len(tokens) and tokens[i][1] and tokens[i][1][0][0] in "\"'"):
+                    _, located, literal = tokens[i]
+                    inner = [c for c in located if c[0] not in "\"'"]
+                    for part in _tokens(inner, None):
+                        lead = len(part[0]) - len(part[0].lstrip("@(,"))
+                        text = part[0][lead:].rstrip(",)")
+                        if text:
+                            args.append((text, part[1][lead : lead + len(text)], literal))
+                    i += 1
+                continue
+            if not name.startswith("-") and not program:
+                program = [tokens[i]]
+            i += 1
+        return program + args
+
+    # -- both --------------------------------------------------------------------------------------------------
+    def emit(self, tokens: list[tuple[str, list[_Char], bool]]) -> None:
+        if not tokens:
+            return
+        words = [self.word(raw, located, literal, index == 0) for index, (raw, located, literal) in enumerate(tokens)]
+        env = [EnvVar(name, value, span) for name, value, span, is_env in self.vars.values() if is_env]
+        self.result.commands.append(Command("shell", words, words[0].span, env, env_complete=False,
+                                            argv_complete=True))
+
+
+def _look_through_batch(tokens: list[tuple[str, list[_Char], bool]]) -> list[tuple[str, list[_Char], bool]]:
+    """``start "title" /b /wait PROGRAM ...`` and ``call PROGRAM ...``: the program and its arguments."""
+    if tokens and tokens[0][0].lower() == "call":
+        return tokens[1:]
+    if tokens and tokens[0][0].lower() == "start":
+        rest = tokens[1:]
+        if rest and rest[0][1] and rest[0][1][0][0] == '"':
+            rest = rest[1:]  # the window title
+        while rest and rest[0][0].startswith("/"):
+            flag = rest[0][0].lower()
+            rest = rest[1:]
+            if flag in ("/d", "/affinity", "/node") and rest:
+                rest = rest[1:]
+        return rest
+    return tokens
+
+
+def read(text: str, path: str) -> FileResult:
+    """A ``.bat`` / ``.cmd`` (batch) or ``.ps1`` (PowerShell) script."""
+    return _Script(text, path, path.lower().endswith(".ps1")).run()

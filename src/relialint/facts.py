@@ -149,6 +149,7 @@ VOCABULARY: dict[str, FactSpec] = {
               "probe: the clock event reasons seen active, comma separated (none when none)"),
         _spec("runtime.sm_clock_ratio", "float", "probe: lowest SM clock over the maximum SM clock"),
         _spec("runtime.sm_clock_mhz", "string", "probe: SM clock read, MHz (a range low-high over several samples)"),
+        _spec("runtime.idle_sm_clock_mhz", "int", "probe: lowest SM clock read while the GPU was idle and parked, MHz"),
         _spec("runtime.sm_clock_max_mhz", "int", "probe: maximum SM clock of the GPU, MHz"),
         _spec("runtime.app_clock_mhz", "int", "probe: applications graphics clock, MHz"),
         _spec("runtime.clocks_locked", "bool",

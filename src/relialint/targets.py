@@ -46,6 +46,13 @@ def facts_file_facts(path: Path) -> dict[str, Fact]:
     does; the file's own ``gpu.*`` values come on top. ``UsageError`` (located) for anything the file gets wrong."""
     from relialint.probe import factsfile
 
+    try:
+        stat = path.stat()
+        cached: tuple[str, int, int] | None = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        cached = None
+    if cached is not None and cached in _FACTS_FILES:
+        return dict(_FACTS_FILES[cached])
     read = factsfile.read(path)
     if read.errors:
         e = read.errors[0]
@@ -61,9 +68,9 @@ def facts_file_facts(path: Path) -> dict[str, Fact]:
             gpu = hardware.resolve(entry.raw)
         except hardware.UnknownGpu as exc:
             raise UsageError(f"{read.path}:{entry.line}:{entry.column}: {exc}") from exc
-        for key, value in gpu.facts().items():
-            out[key] = Fact(value, "probe", note=f"{read.kind}: {entry.raw}",  # type: ignore[arg-type]
-                            source=(read.path, entry.line, entry.column))
+        for name, value in gpu.facts().items():
+            out[name] = Fact(value, "probe", note=f"{read.kind}: {entry.raw}",  # type: ignore[arg-type]
+                             source=(read.path, entry.line, entry.column))
     for entry in entries:
         if entry.key == "gpu" or (entry.key == "gpu.model" and gpu_entries):
             continue
@@ -72,7 +79,13 @@ def facts_file_facts(path: Path) -> dict[str, Fact]:
         except UsageError as exc:
             raise UsageError(f"{read.path}:{entry.line}:{entry.column}: {exc}") from exc
         out[entry.key] = replace(fact, note=read.kind, source=(read.path, entry.line, entry.column))
+    if cached is not None:
+        _FACTS_FILES[cached] = dict(out)
     return out
+
+
+_FACTS_FILES: dict[tuple[str, int, int], dict[str, Fact]] = {}
+"""Facts files read in this process, by path, modification time and size (configuration reads one per file)."""
 
 
 def _typed_fact(key: str, raw: str, origin: Any) -> Fact:

@@ -88,40 +88,46 @@ def _gpus(data: Any) -> list[dict[str, Any]]:
     return [g for g in data if isinstance(g, dict)] if isinstance(data, list) else []
 
 
+# (field, section, sub-section, key, kind)
+_JSON_FIELDS: list[tuple[str, str, str | None, str, str]] = [
+    ("name", "asic", None, "market_name", "str"),
+    ("arch", "asic", None, "target_graphics_version", "str"),
+    ("memory_total_mib", "vram", None, "size", "int"),
+    ("driver", "driver", None, "version", "str"),
+    ("sm_clock", "clock", "gfx_0", "clk", "int"),
+    ("sm_clock_max", "clock", "gfx_0", "max_clk", "int"),
+    ("power_draw", "power", None, "socket_power", "float"),
+    ("power_limit", "power", None, "power_limit", "float"),
+    ("temperature", "temperature", None, "hotspot", "int"),
+    ("utilization", "usage", None, "gfx_activity", "int"),
+]
+
+
+def _table(data: Any, key: str) -> dict[str, Any]:
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
 def _amd_smi_json(data: Any, text: str, path: str) -> Capture:
     capture = Capture("amd-smi")
     where = _Locator(text)
     cursor = 1
     for position, gpu in enumerate(_gpus(data)):
-        index = gpu.get("gpu") if isinstance(gpu.get("gpu"), int) else position
+        number = gpu.get("gpu")
+        index = number if isinstance(number, int) and not isinstance(number, bool) else position
         line, _ = where.find("gpu", cursor)
         cursor = line + 1
-        sample = Sample(gpu=str(index), index=int(index), path=path, line=line)
+        sample = Sample(gpu=str(index), index=index, path=path, line=line)
         sample.put("vendor", "amd")
-
-        def put(name: str, key: str, value: Any) -> None:
+        for name, section, sub, key, kind in _JSON_FIELDS:
+            block = _table(gpu, section)
+            raw = _table(block, sub).get(key) if sub else block.get(key)
+            if key == "size":
+                value: Any = _mib(raw) if raw is not None else None
+            else:
+                value = convert(kind, _value(raw) or "")
             if value is not None:
-                at = where.find(key, line)
-                sample.put(name, value, *at)
-
-        asic = gpu.get("asic") if isinstance(gpu.get("asic"), dict) else {}
-        put("name", "market_name", convert("str", _value(asic.get("market_name")) or ""))
-        put("arch", "target_graphics_version", convert("str", _value(asic.get("target_graphics_version")) or ""))
-        vram = gpu.get("vram") if isinstance(gpu.get("vram"), dict) else {}
-        put("memory_total_mib", "size", _mib(vram.get("size")) if "size" in vram else None)
-        driver = gpu.get("driver") if isinstance(gpu.get("driver"), dict) else {}
-        put("driver", "version", convert("str", _value(driver.get("version")) or ""))
-        clock = gpu.get("clock") if isinstance(gpu.get("clock"), dict) else {}
-        gfx = clock.get("gfx_0") if isinstance(clock.get("gfx_0"), dict) else {}
-        put("sm_clock", "clk", convert("int", _value(gfx.get("clk")) or ""))
-        put("sm_clock_max", "max_clk", convert("int", _value(gfx.get("max_clk")) or ""))
-        power = gpu.get("power") if isinstance(gpu.get("power"), dict) else {}
-        put("power_draw", "socket_power", convert("float", _value(power.get("socket_power")) or ""))
-        put("power_limit", "power_limit", convert("float", _value(power.get("power_limit")) or ""))
-        temperature = gpu.get("temperature") if isinstance(gpu.get("temperature"), dict) else {}
-        put("temperature", "hotspot", convert("int", _value(temperature.get("hotspot")) or ""))
-        usage = gpu.get("usage") if isinstance(gpu.get("usage"), dict) else {}
-        put("utilization", "gfx_activity", convert("int", _value(usage.get("gfx_activity")) or ""))
+                sample.put(name, value, *where.find(key, line))
         capture.samples.append(sample)
     if not capture.samples:
         capture.errors.append(ReadError(path, 1, 1, "amd-smi JSON with no GPU"))

@@ -51,7 +51,7 @@ def read(text: str, path: str) -> FactsFile:
             if value:
                 gpus.extend(_gpus([value], number, column))
             else:  # several GPUs: on the following lines
-                follow = []
+                follow: list[int] = []
                 for later in range(number, min(number + 1024, len(lines))):
                     if not lines[later].strip():
                         if follow:

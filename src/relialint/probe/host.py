@@ -232,10 +232,12 @@ def _clocks(out: HostFacts, figures: list[Sample], idle: list[Sample]) -> None:
               and int(s.values["sm_clock_max"].value) > 0
               and int(s.values["sm_clock"].value) < PARKED_BELOW * int(s.values["sm_clock_max"].value)]
     if parked:
-        s = parked[0]
-        facts.set("runtime.clocks_locked", _fact(False, s.values["sm_clock"],
-                                                 f"idle SM clock {s.get('sm_clock')} of {s.get('sm_clock_max')} MHz: "
-                                                 "parked, so not locked at a working clock"))
+        at = min(parked, key=lambda p: int(p.values["sm_clock"].value))
+        clock = at.values["sm_clock"]
+        facts.set("runtime.idle_sm_clock_mhz", _fact(int(clock.value), clock))
+        facts.set("runtime.clocks_locked", _fact(False, clock, f"idle SM clock {clock.value} of "
+                                                 f"{at.get('sm_clock_max')} MHz: parked, so not locked at a working "
+                                                 "clock"))
 
 
 def _power(facts: FactSet, figures: list[Sample]) -> None:

@@ -33,4 +33,32 @@ def host_deployment(host: HostFacts, given: dict[str, Fact], notes: list[str]) -
 def findings(deployment: Deployment, records: list[dict[str, Any]], select: list[str] | None = None,
              ignore: list[str] | None = None) -> list[Finding]:
     found = evaluate(deployment, runtime_records(records))
+    for finding in found:
+        if finding.certainty == "possible":
+            finding.message = possible_message(finding, deployment)
     return sorted((f for f in found if selected(f.code, select or [], ignore or [])), key=Finding.sort_key)
+
+
+def possible_message(finding: Finding, deployment: Deployment) -> str:
+    """A possible runtime finding says what the capture could not show and how to show it, never the trigger's
+    message, whose figures describe a condition that was not seen."""
+    from relialint.probe.host import LOAD_ONLY
+
+    missing = finding.missing_facts
+    load = deployment.facts.get("runtime.load_seen")
+    idle_only = load is not None and load.value is False
+    ways = []
+    if idle_only and any(m in LOAD_ONLY for m in missing):
+        ways.append("an idle snapshot cannot show a load-only condition: probe again while the GPU serves, with "
+                    "--duration S to sample a window")
+    elif any(m.startswith("runtime.") and m != "runtime.clocks_locked" for m in missing):
+        ways.append("the capture does not read these counters: probe again with them")
+    if "runtime.clocks_locked" in missing:
+        ways.append("no counter reads a clock lock: a capture of the idle GPU shows free-running clocks as a parked "
+                    "SM clock")
+    stated = [m for m in missing if not m.startswith("runtime.")]
+    if "runtime.clocks_locked" in missing:
+        stated.append("runtime.clocks_locked")
+    if stated:
+        ways.append("state what no counter reads with " + " or ".join(f"--fact {m}=..." for m in stated))
+    return f"{finding.title} (possible: depends on {', '.join(missing)}; {'; '.join(ways)})"

@@ -282,6 +282,9 @@ def probe(files: tuple[str, ...], duration: float, interval: float, write_facts:
 
     options = probe_run.ProbeOptions([Path(f) for f in files], duration, interval, _facts(fact), _split(select),
                            _split(ignore), fail_on, strict)
+    if files and duration:
+        raise click.UsageError("--duration samples NVML on this host; with --from-nvidia-smi, give several captures "
+                               "in time order instead")
     if write_facts and Path(write_facts).suffix.lower() not in (".json", ".toml"):
         raise click.UsageError(f"--write-facts {write_facts}: the file name ends in .json or .toml")
     try:

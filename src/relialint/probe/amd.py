@@ -28,8 +28,8 @@ from relialint.readers.located import ReadError
 
 def looks_like(text: str) -> bool:
     head = text[:8192]
-    return ("target_graphics_version" in head or '"asic"' in head or "gfx_0" in head or "market_name" in head
-            or re.search(r'"card\d+"\s*:', head) is not None)
+    keys = ("target_graphics_version", '"asic"', "gfx_0", "market_name", '"gpu_data"')
+    return any(k in head for k in keys) or re.search(r'"card\d+"\s*:', head) is not None
 
 
 def _value(raw: Any) -> str | None:

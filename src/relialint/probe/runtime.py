@@ -32,11 +32,26 @@ def host_deployment(host: HostFacts, given: dict[str, Fact], notes: list[str]) -
 
 def findings(deployment: Deployment, records: list[dict[str, Any]], select: list[str] | None = None,
              ignore: list[str] | None = None) -> list[Finding]:
-    found = evaluate(deployment, runtime_records(records))
+    chosen = runtime_records(records)
+    found = evaluate(deployment, chosen)
+    locate = {r["id"]: r["trigger"].get("locate") or [] for r in chosen}
     for finding in found:
         if finding.certainty == "possible":
             finding.message = possible_message(finding, deployment)
+        _relocate(finding, deployment, locate.get(finding.code, []))
     return sorted((f for f in found if selected(f.code, select or [], ignore or [])), key=Finding.sort_key)
+
+
+def _relocate(finding: Finding, deployment: Deployment, keys: list[str]) -> None:
+    """Point at the reading that decided the finding, in whichever capture it was read (the evaluator locates only
+    facts of the deployment's own file, and a probe reads several)."""
+    for key in keys:
+        fact = deployment.facts.facts.get(key)
+        if fact is not None and fact.path is not None and fact.line is not None:
+            finding.path, finding.line, finding.column = fact.path, fact.line, fact.column or 1
+            finding.end_line, finding.end_column = fact.end_line or fact.line, fact.end_column or finding.column
+            finding.about = key
+            return
 
 
 def possible_message(finding: Finding, deployment: Deployment) -> str:

@@ -291,7 +291,8 @@ def test_the_linter_does_not_import_the_probe() -> None:
     ("bomb.xml", "<?xml version='1.0'?>\n<!DOCTYPE nvidia_smi_log [\n<!ENTITY a \"aaaa\">\n]>\n"
                  "<nvidia_smi_log>&a;</nvidia_smi_log>\n", "bomb.xml:3:12: error: entity declarations are not read"),
     ("noheader.csv", "0, NVIDIA H200, 345 MHz\n", "noheader.csv:1:1: error: not a capture relialint reads"),
-    ("short.csv", "index, name, clocks.current.sm [MHz]\n0, NVIDIA H200\n", "short.csv:2:1: error: 2 values for 3 fields"),
+    ("short.csv", "index, name, clocks.current.sm [MHz]\n0, NVIDIA H200\n",
+     "short.csv:2:1: error: 2 values for 3 fields"),
     ("empty.txt", "", "empty.txt:1:1: error: not a capture relialint reads"),
     ("amd.json", '{"gpu_data": [', "amd.json:1:15: error: not valid JSON"),
 ])

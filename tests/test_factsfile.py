@@ -135,7 +135,7 @@ def test_configuration_facts_file_per_path(tmp_path: Path, h200_facts: dict[str,
                                               'facts = "collect-env.txt"\n', encoding="utf-8")
 
     def run(path: Path, *args: str) -> list[dict[str, object]]:
-        code, out = _cli("check", str(path), "--format", "json", *args)
+        _, out = _cli("check", str(path), "--format", "json", *args)
         return json.loads(out)["findings"]
 
     assert run(tmp_path / "compose.yaml") == run(tmp_path / "compose.yaml", "--isolated",

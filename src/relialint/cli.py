@@ -176,11 +176,11 @@ def records(query: str | None, fmt: str) -> None:
     if fmt == "json":
         rows = [{"id": r["id"], "slug": r["slug"], "title": r["title"], "severity": r["severity"],
                  "impact": r["impact"], "engines": r.get("engines") or [], "trigger": bool(r.get("trigger")),
-                 "url": record_url(r["id"])} for r in found]
+                 "runtime_trigger": bool(r.get("runtime_trigger")), "url": record_url(r["id"])} for r in found]
         click.echo(json.dumps({"records": rows}, indent=2))
         return
     for r in found:
-        kind = "trigger" if r.get("trigger") else "knowledge"
+        kind = "trigger" if r.get("trigger") else ("runtime" if r.get("runtime_trigger") else "knowledge")
         click.echo(f"{r['id']}  {r['severity']:<7}  {r['impact']:<14}  {kind:<9}  {r['title']}")
     click.echo(f"{len(found)} record{'s' if len(found) != 1 else ''}")
 

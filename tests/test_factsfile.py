@@ -218,3 +218,15 @@ def test_collect_env_on_rocm_reads_the_target(tmp_path: Path) -> None:
     facts = {k: json_value(f.value) for k, f in facts_file_facts(path).items()}
     assert facts == {"engine.version": "0.11.0", "gpu.arch": "gfx942", "gpu.count": 1, "gpu.model": "MI300X",
                      "gpu.sm": None, "gpu.vendor": "amd"}
+
+
+def test_facts_command_shows_where_file_facts_come_from() -> None:
+    code, out = _cli("facts", str(ROOT / "examples" / "serve-cmd.sh"), "--format", "json", "--facts",
+                     str(PROBE / "collect-env.txt"))
+    assert code == 0
+    facts = json.loads(out)["deployments"][0]["facts"]
+    where = str(PROBE / "collect-env.txt")
+    assert facts["engine.version"] == {"value": "0.11.0", "origin": "probe", "note": "vllm collect-env",
+                                       "source": {"path": where, "line": 56, "column": 32}}
+    assert facts["gpu.model"] == {"value": "H200", "origin": "probe", "note": "vllm collect-env: NVIDIA H200",
+                                  "source": {"path": where, "line": 32, "column": 8}}

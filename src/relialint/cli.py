@@ -191,17 +191,20 @@ def records(query: str | None, fmt: str) -> None:
 @click.option("--engine-version")
 @click.option("--os", "os_name", type=click.Choice(["linux", "windows", "macos"]))
 @click.option("--fact", "fact", multiple=True, metavar="KEY=VALUE")
+@click.option("--facts", "facts_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="target facts from a file (probe --write-facts output or a vllm collect-env dump)")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def facts(paths: tuple[str, ...], gpu: str | None, engine_version: str | None, os_name: str | None,
-          fact: tuple[str, ...], fmt: str) -> None:
+          fact: tuple[str, ...], facts_file: str | None, fmt: str) -> None:
     """Every deployment found and every fact, with where it came from."""
     from relialint.config import ConfigError
     from relialint.facts import json_value, render
     from relialint.lint import Options, Target, UsageError, lint_paths
 
     try:
-        run = lint_paths(list(paths), Options(Target(gpu, engine_version, os_name, _facts(fact)),
-                                              select=["-none-"]))
+        target = Target(gpu, engine_version, os_name, _facts(fact),
+                        facts_file=Path(facts_file) if facts_file else None)
+        run = lint_paths(list(paths), Options(target, select=["-none-"]))
     except (ConfigError, UsageError) as exc:
         _usage_exit(exc)
     deployments = []

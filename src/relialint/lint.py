@@ -112,7 +112,7 @@ _HARDWARE_KEYS = ("gpu.model", "gpu.vendor", "gpu.sm", "gpu.arch", "gpu.native_f
 
 
 def _has_target(target: Target) -> bool:
-    return bool(target.gpu or target.engine_version or target.os or target.facts)
+    return bool(target.gpu or target.engine_version or target.os or target.facts or target.facts_file)
 
 
 def _over(base: dict[str, Fact], top: dict[str, Fact]) -> dict[str, Fact]:

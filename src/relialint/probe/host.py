@@ -78,13 +78,11 @@ def build(captures: list[Capture], live: bool = False) -> HostFacts:
     _host(facts, host, samples, live)
     if not samples:
         return out
-    first = samples[0]
     facts.set("gpu.count", _fact(len(gpus), None, f"{len(gpus)} GPU(s) in the capture"))
     _model(out, gpus)
     _first(facts, "gpu.memory_mib", samples, "memory_total_mib", out.notes)
     _first(facts, "gpu.ecc", samples, "ecc_mode", out.notes)
     _runtime(out, samples)
-    del first
     return out
 
 

@@ -160,6 +160,8 @@ def test_configuration_names_a_missing_facts_file(tmp_path: Path) -> None:
     ("flat.json", '{"gpu.count": 2}', 'flat.json:1:1: a facts file is a JSON object with a "facts" object'),
     ("broken.toml", "[facts\n", "broken.toml:1:7: invalid TOML"),
     ("notes.txt", "just some text\n", "notes.txt:1:1: not a facts file"),
+    ("deep.json", "[" * 100000, "deep.json:1:1: JSON nested too deeply"),
+    ("deep.toml", "a = " + "[" * 100000, "deep.toml:1:1: TOML nested too deeply"),
 ])
 def test_bad_facts_files_exit_2_with_a_location(tmp_path: Path, name: str, content: str, error: str) -> None:
     path = tmp_path / name

@@ -295,6 +295,7 @@ def test_the_linter_does_not_import_the_probe() -> None:
      "short.csv:2:1: error: 2 values for 3 fields"),
     ("empty.txt", "", "empty.txt:1:1: error: not a capture relialint reads"),
     ("amd.json", '{"gpu_data": [', "amd.json:1:15: error: not valid JSON"),
+    ("deep.json", '{"gpu_data": ' + "[" * 100000, "deep.json:1:1: error: JSON nested too deeply"),
 ])
 def test_bad_captures_are_located_errors(tmp_path: Path, name: str, content: str, error: str) -> None:
     path = tmp_path / name

@@ -71,6 +71,10 @@ def read(text: str, path: str) -> Capture:
     if stripped.startswith(("{", "[")):
         try:
             data = json.loads(text)
+        except RecursionError:
+            capture = Capture("amd-smi")
+            capture.errors.append(ReadError(path, 1, 1, "JSON nested too deeply"))
+            return capture
         except ValueError as exc:
             line, column = getattr(exc, "lineno", 1), getattr(exc, "colno", 1)
             capture = Capture("amd-smi")

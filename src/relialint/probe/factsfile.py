@@ -76,6 +76,9 @@ def _json(text: str, path: str) -> FactsFile:
     out = FactsFile(path, "json")
     try:
         data = json.loads(text)
+    except RecursionError:
+        out.errors.append(ReadError(path, 1, 1, "JSON nested too deeply"))
+        return out
     except ValueError as exc:
         out.errors.append(ReadError(path, getattr(exc, "lineno", 1), getattr(exc, "colno", 1),
                                     f"not valid JSON: {getattr(exc, 'msg', exc)}"))
@@ -95,6 +98,9 @@ def _toml(text: str, path: str) -> FactsFile:
     out = FactsFile(path, "toml")
     try:
         data = tomllib.loads(text)
+    except RecursionError:
+        out.errors.append(ReadError(path, 1, 1, "TOML nested too deeply"))
+        return out
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
         line, column = (int(m.group(1)), int(m.group(2))) if m else (1, 1)

@@ -99,16 +99,14 @@ def test_facts_decide_the_shipped_examples_possible_findings(h200_facts: dict[st
 
     serve = ROOT / "examples" / "serve-cmd.sh"
     assert short(_check(serve)[1]) == [
-        ("RL107", "possible", 7, 12, ["engine.v2_model_runner", "gpu.cc_mode"]),
+        ("RL107", "possible", 7, 12, ["engine.v2_model_runner", "engine.version", "gpu.cc_mode"]),
         ("RL206", "possible", 7, 12, ["engine.version", "gpu.sm"]),
-        ("RL101", "possible", 8, 3, ["gpu.native_fp4"]),
-        ("RL302", "possible", 10, 3, ["engine.v1", "engine.version"]),
+        ("RL101", "possible", 8, 3, ["gpu.sm"]),
     ]
     # the H200's capture: no native FP4 (RL101 definite), CC off (RL107 absent); the version still unknown
     assert short(_check(serve, "--facts", str(h200_facts[".toml"]))[1]) == [
         ("RL206", "possible", 7, 12, ["engine.version"]),
         ("RL101", "definite", 8, 3, []),
-        ("RL302", "possible", 10, 3, ["engine.v1", "engine.version"]),
     ]
     # collect-env adds the vLLM version: nothing possible is left
     assert short(_check(serve, "--facts", str(PROBE / "collect-env.txt"))[1]) == [("RL101", "definite", 8, 3, [])]

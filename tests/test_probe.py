@@ -310,3 +310,25 @@ def test_binary_capture(tmp_path: Path) -> None:
     path.write_bytes(b"\x00\x01\x02")
     code, out = _cli("probe", "--from-nvidia-smi", str(path))
     assert code == 2 and f"{path}:1:1: error: binary file" in out
+
+
+def test_what_the_text_view_shows(tmp_path: Path) -> None:
+    """A possible finding is shown when a reading points at it (a reason seen active), like one a file points at in
+    ``check``; an idle snapshot's load-only findings are counted, and listed with --show-possible."""
+    _, out = _cli("probe", "--from-nvidia-smi", str(IDLE), "--format", "json")
+    assert [(f["code"], f["shown"]) for f in json.loads(out)["findings"]] == [
+        ("RL201", False), ("RL202", False), ("RL203", False), ("RL204", False), ("RL205", True)]
+    _, out = _cli("probe", "--from-nvidia-smi", str(IDLE))
+    assert [line.split(" ")[1] for line in out.splitlines() if ": RL" in line] == ["RL205"]
+    assert out.splitlines()[-1].startswith("4 more possible findings that nothing in the files points at")
+    _, out = _cli("probe", "--from-nvidia-smi", str(IDLE), "--show-possible")
+    assert [line.split(" ")[1] for line in out.splitlines() if ": RL" in line] == [
+        "RL201", "RL202", "RL203", "RL204", "RL205"]
+    brake = tmp_path / "brake.csv"
+    brake.write_text("index, name, clocks_event_reasons.gpu_idle, clocks_event_reasons.hw_power_brake_slowdown\n"
+                     "0, NVIDIA H200, Not Active, Active\n", encoding="utf-8")
+    code, out = _cli("probe", "--from-nvidia-smi", str(brake), "--format", "json")
+    assert code == 1
+    assert [(f["code"], f["certainty"], f["line"], f["column"], f["shown"]) for f in json.loads(out)["findings"]
+            if f["code"] in ("RL203", "RL204")] == [("RL203", "possible", 2, 29, True),
+                                                    ("RL204", "definite", 2, 29, True)]

@@ -275,8 +275,11 @@ def validate(dirs: tuple[str, ...]) -> None:
 @click.option("--fail-on", type=click.Choice(list(FAIL_LEVELS)), default="major", show_default=True,
               help="lowest severity of a definite finding that makes the exit code 1")
 @click.option("--strict", is_flag=True, help="possible findings count toward the exit code too")
+@click.option("--show-possible", is_flag=True,
+              help="list every possible finding, not only those a reading points at (an idle snapshot)")
 def probe(files: tuple[str, ...], duration: float, interval: float, write_facts: str | None, fact: tuple[str, ...],
-          fmt: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str, strict: bool) -> None:
+          fmt: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str, strict: bool,
+          show_possible: bool) -> None:
     """Facts and runtime findings from a GPU host (NVML, or captures given with --from-nvidia-smi)."""
     from relialint.lint import UsageError
     from relialint.probe import run as probe_run
@@ -284,7 +287,7 @@ def probe(files: tuple[str, ...], duration: float, interval: float, write_facts:
     from relialint.report import formatter
 
     options = probe_run.ProbeOptions([Path(f) for f in files], duration, interval, _facts(fact), _split(select),
-                           _split(ignore), fail_on, strict)
+                                     _split(ignore), fail_on, strict, show_possible)
     if files and duration:
         raise click.UsageError("--duration samples NVML on this host; with --from-nvidia-smi, give several captures "
                                "in time order instead")

@@ -24,6 +24,7 @@ class ProbeOptions:
     ignore: list[str] = field(default_factory=list)
     fail_on: str = "major"
     strict: bool = False
+    show_possible: bool = False
 
 
 def captures(options: ProbeOptions, nvml: Any = None) -> list[Capture]:
@@ -47,7 +48,7 @@ def probe(options: ProbeOptions, nvml: Any = None) -> tuple[HostFacts, RunResult
 
     given = target_facts(Target(facts=options.facts))
     read = captures(options, nvml)
-    run = RunResult(files=len(options.files))
+    run = RunResult(files=len(options.files), show_possible=options.show_possible)
     for capture in read:
         run.errors.extend(capture.errors)
         run.notes.extend(capture.notes)

@@ -35,11 +35,26 @@ def findings(deployment: Deployment, records: list[dict[str, Any]], select: list
     chosen = runtime_records(records)
     found = evaluate(deployment, chosen)
     locate = {r["id"]: r["trigger"].get("locate") or [] for r in chosen}
+    triggers = {r["id"]: r["trigger"] for r in chosen}
     for finding in found:
         if finding.certainty == "possible":
             finding.message = possible_message(finding, deployment)
+            finding.shown = _read_points(triggers[finding.code]["when"], deployment, True)
         _relocate(finding, deployment, locate.get(finding.code, []))
     return sorted((f for f in found if selected(f.code, select or [], ignore or [])), key=Finding.sort_key)
+
+
+def _read_points(pred: Any, deployment: Deployment, positive: bool) -> bool:
+    """Whether a condition of the trigger holds on something the probe read (a reason seen active): then a possible
+    finding is shown, as one that a file points at is by ``check``."""
+    from relialint.evaluate import eval_leaf
+
+    if "all" in pred or "any" in pred:
+        return any(_read_points(p, deployment, positive) for p in pred.get("all") or pred.get("any"))
+    if "not" in pred:
+        return _read_points(pred["not"], deployment, not positive)
+    fact = deployment.facts.get(str(pred.get("fact")))
+    return fact is not None and fact.origin == "probe" and eval_leaf(pred, deployment.facts).value is positive
 
 
 def _relocate(finding: Finding, deployment: Deployment, keys: list[str]) -> None:

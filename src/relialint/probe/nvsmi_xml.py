@@ -117,10 +117,7 @@ def read(text: str, path: str) -> Capture:
     stamp = log.find("timestamp")
     for index, gpu in enumerate(log.all("gpu")):
         sample = Sample(gpu="", index=index, path=path, line=gpu.line)
-        sample.put("vendor", "nvidia")
-        minor = gpu.find("minor_number")
-        if minor is not None and minor.text.isdigit():
-            sample.index = int(minor.text)
+        sample.put("vendor", "nvidia")  # index: the log lists the GPUs in nvidia-smi's index order
         for node, name in shared:
             if node is not None:
                 sample.put(name, convert("str", node.text), node.line, node.column)

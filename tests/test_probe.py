@@ -332,3 +332,14 @@ def test_what_the_text_view_shows(tmp_path: Path) -> None:
     assert [(f["code"], f["certainty"], f["line"], f["column"], f["shown"]) for f in json.loads(out)["findings"]
             if f["code"] in ("RL203", "RL204")] == [("RL203", "possible", 2, 29, True),
                                                     ("RL204", "definite", 2, 29, True)]
+
+
+def test_an_unknown_gpu_leaves_the_model_unknown_with_a_note(tmp_path: Path) -> None:
+    path = tmp_path / "odd.csv"
+    path.write_text("index, name, compute_cap\n0, Some Future GPU, banana\n", encoding="utf-8")
+    host, run = probe(ProbeOptions(files=[path]))
+    assert run.errors == []
+    assert {k: json_value(f.value) for k, f in host.facts.items()} == {"gpu.count": 1, "gpu.vendor": "nvidia",
+                                                                       "runtime.samples": 1}
+    assert run.notes == ["GPU 'Some Future GPU' is not in the hardware catalogue; gpu.model is unknown",
+                         f"{path}:2: 'banana' is neither a compute capability nor an AMD target"]

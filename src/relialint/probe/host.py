@@ -125,10 +125,13 @@ def _model(out: HostFacts, gpus: dict[str, list[Sample]]) -> None:
             gpu = hardware.resolve(str(name_reading.value))
         except hardware.UnknownGpu:
             out.notes.append(f"GPU {name_reading.value!r} is not in the hardware catalogue; gpu.model is unknown")
-    if gpu is None and len({r.value for r in caps}) == 1:
-        gpu = hardware.resolve(str(caps[0].value))
-    if gpu is None and len({r.value for r in arches}) == 1:
-        gpu = hardware.resolve(str(arches[0].value))
+    for readings in (caps, arches):
+        if gpu is None and len({r.value for r in readings}) == 1:
+            try:
+                gpu = hardware.resolve(str(readings[0].value))
+            except hardware.UnknownGpu:
+                out.notes.append(f"{readings[0].path}:{readings[0].line}: {readings[0].value!r} is neither a compute "
+                                 "capability nor an AMD target")
     if gpu is not None:
         where = name_reading if "gpu.model" in gpu.facts() and name_reading is not None else (
             caps[0] if caps else (arches[0] if arches else None))

@@ -65,6 +65,9 @@ def _facts(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--engine-version", help="engine version when the files do not pin it (0.30.0, b6327)")
 @click.option("--os", "os_name", type=click.Choice(["linux", "windows", "macos"]), help="host OS")
 @click.option("--fact", "fact", multiple=True, metavar="KEY=VALUE", help="any fact of the vocabulary")
+@click.option("--facts", "facts_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="target facts from a file: relialint probe --write-facts output (.json, .toml) or a vllm "
+                   "collect-env dump")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text",
               show_default=True)
 @click.option("--select", multiple=True, help="record ids or prefixes (RL1, RL105), comma separated")
@@ -87,19 +90,20 @@ def _facts(values: tuple[str, ...]) -> dict[str, str]:
               help="record today's findings in this baseline file and exit 0")
 @click.option("--stdin-filename", metavar="NAME", help="with `-` as the path: read standard input as this file")
 def check(paths: tuple[str, ...], gpu: tuple[str, ...], engine_version: str | None, os_name: str | None,
-          fact: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str | None,
-          strict: bool | None, show_possible: bool, records_dirs: tuple[str, ...], config_file: str | None,
-          isolated: bool, no_inline_ignores: bool, show_ignored: bool, baseline: str | None, write_baseline: str | None,
-          stdin_filename: str | None) -> None:
+          fact: tuple[str, ...], facts_file: str | None, fmt: str, select: tuple[str, ...], ignore: tuple[str, ...],
+          fail_on: str | None, strict: bool | None, show_possible: bool, records_dirs: tuple[str, ...],
+          config_file: str | None, isolated: bool, no_inline_ignores: bool, show_ignored: bool, baseline: str | None,
+          write_baseline: str | None, stdin_filename: str | None) -> None:
     """Lint deployment files (the default command)."""
     from relialint.config import ConfigError
     from relialint.lint import Options, Target, UsageError, lint_paths, lint_text
     from relialint.report import formatter
 
     facts = _facts(fact)
-    targets = [Target(g, engine_version, os_name, facts) for g in gpu]
-    options = Options(Target(gpu[0] if gpu else None, engine_version, os_name, facts), _split(select),
-                      _split(ignore), [Path(d) for d in records_dirs], targets=targets,
+    given = Path(facts_file) if facts_file else None
+    targets = [Target(g, engine_version, os_name, facts, facts_file=given) for g in gpu]
+    options = Options(Target(gpu[0] if gpu else None, engine_version, os_name, facts, facts_file=given),
+                      _split(select), _split(ignore), [Path(d) for d in records_dirs], targets=targets,
                       config_file=Path(config_file) if config_file else None, isolated=isolated,
                       inline_ignores=not no_inline_ignores, baseline=Path(baseline) if baseline else None,
                       fail_on=fail_on, strict=strict, show_possible=show_possible)
@@ -172,11 +176,11 @@ def records(query: str | None, fmt: str) -> None:
     if fmt == "json":
         rows = [{"id": r["id"], "slug": r["slug"], "title": r["title"], "severity": r["severity"],
                  "impact": r["impact"], "engines": r.get("engines") or [], "trigger": bool(r.get("trigger")),
-                 "url": record_url(r["id"])} for r in found]
+                 "runtime_trigger": bool(r.get("runtime_trigger")), "url": record_url(r["id"])} for r in found]
         click.echo(json.dumps({"records": rows}, indent=2))
         return
     for r in found:
-        kind = "trigger" if r.get("trigger") else "knowledge"
+        kind = "trigger" if r.get("trigger") else ("runtime" if r.get("runtime_trigger") else "knowledge")
         click.echo(f"{r['id']}  {r['severity']:<7}  {r['impact']:<14}  {kind:<9}  {r['title']}")
     click.echo(f"{len(found)} record{'s' if len(found) != 1 else ''}")
 
@@ -187,17 +191,20 @@ def records(query: str | None, fmt: str) -> None:
 @click.option("--engine-version")
 @click.option("--os", "os_name", type=click.Choice(["linux", "windows", "macos"]))
 @click.option("--fact", "fact", multiple=True, metavar="KEY=VALUE")
+@click.option("--facts", "facts_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="target facts from a file (probe --write-facts output or a vllm collect-env dump)")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def facts(paths: tuple[str, ...], gpu: str | None, engine_version: str | None, os_name: str | None,
-          fact: tuple[str, ...], fmt: str) -> None:
+          fact: tuple[str, ...], facts_file: str | None, fmt: str) -> None:
     """Every deployment found and every fact, with where it came from."""
     from relialint.config import ConfigError
     from relialint.facts import json_value, render
     from relialint.lint import Options, Target, UsageError, lint_paths
 
     try:
-        run = lint_paths(list(paths), Options(Target(gpu, engine_version, os_name, _facts(fact)),
-                                              select=["-none-"]))
+        target = Target(gpu, engine_version, os_name, _facts(fact),
+                        facts_file=Path(facts_file) if facts_file else None)
+        run = lint_paths(list(paths), Options(target, select=["-none-"]))
     except (ConfigError, UsageError) as exc:
         _usage_exit(exc)
     deployments = []
@@ -246,6 +253,61 @@ def validate(dirs: tuple[str, ...]) -> None:
     click.echo(f"{count} record file{'s' if count != 1 else ''}, {len(problems)} problem"
                f"{'s' if len(problems) != 1 else ''}")
     sys.exit(2 if problems else 0)
+
+
+@main.command()
+@click.option("--from-nvidia-smi", "files", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
+              help="read captures instead of NVML: nvidia-smi -q -x, nvidia-smi --query-gpu ... --format=csv, "
+                   "nvidia-smi --version / conf-compute, amd-smi or rocm-smi output; several captures in order count "
+                   "as samples (repeatable)")
+@click.option("--duration", type=click.FloatRange(min=0), default=0.0, show_default=True, metavar="S",
+              help="with NVML: sample the counters over S seconds (0: one snapshot)")
+@click.option("--interval", type=click.FloatRange(min=0.05), default=1.0, show_default=True, metavar="S",
+              help="with --duration: seconds between samples")
+@click.option("--write-facts", "write_facts", type=click.Path(dir_okay=False), metavar="FILE",
+              help="write the host's facts to FILE (.json or .toml) for relialint check --facts")
+@click.option("--fact", "fact", multiple=True, metavar="KEY=VALUE",
+              help="a fact no counter reads (host.psu_degraded=true); the probe's readings win")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text",
+              show_default=True)
+@click.option("--select", multiple=True, help="record ids or prefixes (RL2), comma separated")
+@click.option("--ignore", multiple=True, help="record ids or prefixes to leave out")
+@click.option("--fail-on", type=click.Choice(list(FAIL_LEVELS)), default="major", show_default=True,
+              help="lowest severity of a definite finding that makes the exit code 1")
+@click.option("--strict", is_flag=True, help="possible findings count toward the exit code too")
+@click.option("--show-possible", is_flag=True,
+              help="list every possible finding, not only those a reading points at (an idle snapshot)")
+def probe(files: tuple[str, ...], duration: float, interval: float, write_facts: str | None, fact: tuple[str, ...],
+          fmt: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str, strict: bool,
+          show_possible: bool) -> None:
+    """Facts and runtime findings from a GPU host (NVML, or captures given with --from-nvidia-smi)."""
+    from relialint.lint import UsageError
+    from relialint.probe import run as probe_run
+    from relialint.probe.nvml import NvmlUnavailable
+    from relialint.report import formatter
+
+    options = probe_run.ProbeOptions([Path(f) for f in files], duration, interval, _facts(fact), _split(select),
+                                     _split(ignore), fail_on, strict, show_possible)
+    if files and duration:
+        raise click.UsageError("--duration samples NVML on this host; with --from-nvidia-smi, give several captures "
+                               "in time order instead")
+    if write_facts and Path(write_facts).suffix.lower() not in (".json", ".toml"):
+        raise click.UsageError(f"--write-facts {write_facts}: the file name ends in .json or .toml")
+    try:
+        host, run = probe_run.probe(options)
+    except (UsageError, NvmlUnavailable) as exc:
+        _usage_exit(exc)
+    if write_facts:
+        from relialint.probe.factsfile import write
+
+        try:
+            write(Path(write_facts), host.facts, list(files))
+        except OSError as exc:
+            _usage_exit(ValueError(f"--write-facts {write_facts}: {exc.strerror or exc}"))
+        click.echo(f"relialint: wrote {len(host.facts.facts)} facts to {write_facts}", err=True)
+    color = fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    sys.stdout.write(formatter(fmt)(run, color, False))
+    sys.exit(2 if run.errors else (1 if run.failing else 0))
 
 
 @main.command()

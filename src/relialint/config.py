@@ -40,6 +40,8 @@ class TargetSpec:
     engine_version: str | None = None
     os: str | None = None
     facts: dict[str, FactValue] = field(default_factory=dict)
+    facts_file: str | None = None
+    """A facts file (``facts = "FILE"``), resolved against the configuration's folder."""
 
     def label(self) -> str:
         return self.name or self.gpu or "target"
@@ -199,9 +201,17 @@ def _check_values(config: Config) -> None:
             except FactValueError as exc:
                 raise ConfigError(str(config.path), *where, f"{'.'.join(map(str, (*loc, key)))}: {exc}") from exc
 
+    def facts_file(name: str, *loc: str | int) -> None:
+        if not (config.root / name).is_file():
+            raise ConfigError(str(config.path), *config.locate(*loc), f"{'.'.join(map(str, loc))}: no facts file "
+                              f"{name!r} (a path relative to the configuration file)")
+
     def common(block: _Common, *loc: str | int) -> None:
         gpu(block.gpu, *loc, "gpu")
-        facts(block.facts, *loc, "facts")
+        if isinstance(block.facts, str):
+            facts_file(block.facts, *loc, "facts")
+        else:
+            facts(block.facts, *loc, "facts")
         if block.engine_version is not None:
             facts({"engine.version": block.engine_version}, *loc, "engine-version")
         for i, target in enumerate(block.targets or []):
@@ -245,7 +255,9 @@ def effective(config: Config | None, file: Path) -> Effective:
             updates["engine_version"] = block.engine_version
         if block.os is not None:
             updates["os"] = block.os
-        if block.facts:
+        if isinstance(block.facts, str):
+            updates["facts_file"] = str(config.root / block.facts)
+        elif block.facts:
             updates["facts"] = {**base.facts, **block.facts}
         base = replace(base, **updates)
         if block.targets is not None:
@@ -261,7 +273,7 @@ def effective(config: Config | None, file: Path) -> Effective:
             out.strict = block.strict
     if targets:
         out.targets = [TargetSpec(t.name, t.gpu or base.gpu, t.engine_version or base.engine_version,
-                                  t.os or base.os, {**base.facts, **t.facts}) for t in targets]
+                                  t.os or base.os, {**base.facts, **t.facts}, base.facts_file) for t in targets]
     else:
         out.targets = [base]
     if rel is not None:

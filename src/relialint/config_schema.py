@@ -40,7 +40,9 @@ class _Common(_Model):
     targets: list[Union[str, TargetSettings]] | None = None
     engine_version: str | None = None
     os: Literal["linux", "windows", "macos"] | None = None
-    facts: dict[str, FactValue] = Field(default_factory=dict)
+    facts: Union[dict[str, FactValue], str] = Field(default_factory=dict)
+    """A table of facts, or the path of a facts file (``relialint probe --write-facts``, ``vllm collect-env``)
+    relative to the configuration file."""
     select: list[str] | None = None
     ignore: list[str] | None = None
     extend_ignore: list[str] = Field(default_factory=list)

@@ -114,7 +114,7 @@ _HARDWARE_KEYS = ("gpu.model", "gpu.vendor", "gpu.sm", "gpu.arch", "gpu.native_f
 
 
 def _has_target(target: Target) -> bool:
-    return bool(target.gpu or target.engine_version or target.os or target.facts)
+    return bool(target.gpu or target.engine_version or target.os or target.facts or target.facts_file)
 
 
 def _over(base: dict[str, Fact], top: dict[str, Fact]) -> dict[str, Fact]:
@@ -260,7 +260,8 @@ class Session:
         for t in eff.targets:
             facts = {k: config.fact_text(v) for k, v in t.facts.items()}
             configured.append((t.label() if len(eff.targets) > 1 else None,
-                               target_facts(Target(t.gpu, t.engine_version, t.os, facts, origin="configuration"))))
+                               target_facts(Target(t.gpu, t.engine_version, t.os, facts, origin="configuration",
+                                                   facts_file=Path(t.facts_file) if t.facts_file else None))))
         if len(self.cli_targets) > 1:
             combos = [(label, _over(configured[0][1], given)) for label, given in self.cli_targets]
         elif "gpu.model" in self.cli_targets[0][1]:

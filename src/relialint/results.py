@@ -26,6 +26,8 @@ class Target:
     os: str | None = None
     facts: dict[str, str] = field(default_factory=dict)
     origin: str = "cli"
+    facts_file: Path | None = None
+    """A facts file (``--facts``, ``facts = "FILE"``): read first, under the other fields of the target."""
 
 
 @dataclass(repr=False, eq=False)

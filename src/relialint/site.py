@@ -117,6 +117,7 @@ class SiteRecord:
     data: dict[str, Any]
     path: Path
     trigger_yaml: str | None
+    runtime_yaml: str | None = None
 
     @property
     def id(self) -> str:
@@ -131,11 +132,11 @@ class SiteError(Exception):
         self.problems = problems
 
 
-def _trigger_source(text: str) -> str | None:
-    """The ``trigger:`` block of a record file, exactly as written."""
+def _trigger_source(text: str, name: str = "trigger") -> str | None:
+    """The ``trigger:`` (or ``runtime_trigger:``) block of a record file, exactly as written."""
     lines = text.splitlines()
     for start, line in enumerate(lines):
-        if re.match(r"^trigger\s*:", line):
+        if re.match(rf"^{name}\s*:", line):
             end = start + 1
             while end < len(lines) and (not lines[end].strip() or lines[end][:1] in (" ", "\t", "#")):
                 end += 1
@@ -162,7 +163,8 @@ def load_records(records_dir: Path) -> list[SiteRecord]:
         seen[rid] = loaded.path
         text = Path(loaded.path).read_text(encoding="utf-8")
         source = _trigger_source(text) if data.get("trigger") else None
-        out.append(SiteRecord(data, Path(loaded.path), source))
+        runtime = _trigger_source(text, "runtime_trigger") if data.get("runtime_trigger") else None
+        out.append(SiteRecord(data, Path(loaded.path), source, runtime))
     out.sort(key=lambda r: r.id)
     return out
 
@@ -380,9 +382,22 @@ def record_page(rec: SiteRecord, by_id: dict[str, SiteRecord]) -> str:
                     "when no fix is known, is *unknown*: the finding is then *possible*, not definite.", ""]
         else:
             out += ["Every version of the engine: the record gives no version range.", ""]
+    elif d.get("runtime_trigger"):
+        out += ["None for configuration files: no deployment config shows this failure. `relialint probe` reports "
+                "it from the host itself (below).", ""]
     else:
         out += ["None: this is a knowledge record. No deployment config shows this failure, so the linter never "
                 "reports it; catch it with the monitoring above.", ""]
+    runtime = d.get("runtime_trigger")
+    if runtime:
+        out += ["## Runtime trigger", "",
+                f"`relialint probe` (NVML on the host, or `nvidia-smi` / `amd-smi` captures) reports this record "
+                f"when {md(english(runtime['when']))}.", ""]
+        out += [f"The finding points at the reading of the first of "
+                f"{', '.join(code(f) for f in runtime.get('locate') or [])} that the probe read, and says:"
+                if runtime.get("locate") else "The finding says:", ""]
+        out += [f"> {md(runtime['message'])}", "", "As written in the record:", "",
+                fenced(rec.runtime_yaml or "", "yaml"), ""]
 
     examples = d.get("examples") or []
     if examples:
@@ -473,7 +488,7 @@ def index_page(records: Sequence[SiteRecord]) -> str:
     for rec in records:
         d = rec.data
         engines = " ".join(d.get("engines") or []) or "any"
-        kind = "trigger" if d.get("trigger") else "knowledge"
+        kind = "trigger" if d.get("trigger") else ("runtime" if d.get("runtime_trigger") else "knowledge")
         status = ' data-status="withdrawn"' if d.get("status") == "withdrawn" else ""
         out.append(
             f'<tr data-id="{rec.id}" data-severity="{d["severity"]}" data-impact="{d["impact"]}" '
@@ -493,11 +508,12 @@ def facts_page(records: Sequence[SiteRecord]) -> str:
 
     used: dict[str, list[str]] = {}
     for rec in records:
-        trigger = rec.data.get("trigger") or {}
-        for leaf in _leaves(trigger["when"]) if trigger.get("when") else []:
-            ids = used.setdefault(str(leaf["fact"]), [])
-            if rec.id not in ids:
-                ids.append(rec.id)
+        for name in ("trigger", "runtime_trigger"):
+            trigger = rec.data.get(name) or {}
+            for leaf in _leaves(trigger["when"]) if trigger.get("when") else []:
+                ids = used.setdefault(str(leaf["fact"]), [])
+                if rec.id not in ids:
+                    ids.append(rec.id)
     out = [
         "---", "title: Fact vocabulary", "---", "", BANNER, "",
         "# Fact vocabulary",

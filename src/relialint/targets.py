@@ -3,6 +3,8 @@ own facts, which always win; then the engine's defaults for what is still unknow
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from relialint.deployment import Deployment, exclusive
@@ -15,7 +17,7 @@ from relialint.results import Target, UsageError
 def target_facts(target: Target) -> dict[str, Fact]:
     """The target as facts; raises ``UsageError`` for an unknown GPU, key or badly typed value."""
     origin: Any = target.origin
-    out: dict[str, Fact] = {}
+    out: dict[str, Fact] = facts_file_facts(target.facts_file) if target.facts_file is not None else {}
     if target.gpu:
         from relialint import hardware
 
@@ -23,6 +25,7 @@ def target_facts(target: Target) -> dict[str, Fact]:
             gpu = hardware.resolve(target.gpu)
         except hardware.UnknownGpu as exc:
             raise UsageError(str(exc)) from exc
+        out = {k: v for k, v in out.items() if k not in HARDWARE_KEYS}
         for key, value in gpu.facts().items():
             out[key] = Fact(value, origin)  # type: ignore[arg-type]
     if target.os:
@@ -32,6 +35,57 @@ def target_facts(target: Target) -> dict[str, Fact]:
     for key, value in target.facts.items():
         out[key] = _typed_fact(key, value, origin)
     return out
+
+
+HARDWARE_KEYS = ("gpu.model", "gpu.vendor", "gpu.sm", "gpu.arch", "gpu.native_fp8", "gpu.native_fp4")
+
+
+def facts_file_facts(path: Path) -> dict[str, Fact]:
+    """A facts file (``probe --write-facts`` JSON/TOML, or ``vllm collect-env`` text) as target facts, origin
+    ``probe``, each with its line in the file as ``source``. A GPU name goes through the hardware catalogue as ``--gpu``
+    does; the file's own ``gpu.*`` values come on top. ``UsageError`` (located) for anything the file gets wrong."""
+    from relialint.probe import factsfile
+
+    try:
+        stat = path.stat()
+        cached: tuple[str, int, int] | None = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        cached = None
+    if cached is not None and cached in _FACTS_FILES:
+        return dict(_FACTS_FILES[cached])
+    read = factsfile.read(path)
+    if read.errors:
+        e = read.errors[0]
+        raise UsageError(f"{e.path}:{e.line}:{e.column}: {e.message}")
+    out: dict[str, Fact] = {}
+    entries = list(read.entries)
+    gpu_entries = [e for e in entries if e.key == "gpu"] or [e for e in entries if e.key == "gpu.model"]
+    if gpu_entries:
+        from relialint import hardware
+
+        entry = gpu_entries[0]
+        try:
+            gpu = hardware.resolve(entry.raw)
+        except hardware.UnknownGpu as exc:
+            raise UsageError(f"{read.path}:{entry.line}:{entry.column}: {exc}") from exc
+        for name, value in gpu.facts().items():
+            out[name] = Fact(value, "probe", note=f"{read.kind}: {entry.raw}",  # type: ignore[arg-type]
+                             source=(read.path, entry.line, entry.column))
+    for entry in entries:
+        if entry.key == "gpu" or (entry.key == "gpu.model" and gpu_entries):
+            continue
+        try:
+            fact = _typed_fact(entry.key, entry.raw, "probe")
+        except UsageError as exc:
+            raise UsageError(f"{read.path}:{entry.line}:{entry.column}: {exc}") from exc
+        out[entry.key] = replace(fact, note=read.kind, source=(read.path, entry.line, entry.column))
+    if cached is not None:
+        _FACTS_FILES[cached] = dict(out)
+    return out
+
+
+_FACTS_FILES: dict[tuple[str, int, int], dict[str, Fact]] = {}
+"""Facts files read in this process, by path, modification time and size (configuration reads one per file)."""
 
 
 def _typed_fact(key: str, raw: str, origin: Any) -> Fact:

@@ -139,10 +139,15 @@ def explain(record: dict[str, Any], width: int = 100) -> str:
     out += para("Cost of the fix", record.get("fix_cost"))
     out += para("Detect", record.get("detect"))
     trigger = record.get("trigger")
+    runtime = record.get("runtime_trigger")
     if trigger:
         out += para("Trigger", trigger_english(trigger))
+    elif runtime:
+        out += para("Trigger", "none for configuration files (no config shows it); relialint probe reports it")
     else:
         out += para("Trigger", "none: a knowledge record (no config shows it; see Detect)")
+    if runtime:
+        out += para("Runtime trigger", "relialint probe " + trigger_english(runtime))
     if record.get("related"):
         out += ["Related", "  " + ", ".join(record["related"]), ""]
     if record.get("references"):

@@ -104,7 +104,11 @@ class Reference(_Strict):
     locator: str | None = None
 
 
-Format = Literal["shell", "compose", "kubernetes", "helm", "env", "vllm-config", "systemd", "dockerfile"]
+Format = Literal["shell", "compose", "kubernetes", "helm", "env", "vllm-config", "systemd", "dockerfile", "nvidia-smi",
+                 "amd-smi"]
+"""The file formats an example can be written in; ``nvidia-smi`` and ``amd-smi`` are captures that
+``relialint probe`` reads (``nvidia-smi -q -x``, ``--query-gpu --format=csv``; ``amd-smi``, ``rocm-smi`` JSON or
+CSV), and test a record's ``runtime_trigger``."""
 
 
 class Location(_Strict):
@@ -149,6 +153,9 @@ class Record(_Strict):
     references: list[Reference] = Field(min_length=1)
     related: list[str] = Field(default_factory=list)
     trigger: Trigger | None = None
+    runtime_trigger: Trigger | None = Field(
+        default=None, description="a trigger over the runtime.* facts of a live host, evaluated by relialint probe "
+        "(never by check); its examples are nvidia-smi or amd-smi captures")
     examples: list[Example] = Field(default_factory=list)
 
 

@@ -17,6 +17,7 @@ from relialint.versions import VersionError, parse_engine_version
 DEFAULT_FILENAMES = {
     "shell": "serve.sh", "compose": "compose.yaml", "kubernetes": "deployment.yaml", "helm": "values.yaml",
     "env": ".env", "vllm-config": "vllm-config.yaml", "systemd": "vllm.service", "dockerfile": "Dockerfile",
+    "nvidia-smi": "nvidia-smi.csv", "amd-smi": "amd-smi.json",
 }
 
 
@@ -86,13 +87,21 @@ def semantic(result: LoadResult, known_ids: set[str] | None = None) -> list[Prob
     return problems
 
 
+PROBE_FORMATS = ("nvidia-smi", "amd-smi")
+"""Example formats that are probe captures: they test ``runtime_trigger``, the others ``trigger``."""
+
+
 def _trigger_checks(loaded: LoadedRecord) -> list[Problem]:
+    return _one_trigger(loaded, "trigger") + _one_trigger(loaded, "runtime_trigger")
+
+
+def _one_trigger(loaded: LoadedRecord, name: str) -> list[Problem]:
     problems: list[Problem] = []
     data = loaded.data
-    trigger = data.get("trigger")
+    trigger = data.get(name)
     if not trigger:
         return problems
-    for leaf, loc in _walk_leaves(trigger["when"], ("trigger", "when")):
+    for leaf, loc in _walk_leaves(trigger["when"], (name, "when")):
         key = leaf.get("fact", "")
         spec = spec_for(key)
         if spec is None:
@@ -119,26 +128,28 @@ def _trigger_checks(loaded: LoadedRecord) -> list[Problem]:
                 try:
                     parse_engine_version(rng["engine"], str(rng[field]))
                 except VersionError as exc:
-                    problems.append(_problem(loaded, ("trigger", "affected", index, field), "KB007", str(exc)))
+                    problems.append(_problem(loaded, (name, "affected", index, field), "KB007", str(exc)))
         for j, observed in enumerate(rng.get("observed") or []):
             try:
                 parse_engine_version(rng["engine"], str(observed))
             except VersionError as exc:
-                problems.append(_problem(loaded, ("trigger", "affected", index, "observed", j), "KB007", str(exc)))
+                problems.append(_problem(loaded, (name, "affected", index, "observed", j), "KB007", str(exc)))
     for index, key in enumerate(trigger.get("locate") or []):
         if spec_for(key) is None:
-            problems.append(_problem(loaded, ("trigger", "locate", index), "KB006", f"fact {key!r} is not in the "
+            problems.append(_problem(loaded, (name, "locate", index), "KB006", f"fact {key!r} is not in the "
                                                                                      "vocabulary"))
     edit = (trigger.get("fix_edit") or {}).get("set") or {}
     for key in edit:
         if spec_for(key) is None:
-            problems.append(_problem(loaded, ("trigger", "fix_edit", "set", key), "KB006",
+            problems.append(_problem(loaded, (name, "fix_edit", "set", key), "KB006",
                                      f"fact {key!r} is not in the vocabulary"))
-    examples = data.get("examples") or []
+    probe = name == "runtime_trigger"
+    examples = [e for e in data.get("examples") or [] if (e.get("format") in PROBE_FORMATS) == probe]
+    kind = "a runtime trigger needs a capture example" if probe else "a trigger record needs an example"
     if not any(e.get("outcome") == "fires" for e in examples):
-        problems.append(_problem(loaded, ("trigger",), "KB008", "a trigger record needs an example that fires"))
+        problems.append(_problem(loaded, (name,), "KB008", f"{kind} that fires"))
     if not any(e.get("outcome") == "passes" for e in examples):
-        problems.append(_problem(loaded, ("trigger",), "KB009", "a trigger record needs an example that passes"))
+        problems.append(_problem(loaded, (name,), "KB009", f"{kind} that passes"))
     return problems
 
 
@@ -161,7 +172,10 @@ def _example_checks(loaded: LoadedRecord) -> list[Problem]:
 
 def run_example(record: dict[str, Any], example: dict[str, Any], index: int,
                 extra_records: list[dict[str, Any]] | None = None) -> ExampleOutcome:
-    """Lint one example in a scratch folder, with only this record in force, and compare the outcome."""
+    """Lint one example in a scratch folder, with only this record in force, and compare the outcome. A capture
+    example (``nvidia-smi``, ``amd-smi``) is probed instead, against the record's runtime trigger."""
+    if example["format"] in PROBE_FORMATS:
+        return _outcome(record, example, index, *_probe_example(record, example))
     from relialint.lint import Options, RunResult, Target, UsageError, lint_file_result, read_file, target_facts
 
     name = example.get("filename") or DEFAULT_FILENAMES[example["format"]]
@@ -181,10 +195,35 @@ def run_example(record: dict[str, Any], example: dict[str, Any], index: int,
             lint_file_result(read_file(example["content"], str(path), kind), given, [record], Options(), run)
         except (PredicateError, FactValueError) as exc:
             return ExampleOutcome(record["id"], index, example["name"], example["outcome"], "error", str(exc))
-    detail = ""
-    if run.errors:
-        detail = "; ".join(e.message for e in run.errors)
-    mine = [f for f in run.findings if f.code == record["id"]]
+    return _outcome(record, example, index, run.findings, [e.message for e in run.errors])
+
+
+def _probe_example(record: dict[str, Any], example: dict[str, Any]) -> tuple[list[Any], list[str]]:
+    from relialint.lint import Target, UsageError, target_facts
+    from relialint.probe.host import build
+    from relialint.probe.runtime import findings, host_deployment
+    from relialint.probe.sources import read_capture
+
+    name = example.get("filename") or DEFAULT_FILENAMES[example["format"]]
+    capture = read_capture(example["content"], name)
+    target = Target(facts={k: str(v).lower() if isinstance(v, bool) else str(v)
+                           for k, v in (example.get("facts") or {}).items()})
+    try:
+        given = target_facts(target)
+    except UsageError as exc:
+        return [], [str(exc)]
+    host = build([capture])
+    deployment = host_deployment(host, given, [])
+    try:
+        return findings(deployment, [record]), [e.message for e in capture.errors]
+    except (PredicateError, FactValueError) as exc:
+        return [], [str(exc)]
+
+
+def _outcome(record: dict[str, Any], example: dict[str, Any], index: int, found: list[Any],
+             errors: list[str]) -> ExampleOutcome:
+    detail = "; ".join(errors)
+    mine = [f for f in found if f.code == record["id"]]
     if not mine:
         actual = "passes"
     elif any(f.certainty == "definite" for f in mine):

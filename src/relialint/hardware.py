@@ -35,7 +35,8 @@ class Gpu:
 
     def facts(self) -> dict[str, object]:
         """The ``gpu.*`` facts this entry sets. Unknown ones are left out; the other vendor's identifier is known
-        to be unset (``None``): an NVIDIA GPU has no AMD target, an AMD GPU no compute capability, an Intel GPU neither."""
+        to be unset (``None``): an NVIDIA GPU has no AMD target, an AMD GPU no compute capability, an Intel GPU
+        neither."""
         out: dict[str, object] = {"gpu.vendor": self.vendor}
         if self.aliases or self.note is not None or not self.name.startswith(("sm_", "gfx")):
             out["gpu.model"] = self.name

@@ -52,6 +52,9 @@ def table(name: str) -> dict[str, tuple[object, str]]:
     ("/models/Qwen3-30B-A3B-Q4_K_M.gguf", {
         "model.quantization": ("gguf-q4_k_m", "Q4_K_M"), "model.moe": (True, "30B-A3B"),
         "model.sliding_window": (False, "Qwen3-30B (Qwen2.5/Qwen3)")}),
+    ("/models/gpt-oss-20b-mxfp4.gguf", {
+        "model.quantization": ("gguf-mxfp4", "mxfp4"), "model.moe": (True, "gpt-oss (gpt-oss)"),
+        "model.sliding_window": (True, "gpt-oss (gpt-oss)")}),
     ("deepseek-ai/DeepSeek-V3", {
         "model.quantization": ("fp8", "DeepSeek-V3 (released in FP8)"),
         "model.weight_only": (False, "DeepSeek-V3 (released in FP8)"),
@@ -104,3 +107,16 @@ def test_llamacpp_model_file() -> None:
     assert got == {"model.name": ("/models/gemma-2-9b-it-Q5_K_S.gguf", "flag", 1, 17),
                    "model.quantization": ("gguf-q5_k_s", "inferred", 1, 17),
                    "model.moe": (False, "inferred", 1, 17), "model.sliding_window": (True, "inferred", 1, 17)}
+
+
+def test_llamacpp_hf_repo_with_a_quant_type() -> None:
+    (deployment,) = lint_text("llama-server -hf unsloth/Qwen3-30B-A3B-GGUF:Q4_K_M\n", "serve.sh", "shell",
+                              Options()).deployments
+    got = {k: (f.value, f.origin, f.line, f.column, f.note) for k, f in deployment.facts.items()
+           if k.startswith("model.")}
+    assert got == {"model.name": ("unsloth/Qwen3-30B-A3B-GGUF:Q4_K_M", "flag", 1, 18, None),
+                   "model.quantization": ("gguf-q4_k_m", "inferred", 1, 18, "from the model name: Q4_K_M"),
+                   "model.moe": (True, "inferred", 1, 18, "from the model name: 30B-A3B"),
+                   "model.sliding_window": (False, "inferred", 1, 18, "from the model name: Qwen3-30B (Qwen2.5/Qwen3)")}
+    # a GGUF repository without a quant type: llama.cpp picks one; never taken for full precision
+    assert {i.key for i in infer("Qwen/Qwen3-8B", gguf=True)} == {"model.moe", "model.sliding_window"}

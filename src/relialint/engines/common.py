@@ -47,13 +47,14 @@ def program(word: Word) -> str:
     return name[:-4] if name.lower().endswith(".exe") else name
 
 
-def model_facts(name: str, word: Word) -> dict[str, Fact]:
+def model_facts(name: str, word: Word, gguf: bool = False) -> dict[str, Fact]:
     """``model.name`` and what the name gives away (``model_name.infer``: origin ``inferred``, the note names the
-    token that decided it); a name that does not say leaves those facts unknown."""
+    token that decided it); a name that does not say leaves those facts unknown. ``gguf``: the name is a GGUF
+    repository (llama.cpp ``-hf``)."""
     from relialint.engines import model_name
 
     facts: dict[str, Fact] = {"model.name": word_fact(name, "flag", word)}
-    for inference in model_name.infer(name):
+    for inference in model_name.infer(name, gguf):
         facts[inference.key] = word_fact(inference.value, "inferred", word, inference.note)
     return facts
 

@@ -192,8 +192,8 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
         flagcheck.record_llama_launch(deployment, launch.args)
         for opt in parse(launch.args, build):
             facts.set(f"flag.llama.cpp.{opt.name}", word_fact(opt.value, "flag", opt.flag))
-            if opt.name == "model" and opt.value:
-                for key, fact in model_facts(opt.value, opt.value_word or opt.flag).items():
+            if opt.name in ("model", "hf-repo") and opt.value:
+                for key, fact in model_facts(opt.value, opt.value_word or opt.flag, opt.name == "hf-repo").items():
                     facts.set(key, fact)
             if opt.name in FACTS and opt.value is not None:
                 key, kind = FACTS[opt.name]

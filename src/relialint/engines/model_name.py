@@ -73,7 +73,7 @@ _WEIGHT_ONLY = _rx(_B + r"w\d+a16" + _E)
 """``W4A16``, ``W8A16``: weights quantized, activations in 16 bits (weight-only), whatever the scheme."""
 _WEIGHT_AND_ACTIVATION = _rx(_B + r"w\d+a[48]" + _E)
 _UNQUANTIZED_TOKEN = _rx(_B + r"(bf16|fp16|f16|fp32)" + _E)
-_GGUF_QUANT = _rx(_B + r"(i?q[0-9]_[a-z0-9_]+|q[0-9]_[0-9k]|bf16|f16|f32)(?=\.gguf$|[-_.]|$)")
+_GGUF_QUANT = _rx(_B + r"(i?q[0-9]_[a-z0-9_]+|q[0-9]_[0-9k]|tq[12]_0|mxfp4|bf16|f16|f32)(?=\.gguf$|[-_.]|$)")
 _NOT_PLAIN = _rx(r"mlx|\d(?:\.\d+)?-?bits?(?![a-z])|exl[23]|onnx|openvino|qat|bitnet|b1\.58|gguf|ggml|hqq|eetq|quant")
 """Tokens of other formats and quantizers: a name that has one is never taken for a full-precision checkpoint."""
 _DISTILLED = _rx(r"distill|qwen|llama")
@@ -139,14 +139,18 @@ def _hub_id(name: str) -> tuple[str, str] | None:
     return publisher, model
 
 
-def infer(name: str) -> list[Inference]:
+def infer(name: str, gguf: bool = False) -> list[Inference]:
     """Facts the name implies (``model.quantization``, ``model.weight_only``, ``model.moe``,
-    ``model.sliding_window``), each with its token; an empty list when the name says nothing."""
+    ``model.sliding_window``), each with its token; an empty list when the name says nothing. ``gguf``: the name is
+    a GGUF repository, optionally with its quant type after a colon (llama.cpp ``-hf org/model-GGUF:Q4_K_M``)."""
+    quant_type = ""
+    if gguf and ":" in name:
+        name, _, quant_type = name.partition(":")
     base = name.rstrip("/").replace("\\", "/").rsplit("/", 1)[-1]
     out: list[Inference] = []
     lower = name.lower()
-    if lower.endswith(".gguf") or "gguf" in lower:
-        quant = _GGUF_QUANT.search(base)
+    if gguf or lower.endswith(".gguf") or "gguf" in lower:
+        quant = _GGUF_QUANT.search(quant_type or base)
         if quant is not None:
             out.append(Inference("model.quantization", f"gguf-{quant.group(1).lower()}", quant.group(1)))
     else:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 Value = str | bool | None
 
@@ -139,9 +140,10 @@ def _hub_id(name: str) -> tuple[str, str] | None:
     return publisher, model
 
 
-def infer(name: str, gguf: bool = False) -> list[Inference]:
+@lru_cache(maxsize=4096)
+def infer(name: str, gguf: bool = False) -> tuple[Inference, ...]:
     """Facts the name implies (``model.quantization``, ``model.weight_only``, ``model.moe``,
-    ``model.sliding_window``), each with its token; an empty list when the name says nothing. ``gguf``: the name is
+    ``model.sliding_window``), each with its token; empty when the name says nothing (cached: names repeat). ``gguf``: the name is
     a GGUF repository, optionally with its quant type after a colon (llama.cpp ``-hf org/model-GGUF:Q4_K_M``)."""
     quant_type = ""
     if gguf and ":" in name:
@@ -161,7 +163,7 @@ def infer(name: str, gguf: bool = False) -> list[Inference]:
         if found is not None:
             out.append(Inference("model.sliding_window", value, f"{found.group(0)} ({family})"))
             break
-    return out
+    return tuple(out)
 
 
 def _quantization(name: str, base: str) -> list[Inference]:

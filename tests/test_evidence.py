@@ -240,6 +240,8 @@ def test_rocm_and_oneapi_environment(tmp_path: Path) -> None:
     assert "gpu.arch" not in d  # several targets: the one this GPU is stays unknown
     d = only(tmp_path, "serve.sh", "ROCR_VISIBLE_DEVICES=0 llama-server -m m.gguf\n")
     assert evidence(d) == {"gpu.vendor": ("amd", "env", 1, 1)}  # llama.cpp on AMD may be HIP or Vulkan
+    # both vendors' visibility variables: a script written for either, so neither says the vendor
+    assert evidence(only(tmp_path, "serve.sh", "CUDA_VISIBLE_DEVICES=0 HIP_VISIBLE_DEVICES=0 vllm serve o/m\n")) == {}
     d = only(tmp_path, "serve.sh", "NVIDIA_VISIBLE_DEVICES=all vllm serve org/m\n")
     assert evidence(d)["gpu.vendor"] == ("nvidia", "env", 1, 1)
     d = only(tmp_path, "serve.sh", "GGML_SYCL_DISABLE_OPT=1 llama-server -m m.gguf\n")

@@ -183,8 +183,12 @@ def gfx_from_hsa(value: str) -> str | None:
 def env_clues(env: list[EnvVar]) -> list[Clue]:
     """Vendor, backend and AMD target from the vendors' runtime variables."""
     out: list[Clue] = []
+    # a script that sets CUDA_VISIBLE_DEVICES beside HIP_/ROCR_VISIBLE_DEVICES is written for either vendor
+    portable = any(var.name == "CUDA_VISIBLE_DEVICES" for var in env)
     for var in env:
         name, value = var.name, var.value
+        if portable and name in ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"):
+            continue
         if name in _ROCM_ENV or name.startswith(_ROCM_PREFIXES):
             out.append(_clue("gpu.vendor", "amd", "env", var, f"{name} is read by AMD's ROCm stack"))
             if name == "HSA_OVERRIDE_GFX_VERSION" and value is not None:

@@ -143,8 +143,9 @@ def _hub_id(name: str) -> tuple[str, str] | None:
 @lru_cache(maxsize=4096)
 def infer(name: str, gguf: bool = False) -> tuple[Inference, ...]:
     """Facts the name implies (``model.quantization``, ``model.weight_only``, ``model.moe``,
-    ``model.sliding_window``), each with its token; empty when the name says nothing (cached: names repeat). ``gguf``: the name is
-    a GGUF repository, optionally with its quant type after a colon (llama.cpp ``-hf org/model-GGUF:Q4_K_M``)."""
+    ``model.sliding_window``), each with its token; empty when the name says nothing (cached: names repeat).
+    ``gguf``: the name is a GGUF repository, optionally with its quant type after a colon (llama.cpp
+    ``-hf org/model-GGUF:Q4_K_M``)."""
     quant_type = ""
     if gguf and ":" in name:
         name, _, quant_type = name.partition(":")

@@ -51,12 +51,13 @@ def test_written_facts_file(h200_facts: dict[str, Path]) -> None:
     data = json.loads(h200_facts[".json"].read_text())
     assert data["sources"] == [str(H200 / "nvidia-smi-q.xml"), str(H200 / "env.txt")]
     assert {k: v for k, v in data["facts"].items() if not k.startswith("runtime.")} == {
-        "gpu.cc_mode": False, "gpu.count": 1, "gpu.ecc": True, "gpu.memory_mib": 143771, "gpu.model": "H200",
+        "gpu.cc_capable": True, "gpu.cc_mode": False, "gpu.count": 1, "gpu.ecc": True, "gpu.memory_gb": 141,
+        "gpu.memory_mib": 143771, "gpu.model": "H200",
         "gpu.native_fp4": False, "gpu.native_fp8": True, "gpu.sm": "9.0", "gpu.vendor": "nvidia",
         "host.cuda_version": "13.0", "host.driver_version": "580.159.04"}
     assert data["facts"]["runtime.clocks_locked"] is False and data["facts"]["runtime.idle_sm_clock_mhz"] == 345
     toml = h200_facts[".toml"].read_text().splitlines()
-    assert toml[3:6] == ["[facts]", '"gpu.cc_mode" = false', '"gpu.count" = 1']
+    assert toml[3:6] == ["[facts]", '"gpu.cc_capable" = true', '"gpu.cc_mode" = false']
 
 
 def test_json_and_toml_read_back_alike(h200_facts: dict[str, Path]) -> None:
@@ -66,7 +67,7 @@ def test_json_and_toml_read_back_alike(h200_facts: dict[str, Path]) -> None:
                                                                       as_toml.items()}
     assert {f.origin for f in as_json.values()} == {"probe"}
     fact = as_toml["gpu.cc_mode"]
-    assert (fact.value, fact.source, fact.path) == (False, (str(h200_facts[".toml"]), 5, 1), None)
+    assert (fact.value, fact.source, fact.path) == (False, (str(h200_facts[".toml"]), 6, 1), None)
     # the GPU goes through the catalogue as --gpu does: the other vendor's identifier is known to be unset
     assert as_json["gpu.arch"].value is None and "gpu.arch" not in json.loads(h200_facts[".json"].read_text())[
         "facts"]
@@ -99,7 +100,7 @@ def test_facts_decide_the_shipped_examples_possible_findings(h200_facts: dict[st
 
     serve = ROOT / "examples" / "serve-cmd.sh"
     assert short(_check(serve)[1]) == [
-        ("RL107", "possible", 7, 12, ["engine.v2_model_runner", "engine.version", "gpu.cc_mode"]),
+        ("RL107", "possible", 7, 12, ["engine.v2_model_runner", "engine.version", "gpu.cc_capable", "gpu.cc_mode"]),
         ("RL206", "possible", 7, 12, ["engine.version", "gpu.sm"]),
         ("RL101", "possible", 8, 3, ["gpu.sm"]),
     ]
@@ -188,7 +189,8 @@ def test_collect_env() -> None:
     gpu = (where, 32, 8)
     assert _read("collect-env.txt") == {
         "engine.version": ("0.11.0", "probe", (where, 56, 32)),
-        "gpu.arch": (None, "probe", gpu), "gpu.count": (2, "probe", gpu), "gpu.model": ("H200", "probe", gpu),
+        "gpu.arch": (None, "probe", gpu), "gpu.cc_capable": (True, "probe", gpu), "gpu.count": (2, "probe", gpu),
+        "gpu.memory_gb": (141, "probe", gpu), "gpu.model": ("H200", "probe", gpu),
         "gpu.native_fp4": (False, "probe", gpu), "gpu.native_fp8": (True, "probe", gpu),
         "gpu.sm": ("9.0", "probe", gpu), "gpu.vendor": ("nvidia", "probe", gpu),
         "host.cuda_runtime_version": ("12.8.93", "probe", (where, 29, 32)),
@@ -202,7 +204,8 @@ def test_collect_env_of_an_older_vllm_with_a_dev_build() -> None:
     gpu = (where, 10, 38)
     assert _read("collect-env-old.txt") == {
         "engine.version": ("0.7.3", "probe", (where, 16, 15)),
-        "gpu.arch": (None, "probe", gpu), "gpu.count": (1, "probe", gpu), "gpu.model": ("H100", "probe", gpu),
+        "gpu.arch": (None, "probe", gpu), "gpu.cc_capable": (True, "probe", gpu), "gpu.count": (1, "probe", gpu),
+        "gpu.model": ("H100", "probe", gpu),
         "gpu.native_fp4": (False, "probe", gpu), "gpu.native_fp8": (True, "probe", gpu),
         "gpu.sm": ("9.0", "probe", gpu), "gpu.vendor": ("nvidia", "probe", gpu),
         "host.cuda_runtime_version": ("12.4.131", "probe", (where, 9, 23)),
@@ -216,8 +219,8 @@ def test_collect_env_on_rocm_reads_the_target(tmp_path: Path) -> None:
     path.write_text("GPU models and configuration : AMD Instinct MI300X (gfx942:sramecc+:xnack-)\n"
                     "vLLM Version                 : 0.11.0\n", encoding="utf-8")
     facts = {k: json_value(f.value) for k, f in facts_file_facts(path).items()}
-    assert facts == {"engine.version": "0.11.0", "gpu.arch": "gfx942", "gpu.count": 1, "gpu.model": "MI300X",
-                     "gpu.sm": None, "gpu.vendor": "amd"}
+    assert facts == {"engine.version": "0.11.0", "gpu.arch": "gfx942", "gpu.cc_capable": False, "gpu.count": 1,
+                     "gpu.memory_gb": 192, "gpu.model": "MI300X", "gpu.sm": None, "gpu.vendor": "amd"}
 
 
 def test_facts_command_shows_where_file_facts_come_from() -> None:

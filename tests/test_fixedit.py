@@ -69,13 +69,13 @@ def test_value_from_a_variable_is_not_edited() -> None:
 ])
 def test_env_var_in_shell(before: str, after: str) -> None:
     pinned = "# relialint: engine-version=0.30.0\n"
-    fixed, _ = fix(pinned + before, "serve.sh", "shell", "RL107")
+    fixed, _ = fix(pinned + before, "serve.sh", "shell", "RL107", gpu="H100")
     assert fixed == pinned + after
 
 
 def test_env_var_added_to_a_compose_service_without_environment() -> None:
     text = f"services:\n  vllm:\n    image: vllm/vllm-openai:v0.30.0\n    command: [\"{M}\"]\n"
-    fixed, _ = fix(text, "compose.yaml", "compose", "RL107")
+    fixed, _ = fix(text, "compose.yaml", "compose", "RL107", gpu="H100")
     assert fixed == (f"services:\n  vllm:\n    environment:\n      VLLM_USE_V2_MODEL_RUNNER: \"0\"\n"
                      f"    image: vllm/vllm-openai:v0.30.0\n    command: [\"{M}\"]\n")
 
@@ -83,14 +83,14 @@ def test_env_var_added_to_a_compose_service_without_environment() -> None:
 def test_env_var_in_compose_list_and_kubernetes() -> None:
     compose = (f"services:\n  vllm:\n    image: vllm/vllm-openai:v0.30.0\n    environment:\n"
                f"      - VLLM_USE_V2_MODEL_RUNNER=1\n    command: [\"{M}\"]\n")
-    assert fix(compose, "compose.yaml", "compose", "RL107")[0] == compose.replace("RUNNER=1", "RUNNER=0")
+    assert fix(compose, "compose.yaml", "compose", "RL107", gpu="H100")[0] == compose.replace("RUNNER=1", "RUNNER=0")
     k8s = (
         "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: v}\nspec:\n  template:\n    spec:\n"
         "      containers:\n        - name: vllm\n          image: vllm/vllm-openai:v0.30.0\n"
         f"          args: [\"{M}\"]\n          env:\n            - name: VLLM_USE_V2_MODEL_RUNNER\n"
         "              value: \"1\"\n"
     )
-    assert fix(k8s, "deploy.yaml", "kubernetes", "RL107")[0] == k8s.replace('value: "1"', 'value: "0"')
+    assert fix(k8s, "deploy.yaml", "kubernetes", "RL107", gpu="H100")[0] == k8s.replace('value: "1"', 'value: "0"')
 
 
 def test_absent_flag_added_in_shell_and_compose_flow_list() -> None:
@@ -105,9 +105,9 @@ def test_absent_flag_added_in_shell_and_compose_flow_list() -> None:
 
 def test_env_var_in_dockerfile_and_systemd() -> None:
     docker = f"FROM vllm/vllm-openai:v0.30.0\nCMD [\"vllm\", \"serve\", \"{M}\"]\n"
-    assert fix(docker, "Dockerfile", "dockerfile", "RL107")[0] == docker.replace(
+    assert fix(docker, "Dockerfile", "dockerfile", "RL107", gpu="H100")[0] == docker.replace(
         "CMD", "ENV VLLM_USE_V2_MODEL_RUNNER=0\nCMD")
     unit = f"[Service]\nEnvironment=HF_HOME=/m\nExecStart=/usr/bin/vllm serve {M}\n"
-    fixed, _ = fix("# relialint: engine-version=0.30.0\n" + unit, "vllm.service", "systemd", "RL107")
+    fixed, _ = fix("# relialint: engine-version=0.30.0\n" + unit, "vllm.service", "systemd", "RL107", gpu="H100")
     assert fixed == "# relialint: engine-version=0.30.0\n" + unit.replace(
         "ExecStart", "Environment=VLLM_USE_V2_MODEL_RUNNER=0\nExecStart")

@@ -51,7 +51,7 @@ def test_amd_names(name: str, model: str, arch: str) -> None:
 def test_bare_gfx_target_shared_by_several_products() -> None:
     gpu = hardware.resolve("gfx1100")
     assert (gpu.vendor, gpu.arch) == ("amd", "gfx1100")
-    assert gpu.facts() == {"gpu.vendor": "amd", "gpu.arch": "gfx1100", "gpu.sm": None}
+    assert gpu.facts() == {"gpu.vendor": "amd", "gpu.arch": "gfx1100", "gpu.sm": None, "gpu.cc_capable": False}
 
 
 def test_unknown_name_names_the_closest() -> None:
@@ -80,3 +80,61 @@ def test_h200_fixture_compute_capability(root) -> None:  # type: ignore[no-untyp
     gpu = hardware.resolve(data["name"])
     assert gpu.name == "H200"
     assert gpu.sm == parse_sm(".".join(str(part) for part in data["cc"]))
+
+
+@pytest.mark.parametrize(("name", "model", "vendor", "sm", "arch", "memory", "cc"), [
+    ("NVIDIA GeForce RTX 5070 Ti", "RTX 5070 Ti", "nvidia", "12.0", None, 16, False),
+    ("NVIDIA GeForce RTX 3080", "RTX 3080", "nvidia", "8.6", None, None, False),
+    ("NVIDIA GeForce RTX 4080", "RTX 4080", "nvidia", "8.9", None, 16, False),
+    ("GeForce RTX 4070", "RTX 4070", "nvidia", "8.9", None, None, False),
+    ("RTX 4060 Ti", "RTX 4060", "nvidia", "8.9", None, None, False),
+    ("NVIDIA GeForce RTX 5060", "RTX 5060", "nvidia", "12.0", None, None, False),
+    ("NVIDIA RTX A4000", "RTX A4000", "nvidia", "8.6", None, 16, False),
+    ("NVIDIA RTX A5000", "RTX A5000", "nvidia", "8.6", None, 24, False),
+    ("NVIDIA RTX 4000 Ada Generation", "RTX 4000 Ada", "nvidia", "8.9", None, 20, False),
+    ("NVIDIA L20", "L20", "nvidia", "8.9", None, 48, False),
+    ("NVIDIA H800", "H800", "nvidia", "9.0", None, 80, True),
+    ("H100 NVL", "H100", "nvidia", "9.0", None, None, True),
+    ("H200", "H200", "nvidia", "9.0", None, 141, True),
+    ("B300", "B300", "nvidia", "10.3", None, None, True),
+    ("RTX PRO 6000", "RTX PRO 6000 Blackwell", "nvidia", "12.0", None, None, None),
+    ("A100", "A100", "nvidia", "8.0", None, None, False),
+    ("Jetson Orin Nano", "Jetson Orin Nano", "nvidia", "8.7", None, None, False),
+    ("Jetson AGX Thor", "Jetson Thor", "nvidia", "11.0", None, None, None),
+    ("MI300A", "MI300A", "amd", None, "gfx942", 128, False),
+    ("MI308X", "MI308X", "amd", None, "gfx942", None, False),
+    ("RX 6900 XT", "RX 6900 XT", "amd", None, "gfx1030", 16, False),
+    ("Intel Arc A770", "Arc A770", "intel", None, None, None, False),
+    ("Intel(R) Arc(TM) B580 Graphics", "Arc B580", "intel", None, None, 12, False),
+    ("Intel Data Center GPU Max 1550", "Data Center GPU Max 1550", "intel", None, None, 128, False),
+    ("Max 1100", "Data Center GPU Max 1100", "intel", None, None, 48, False),
+])
+def test_new_rows(name: str, model: str, vendor: str, sm: str | None, arch: str | None, memory: int | None,
+                  cc: bool | None) -> None:
+    gpu = hardware.resolve(name)
+    assert (gpu.name, gpu.vendor, gpu.sm, gpu.arch, gpu.memory_gb, gpu.cc_capable) == (
+        model, vendor, parse_sm(sm) if sm else None, arch, memory, cc)
+
+
+def test_facts_carry_memory_and_cc() -> None:
+    facts = hardware.resolve("H800").facts()
+    assert (facts["gpu.memory_gb"], facts["gpu.cc_capable"]) == (80, True)
+    assert "gpu.cc_capable" not in hardware.resolve("RTX PRO 6000").facts()
+    assert "gpu.memory_gb" not in hardware.resolve("A100").facts()
+    intel = hardware.resolve("Arc B580").facts()
+    assert intel == {"gpu.vendor": "intel", "gpu.model": "Arc B580", "gpu.sm": None, "gpu.arch": None,
+                     "gpu.memory_gb": 12, "gpu.cc_capable": False}
+
+
+def test_bare_compute_capability_cc() -> None:
+    assert hardware.resolve("sm_86").cc_capable is False
+    assert hardware.resolve("sm_90").cc_capable is None
+
+
+def test_rows_is_every_catalogue_row() -> None:
+    rows = hardware.rows()
+    assert rows == list(hardware.catalogue())
+    assert len({g.name for g in rows}) == len(rows)
+    assert {g.vendor for g in rows} == {"nvidia", "amd", "intel"}
+    rows.clear()
+    assert hardware.rows()

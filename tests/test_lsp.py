@@ -13,6 +13,15 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVE_CMD = (ROOT / "examples" / "serve-cmd.sh").read_text(encoding="utf-8")
+COMPOSE_CC = """\
+# relialint: gpu=H100
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.30.0
+    environment:
+      HF_TOKEN: x
+    command: ["nvidia/Llama-3.3-70B-Instruct-FP4", "--dtype", "bfloat16", "--kv-cache-dtype", "fp8"]
+"""
 COMPOSE = """\
 # relialint: gpu=A800
 services:
@@ -115,8 +124,8 @@ def one(diagnostics: list[Any], code: str) -> types.Diagnostic:
 
 async def test_shell_diagnostics_exact(client: LanguageClient, tmp_path: Path) -> None:
     diagnostics = await open_doc(client, tmp_path / "serve-cmd.sh", SERVE_CMD)
+    # RL107 (Confidential Computing mode) is absent: an RTX 4090 has no such mode
     assert summary(diagnostics) == [
-        ("RL107", 6, 11, 19, WARN),  # blocker, possible: one level lower
         ("RL101", 7, 2, 9, ERR),  # blocker, definite: `--dtype` of `--dtype bfloat16`
     ]
     rl101 = one(diagnostics, "RL101")
@@ -124,15 +133,16 @@ async def test_shell_diagnostics_exact(client: LanguageClient, tmp_path: Path) -
     assert rl101.code_description is not None
     assert rl101.code_description.href == "https://relialint.dev/records/RL101/"
     assert "garbled" in rl101.message
-    rl107 = one(diagnostics, "RL107")
+    rl107 = one(await open_doc(client, tmp_path / "cc.sh", "# relialint: gpu=H100\n" + SERVE_CMD), "RL107")
+    assert (rl107.range.start.line, rl107.severity) == (7, WARN)  # blocker, possible: one level lower
     assert "possible: depends on" in rl107.message and "gpu.cc_mode" in rl107.message
 
 
 async def test_compose_diagnostics_with_directive(client: LanguageClient, tmp_path: Path) -> None:
     diagnostics = await open_doc(client, tmp_path / "compose.yaml", COMPOSE, "yaml")
-    # `# relialint: gpu=A800` in the file overrides the editor's RTX 4090: no native FP8 either, so RL105 fires
+    # `# relialint: gpu=A800` in the file overrides the editor's RTX 4090: no native FP8 either, so RL105 fires; an
+    # Ampere part has no Confidential Computing mode, so RL107 does not
     assert summary(diagnostics) == [
-        ("RL107", 6, 14, 49, WARN),
         ("RL101", 6, 51, 60, ERR),
         ("RL105", 6, 74, 92, ERR),
     ]
@@ -143,12 +153,14 @@ async def test_edit_applying_the_fix_clears_the_diagnostic(client: LanguageClien
     assert "RL101" in {d.code for d in await open_doc(client, path, SERVE_CMD)}
     after = await change(client, path, 2, SERVE_CMD.replace("--dtype bfloat16", "--dtype float16"))
     assert "RL101" not in {d.code for d in after}
-    assert {d.code for d in after} == {"RL107"}
+    assert {d.code for d in after} == set()
 
 
 async def test_by_default_the_editor_shows_what_check_lists(plain: LanguageClient, tmp_path: Path) -> None:
-    # RL107 (Confidential Computing) is possible on any vLLM and nothing in the file points at it: counted by
-    # `relialint check`, so not shown in the editor either
+    # RL107 (Confidential Computing) is possible on any vLLM on an H100 and nothing in the file points at it:
+    # counted by `relialint check`, so not shown in the editor either
+    diagnostics = await open_doc(plain, tmp_path / "serve-cmd.sh", "# relialint: gpu=H100\n" + SERVE_CMD)
+    assert summary(diagnostics) == [("RL101", 8, 2, 9, ERR)]
     diagnostics = await open_doc(plain, tmp_path / "serve-cmd.sh", SERVE_CMD)
     assert summary(diagnostics) == [("RL101", 7, 2, 9, ERR)]
 
@@ -192,25 +204,28 @@ async def test_code_actions_fix_and_ignore(client: LanguageClient, tmp_path: Pat
 
 async def test_code_action_adds_env_var_in_compose(client: LanguageClient, tmp_path: Path) -> None:
     path = tmp_path / "compose.yaml"
-    diagnostic = one(await open_doc(client, path, COMPOSE, "yaml"), "RL107")
+    diagnostic = one(await open_doc(client, path, COMPOSE_CC, "yaml"), "RL107")
     fix = (await actions_for(client, path, diagnostic))[0]
     assert fix.title == "Fix RL107: set env.VLLM_USE_V2_MODEL_RUNNER=0"
     assert edits_of(fix, path) == [types.TextEdit(range=rng(6, 0, 0),
                                                   new_text='      VLLM_USE_V2_MODEL_RUNNER: "0"\n')]
-    rl105 = one(client.diagnostics[path.as_uri()], "RL105")
-    fix105 = (await actions_for(client, path, rl105))[0]
-    assert edits_of(fix105, path) == [types.TextEdit(range=rng(6, 94, 99), new_text='"auto"')]
-    after = apply(COMPOSE, edits_of(fix, path) + edits_of(fix105, path))
+    after = apply(COMPOSE_CC, edits_of(fix, path))
     assert "RL107" not in {d.code for d in await change(client, path, 2, after)}
-    assert {d.code for d in client.diagnostics[path.as_uri()]} == {"RL101"}
+    other = tmp_path / "other" / "compose.yaml"
+    other.parent.mkdir()
+    rl105 = one(await open_doc(client, other, COMPOSE, "yaml"), "RL105")
+    fix105 = (await actions_for(client, other, rl105))[0]
+    assert edits_of(fix105, other) == [types.TextEdit(range=rng(6, 94, 99), new_text='"auto"')]
+    assert {d.code for d in await change(client, other, 2, apply(COMPOSE, edits_of(fix105, other)))} == {"RL101"}
 
 
 async def test_code_action_adds_env_prefix_in_shell(client: LanguageClient, tmp_path: Path) -> None:
     path = tmp_path / "serve-cmd.sh"
-    diagnostic = one(await open_doc(client, path, SERVE_CMD), "RL107")
+    text = "# relialint: gpu=H100\n" + SERVE_CMD  # a GPU with a Confidential Computing mode
+    diagnostic = one(await open_doc(client, path, text), "RL107")
     fix = (await actions_for(client, path, diagnostic))[0]
-    assert edits_of(fix, path) == [types.TextEdit(range=rng(6, 0, 0), new_text="VLLM_USE_V2_MODEL_RUNNER=0 ")]
-    assert "RL107" not in {d.code for d in await change(client, path, 2, apply(SERVE_CMD, edits_of(fix, path)))}
+    assert edits_of(fix, path) == [types.TextEdit(range=rng(7, 0, 0), new_text="VLLM_USE_V2_MODEL_RUNNER=0 ")]
+    assert "RL107" not in {d.code for d in await change(client, path, 2, apply(text, edits_of(fix, path)))}
 
 
 async def test_settings_change_target_gpu(client: LanguageClient, tmp_path: Path) -> None:

@@ -42,7 +42,9 @@ def _findings(output: str) -> list[tuple[str, str, int, int, list[str]]]:
 def test_load_capture_facts() -> None:
     assert _facts([LOAD]) == {
         "gpu.arch": (None, "probe", 2, 4),
+        "gpu.cc_capable": (True, "probe", 2, 4),
         "gpu.count": (1, "probe", None, None),
+        "gpu.memory_gb": (141, "probe", 2, 4),
         "gpu.memory_mib": (143771, "probe", 2, 319),
         "gpu.model": ("H200", "probe", 2, 4),
         "gpu.native_fp4": (False, "probe", 2, 4),
@@ -75,8 +77,10 @@ def test_idle_xml_and_conf_compute_facts() -> None:
     assert _facts([XML, ENV]) == {
         "gpu.arch": (None, "probe", 9, 3),
         "gpu.cc_mode": (False, "probe", 9, 12),
+        "gpu.cc_capable": (True, "probe", 9, 3),
         "gpu.count": (1, "probe", None, None),
         "gpu.ecc": (True, "probe", 168, 4),
+        "gpu.memory_gb": (141, "probe", 9, 3),
         "gpu.memory_mib": (143771, "probe", 129, 4),
         "gpu.model": ("H200", "probe", 9, 3),
         "gpu.native_fp4": (False, "probe", 9, 3),
@@ -229,7 +233,9 @@ def test_nvml_snapshot_of_the_idle_h200() -> None:
     host, run = probe(ProbeOptions(), nvml=nv)
     got = {k: (json_value(f.value), f.origin, f.path) for k, f in host.facts.items() if not k.startswith("runtime.")}
     assert {k: v for k, v in got.items() if k != "host.os"} == {
-        "gpu.arch": (None, "probe", "nvml"), "gpu.cc_mode": (False, "probe", "nvml"), "gpu.count": (1, "probe", None),
+        "gpu.arch": (None, "probe", "nvml"), "gpu.cc_capable": (True, "probe", "nvml"),
+        "gpu.cc_mode": (False, "probe", "nvml"), "gpu.count": (1, "probe", None),
+        "gpu.memory_gb": (141, "probe", "nvml"),
         "gpu.model": ("H200", "probe", "nvml"), "gpu.native_fp4": (False, "probe", "nvml"),
         "gpu.native_fp8": (True, "probe", "nvml"), "gpu.sm": ("9.0", "probe", "nvml"),
         "gpu.vendor": ("nvidia", "probe", "nvml"), "host.cuda_version": ("13.0", "probe", "nvml"),

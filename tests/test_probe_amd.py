@@ -23,7 +23,8 @@ def _facts(*names: str) -> dict[str, tuple[object, int | None, int | None]]:
 
 def test_amd_smi_static() -> None:
     assert _facts("amd-smi-static.json") == {
-        "gpu.arch": ("gfx942", 9, 17), "gpu.count": (2, None, None), "gpu.memory_mib": (196592, 13, 17),
+        "gpu.arch": ("gfx942", 9, 17), "gpu.cc_capable": (False, 6, 17), "gpu.count": (2, None, None),
+        "gpu.memory_gb": (192, 6, 17), "gpu.memory_mib": (196592, 13, 17),
         "gpu.model": ("MI300X", 6, 17), "gpu.sm": (None, 6, 17), "gpu.vendor": ("amd", 6, 17),
         "host.driver_version": ("6.10.5", 15, 42), "runtime.samples": (1, None, None),
     }
@@ -51,7 +52,8 @@ def test_static_and_metric_together() -> None:
 
 def test_rocm_smi() -> None:
     assert _facts("rocm-smi.json") == {
-        "gpu.arch": ("gfx942", 6, 9), "gpu.count": (2, None, None), "gpu.model": ("MI300X", 3, 9),
+        "gpu.arch": ("gfx942", 6, 9), "gpu.cc_capable": (False, 3, 9), "gpu.count": (2, None, None),
+        "gpu.memory_gb": (192, 3, 9), "gpu.model": ("MI300X", 3, 9),
         "gpu.sm": (None, 3, 9), "gpu.vendor": ("amd", 3, 9), "runtime.samples": (1, None, None),
         "runtime.sm_clock_mhz": ("131-132", 7, 9),
     }

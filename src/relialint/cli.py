@@ -220,6 +220,8 @@ def facts(paths: tuple[str, ...], gpu: str | None, engine_version: str | None, o
             if f.source is not None:
                 item["source"] = {"path": f.source[0], "line": f.source[1], "column": f.source[2]}
             entry["facts"][key] = item
+        if d.notes:
+            entry["notes"] = list(d.notes)
         deployments.append(entry)
     errors = [{"path": e.path, "line": e.line, "column": e.column, "message": e.message} for e in run.errors]
     if fmt == "json":
@@ -234,6 +236,8 @@ def facts(paths: tuple[str, ...], gpu: str | None, engine_version: str | None, o
                 value = render(item["value"]) if not isinstance(item["value"], str) else item["value"]
                 note = f"  ({item['note']})" if "note" in item else ""
                 click.echo(f"  {key:<34} {value:<28} {item['origin']:<12} {where}{note}")
+            for line in entry.get("notes", []):
+                click.echo(f"  note: {line}")
     sys.exit(2 if run.errors else 0)
 
 

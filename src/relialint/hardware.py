@@ -1,5 +1,6 @@
-"""The GPU catalogue (``data/hardware.yaml``): names and aliases to vendor, compute capability or AMD target, and
-native FP8/FP4 support. One table, used by ``--gpu``, by inference from manifests, and by the site."""
+"""The GPU catalogue (``data/hardware.yaml``): names and aliases to vendor, compute capability or AMD target, native
+FP8/FP4 support, memory and Confidential Computing capability. One table, used by ``--gpu``, by inference from
+manifests, by the possible-worlds evaluator (``rows``) and by the site."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from relialint.versions import Version, VersionError, parse_sm
 
 FP8_FROM = parse_sm("8.9")
 FP4_FROM = parse_sm("10.0")
+CC_FROM = parse_sm("9.0")
+"""NVIDIA Confidential Computing starts with Hopper: every part below compute capability 9.0 lacks it."""
 
 
 @dataclass(frozen=True)
@@ -27,25 +30,32 @@ class Gpu:
     native_fp4: bool | None = None
     aliases: tuple[str, ...] = field(default=())
     note: str | None = None
+    memory_gb: int | None = None
+    cc_capable: bool | None = None
 
     def facts(self) -> dict[str, object]:
         """The ``gpu.*`` facts this entry sets. Unknown ones are left out; the other vendor's identifier is known
-        to be unset (``None``): an NVIDIA GPU has no AMD target, an AMD GPU no compute capability."""
+        to be unset (``None``): an NVIDIA GPU has no AMD target, an AMD GPU no compute capability, an Intel GPU
+        neither."""
         out: dict[str, object] = {"gpu.vendor": self.vendor}
         if self.aliases or self.note is not None or not self.name.startswith(("sm_", "gfx")):
             out["gpu.model"] = self.name
         if self.sm is not None:
             out["gpu.sm"] = self.sm
-        elif self.vendor == "amd":
+        elif self.vendor in ("amd", "intel"):
             out["gpu.sm"] = None
         if self.arch is not None:
             out["gpu.arch"] = self.arch
-        elif self.vendor == "nvidia":
+        elif self.vendor in ("nvidia", "intel"):
             out["gpu.arch"] = None
         if self.native_fp8 is not None:
             out["gpu.native_fp8"] = self.native_fp8
         if self.native_fp4 is not None:
             out["gpu.native_fp4"] = self.native_fp4
+        if self.memory_gb is not None:
+            out["gpu.memory_gb"] = self.memory_gb
+        if self.cc_capable is not None:
+            out["gpu.cc_capable"] = self.cc_capable
         return out
 
 
@@ -68,9 +78,20 @@ def _aliases(row: dict[str, object]) -> tuple[str, ...]:
     return tuple(str(a) for a in raw) if isinstance(raw, list) else ()
 
 
+def _memory(row: dict[str, object]) -> int | None:
+    value = row.get("memory_gb")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def cc_for_sm(sm: Version) -> bool | None:
+    """Confidential Computing capability that a compute capability alone tells: none below Hopper."""
+    return False if sm < CC_FROM else None
+
+
 def _nvidia(row: dict[str, object]) -> Gpu:
     sm = parse_sm(str(row["sm"]))
     fp4 = row.get("fp4", sm >= FP4_FROM)
+    cc = row.get("cc", cc_for_sm(sm))
     return Gpu(
         name=str(row["name"]),
         vendor="nvidia",
@@ -79,6 +100,8 @@ def _nvidia(row: dict[str, object]) -> Gpu:
         native_fp4=fp4 if isinstance(fp4, bool) else None,
         aliases=_aliases(row),
         note=str(row["note"]) if row.get("note") else None,
+        memory_gb=_memory(row),
+        cc_capable=cc if isinstance(cc, bool) else None,
     )
 
 
@@ -89,12 +112,25 @@ def _amd(row: dict[str, object]) -> Gpu:
         arch=str(row["arch"]),
         aliases=_aliases(row),
         note=str(row["note"]) if row.get("note") else None,
+        memory_gb=_memory(row),
+        cc_capable=False,
+    )
+
+
+def _intel(row: dict[str, object]) -> Gpu:
+    return Gpu(
+        name=str(row["name"]),
+        vendor="intel",
+        aliases=_aliases(row),
+        note=str(row["note"]) if row.get("note") else None,
+        memory_gb=_memory(row),
+        cc_capable=False,
     )
 
 
 @lru_cache(maxsize=1)
 def catalogue() -> tuple[Gpu, ...]:
-    """Every GPU of the catalogue, NVIDIA first."""
+    """Every GPU of the catalogue, NVIDIA first, then AMD, then Intel."""
     from relialint import cache
 
     source = Path(__file__).parent / "data" / "hardware.yaml"
@@ -105,7 +141,13 @@ def catalogue() -> tuple[Gpu, ...]:
 
         data = plain(load_all(source.read_text(encoding="utf-8"), "hardware.yaml")[0])
         cache.write("hardware", key, data)
-    return tuple([_nvidia(r) for r in data["nvidia"]] + [_amd(r) for r in data["amd"]])
+    return tuple([_nvidia(r) for r in data["nvidia"]] + [_amd(r) for r in data["amd"]]
+                 + [_intel(r) for r in data.get("intel") or []])
+
+
+def rows() -> list[Gpu]:
+    """Every catalogue row (a fresh list; the rows themselves are immutable), for the possible-worlds evaluator."""
+    return list(catalogue())
 
 
 @lru_cache(maxsize=1)
@@ -127,20 +169,20 @@ def resolve(name: str) -> Gpu:
     if found is not None:
         return found
     # GKE / GFD labels often carry a memory suffix or vendor prefix that the alias list lacks.
-    for prefix in ("nvidia", "amd", "geforce", "radeon", "tesla"):
+    for prefix in ("nvidia", "amd", "intel", "geforce", "radeon", "tesla"):
         if key.startswith(prefix) and _index().get(key[len(prefix) :]) is not None:
             return _index()[key[len(prefix) :]]
     if _GFX.match(name.strip()):
         arch = name.strip().lower()
         named = [g for g in catalogue() if g.arch == arch]
-        return named[0] if len(named) == 1 else Gpu(name=arch, vendor="amd", arch=arch)
+        return named[0] if len(named) == 1 else Gpu(name=arch, vendor="amd", arch=arch, cc_capable=False)
     try:
         sm = parse_sm(name)
     except VersionError:
         pass
     else:
         return Gpu(name=f"sm_{str(sm).replace('.', '')}", vendor="nvidia", sm=sm,
-                   native_fp8=sm >= FP8_FROM, native_fp4=sm >= FP4_FROM)
+                   native_fp8=sm >= FP8_FROM, native_fp4=sm >= FP4_FROM, cc_capable=cc_for_sm(sm))
     names = sorted({g.name for g in catalogue()} | {a for g in catalogue() for a in g.aliases})
     by_norm = {_norm(n): n for n in names}
     import difflib

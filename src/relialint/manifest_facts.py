@@ -101,6 +101,16 @@ def apply(result: FileResult, deployments: list[Deployment]) -> None:
             continue
         facts, notes = label_facts(command.gpu_labels)
         for deployment in owners:
+            label_vendor = facts.get("gpu.vendor")
+            known = deployment.facts.facts.get("gpu.vendor")
+            deployment.notes.extend(notes)
+            if label_vendor is not None and ("gpu.vendor" in deployment.facts.blocked or (
+                    known is not None and known.value != label_vendor.value)):
+                # the file's other evidence says another vendor (or disagrees with itself): no GPU from the labels
+                if len(facts) > 1:
+                    deployment.notes.append(f"GPU labels ({label_vendor.path}:{label_vendor.line}) name a "
+                                            f"{label_vendor.value} GPU that the file's other evidence does not "
+                                            "agree with; gpu facts from the labels are not used")
+                continue
             for key, fact in facts.items():
                 deployment.facts.setdefault(key, fact)
-            deployment.notes.extend(notes)

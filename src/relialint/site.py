@@ -554,6 +554,9 @@ def hardware_page() -> str:
     def yes(value: bool | None) -> str:
         return "unknown" if value is None else ("yes" if value else "no")
 
+    def memory(value: int | None) -> str:
+        return "unknown" if value is None else f"{value} GB"
+
     out = [
         "---", "title: Hardware catalogue", "---", "", BANNER, "",
         "# Hardware catalogue",
@@ -562,12 +565,16 @@ def hardware_page() -> str:
         "(GPU Feature Discovery and GKE labels). A name sets every `gpu.*` fact the catalogue knows. Matching "
         "ignores case, spaces, dashes and underscores; a compute capability (`sm_90`, `sm90`, `9.0`) or an AMD "
         "target (`gfx1151`) works as well. Native FP8 and FP4 follow vLLM's own gates: FP8 from compute "
-        "capability 8.9, FP4 from 10.0.",
+        "capability 8.9, FP4 from 10.0. Memory (`gpu.memory_gb`) is one GPU's, from the vendor's specification, "
+        "and unknown where a name covers several sizes. Confidential Computing (`gpu.cc_capable`) follows NVIDIA's "
+        "Confidential Computing documentation: Hopper and Blackwell data-centre parts; no part below compute "
+        "capability 9.0.",
         "",
         "## NVIDIA",
         "",
-        "| GPU | compute capability | native FP8 | native FP4 | also written as | note |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| GPU | compute capability | native FP8 | native FP4 | memory | Confidential Computing | also written as "
+        "| note |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     gpus = catalogue()
     for g in gpus:
@@ -575,16 +582,25 @@ def hardware_page() -> str:
             continue
         sm = f"{g.sm} ({code('sm_' + str(g.sm).replace('.', ''))})" if g.sm is not None else ""
         aliases = ", ".join(code(a) for a in g.aliases)
-        out.append(f"| **{cell(g.name)}** | {sm} | {yes(g.native_fp8)} | {yes(g.native_fp4)} | {aliases} | "
-                   f"{cell(g.note or '')} |")
+        out.append(f"| **{cell(g.name)}** | {sm} | {yes(g.native_fp8)} | {yes(g.native_fp4)} | {memory(g.memory_gb)} "
+                   f"| {yes(g.cc_capable)} | {aliases} | {cell(g.note or '')} |")
     out += ["", "## AMD", "",
             "AMD native FP8/FP4 are left unknown: the reference gives vLLM's software gates, not tensor-core facts.",
-            "", "| GPU | target (`gpu.arch`) | also written as | note |", "| --- | --- | --- | --- |"]
+            "", "| GPU | target (`gpu.arch`) | memory | also written as | note |", "| --- | --- | --- | --- | --- |"]
     for g in gpus:
         if g.vendor != "amd":
             continue
         aliases = ", ".join(code(a) for a in g.aliases)
-        out.append(f"| **{cell(g.name)}** | {code(g.arch or '')} | {aliases} | {cell(g.note or '')} |")
+        out.append(f"| **{cell(g.name)}** | {code(g.arch or '')} | {memory(g.memory_gb)} | {aliases} | "
+                   f"{cell(g.note or '')} |")
+    out += ["", "## Intel", "",
+            "Intel GPUs (vLLM XPU, llama.cpp SYCL) have neither a compute capability nor an AMD target.",
+            "", "| GPU | memory | also written as | note |", "| --- | --- | --- | --- |"]
+    for g in gpus:
+        if g.vendor != "intel":
+            continue
+        aliases = ", ".join(code(a) for a in g.aliases)
+        out.append(f"| **{cell(g.name)}** | {memory(g.memory_gb)} | {aliases} | {cell(g.note or '')} |")
     out.append("")
     return "\n".join(out)
 

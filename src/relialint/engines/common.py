@@ -61,51 +61,15 @@ def program(word: Word) -> str:
     return name[:-4] if name.lower().endswith(".exe") else name
 
 
-def windows_program(word: Word) -> Fact | None:
-    """``host.os`` windows, located at a ``.exe`` program (origin inferred), or ``None``."""
-    if not (word.text or "").lower().endswith(".exe"):
-        return None
-    return at("windows", "inferred", word.span, f"the program {program(word)}.exe is a Windows executable")
+def model_facts(name: str, word: Word, gguf: bool = False) -> dict[str, Fact]:
+    """``model.name`` and what the name gives away (``model_name.infer``: origin ``inferred``, the note names the
+    token that decided it); a name that does not say leaves those facts unknown. ``gguf``: the name is a GGUF
+    repository (llama.cpp ``-hf``)."""
+    from relialint.engines import model_name
 
-
-_QUANT_TOKENS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"(?<![a-z0-9])nv-?fp4(?![a-z0-9])|(?<![a-z0-9])fp4(?![a-z0-9])", re.I), "nvfp4"),
-    (re.compile(r"(?<![a-z0-9])mxfp4(?![a-z0-9])", re.I), "mxfp4"),
-    (re.compile(r"(?<![a-z0-9])fp8(?![a-z0-9])|(?<![a-z0-9])fp8[-_]dynamic", re.I), "fp8"),
-    (re.compile(r"(?<![a-z0-9])awq(?![a-z0-9])", re.I), "awq"),
-    (re.compile(r"(?<![a-z0-9])gptq(?![a-z0-9])", re.I), "gptq"),
-    (re.compile(r"(?<![a-z0-9])(int4|w4a16)(?![a-z0-9])", re.I), "int4"),
-    (re.compile(r"(?<![a-z0-9])(int8|w8a8)(?![a-z0-9])", re.I), "int8"),
-]
-_GGUF_QUANT = re.compile(r"(?<![a-z0-9])(i?q[0-9]_[a-z0-9_]+|q[0-9]_[0-9k]|f16|bf16)(?=\.gguf$|[-_.]|$)", re.I)
-_WEIGHT_ONLY_TRUE = re.compile(r"(?<![a-z0-9])(w4a16|w8a16|awq|gptq)(?![a-z0-9])", re.I)
-_WEIGHT_ONLY_FALSE = re.compile(r"(?<![a-z0-9])(w4a4|w8a8|w4a8)(?![a-z0-9])", re.I)
-_MOE = re.compile(
-    r"(-a\d+(\.\d+)?b(?![a-z0-9]))|mixtral|(?<![a-z0-9])moe(?![a-z0-9])|deepseek-(v[23]|r1)|gpt-oss|"
-    r"qwen[0-9.]*-\d+b-a\d+b|\d+x\d+b",
-    re.I,
-)
-
-
-def model_facts(name: str, word: Word) -> dict[str, Fact]:
-    """Facts a model id or path gives away by its name; a name that does not say leaves them unknown."""
     facts: dict[str, Fact] = {"model.name": word_fact(name, "flag", word)}
-    base = name.rstrip("/").rsplit("/", 1)[-1] if "/" in name else name
-    if name.lower().endswith(".gguf") or "gguf" in name.lower():
-        quant = _GGUF_QUANT.search(base)
-        if quant:
-            facts["model.quantization"] = word_fact(f"gguf-{quant.group(1).lower()}", "inferred", word)
-    else:
-        for pattern, scheme in _QUANT_TOKENS:
-            if pattern.search(name):
-                facts["model.quantization"] = word_fact(scheme, "inferred", word)
-                break
-    if _WEIGHT_ONLY_TRUE.search(name):
-        facts["model.weight_only"] = word_fact(True, "inferred", word)
-    elif _WEIGHT_ONLY_FALSE.search(name):
-        facts["model.weight_only"] = word_fact(False, "inferred", word)
-    if _MOE.search(name):
-        facts["model.moe"] = word_fact(True, "inferred", word)
+    for inference in model_name.infer(name, gguf):
+        facts[inference.key] = word_fact(inference.value, "inferred", word, inference.note)
     return facts
 
 

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from relialint.deployment import Deployment
-from relialint.engines import flagcheck
+from relialint.engines import evidence, flagcheck
 from relialint.engines.common import (
     FileOpener,
     apply_env,
@@ -18,7 +18,6 @@ from relialint.engines.common import (
     model_facts,
     model_slot_variable,
     program,
-    windows_program,
     word_fact,
 )
 from relialint.engines.inference import Inferred, engine_of
@@ -30,9 +29,12 @@ BINARIES = {"llama-server", "llama-cli", "llama-bench", "llama-perplexity", "ser
 _IMAGE = re.compile(r"^(?:ghcr\.io/)?(?:ggml-org|ggerganov)/llama\.cpp(?::(?P<tag>[\w.\-]+))?(?:@.*)?$")
 _TAG = re.compile(r"^(?P<kind>full|light|server)(?:-(?P<type>[a-z0-9]+))?(?:-b(?P<build>\d+))?$")
 _BACKENDS = {"cuda": "cuda", "cuda12": "cuda", "cuda13": "cuda", "rocm": "hip", "vulkan": "vulkan",
-             "intel": "sycl", "musa": "cuda"}
+             "intel": "sycl", "musa": "musa"}
 _CMAKE_BACKENDS = {"GGML_CUDA": "cuda", "GGML_HIP": "hip", "GGML_HIPBLAS": "hip", "LLAMA_HIPBLAS": "hip",
-                   "GGML_VULKAN": "vulkan", "GGML_SYCL": "sycl", "GGML_METAL": "metal", "LLAMA_CUDA": "cuda"}
+                   "GGML_VULKAN": "vulkan", "GGML_SYCL": "sycl", "GGML_METAL": "metal", "LLAMA_CUDA": "cuda",
+                   "GGML_MUSA": "musa", "LLAMA_METAL": "metal", "LLAMA_SYCL": "sycl", "LLAMA_VULKAN": "vulkan"}
+_BUILD_DIR = re.compile(r"(?:^|/)build[-_](rocm|hip|vulkan|cuda|sycl|metal|musa|cpu)(?:/|$)", re.I)
+_DIR_BACKENDS = {"rocm": "hip"}
 FA_VALUES = {"on", "off", "auto", "1", "0", "-1"}
 
 # short and long spellings onto one canonical long name; the value-taking ones, with their fact
@@ -173,8 +175,11 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
     del opener
     deployments: list[Deployment] = []
     build_facts: dict[str, tuple[str, Span]] = {}
+    builds: list[Build] = []
     for command in result.commands:
-        _cmake(command, build_facts)
+        configured = _cmake(command, build_facts)
+        if configured is not None:
+            builds.append(configured)
         launch = recognise(command)
         if launch is None:
             continue
@@ -185,20 +190,15 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
             facts.set("engine.name", at("llama.cpp", "inferred", launch.inferred.span, launch.inferred.note))
         else:
             facts.set("engine.name", at("llama.cpp", "inferred", launch.start.span))
-        windows = windows_program(launch.start)
-        if windows is not None:
-            facts.set("host.os", windows)
         if launch.version:
             facts.set("engine.version", word_fact(launch.version[0], "image", launch.version[1]))
         if launch.backend:
             facts.set("engine.backend", word_fact(launch.backend[0], "image", launch.backend[1]))
         for key, (value, span) in build_facts.items():
             facts.set(key, at(value, "build", span))
-            option = key.split(".", 1)[1]
-            if option in _CMAKE_BACKENDS and value.upper() in ("ON", "1", "TRUE") and launch.backend is None:
-                facts.set("engine.backend", at(_CMAKE_BACKENDS[option], "build", span))
         facts.closed.add("build.")
         apply_env(deployment, command, ("LLAMA_ARG_",))
+        evidence.apply(deployment, evidence.command_clues(command) + _build_clues(builds, launch.start))
         build = launch.version[0] if launch.version else None
         for var in command.env:
             name = ENV.get(var.name)
@@ -210,8 +210,8 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
         flagcheck.record_llama_launch(deployment, launch.args)
         for opt in parse(launch.args, build):
             facts.set(f"flag.llama.cpp.{opt.name}", word_fact(opt.value, "flag", opt.flag))
-            if opt.name == "model" and opt.value:
-                for key, fact in model_facts(opt.value, opt.value_word or opt.flag).items():
+            if opt.name in ("model", "hf-repo") and opt.value:
+                for key, fact in model_facts(opt.value, opt.value_word or opt.flag, opt.name == "hf-repo").items():
                     facts.set(key, fact)
             if opt.name in FACTS and opt.value is not None:
                 key, kind = FACTS[opt.name]
@@ -264,17 +264,60 @@ def _typed(value: str, kind: type) -> int | str | None:
     return value
 
 
-def _cmake(command: Command, build_facts: dict[str, tuple[str, Span]]) -> None:
+@dataclass(repr=False, eq=False)
+class Build:
+    """One ``cmake`` configure line: its build folder (``-B DIR``) where written, and its ``-D`` options."""
+
+    folder: str | None
+    options: dict[str, tuple[str, Span]]
+
+
+def _cmake(command: Command, build_facts: dict[str, tuple[str, Span]]) -> Build | None:
     words = command.argv
     if not words or program(words[0]) != "cmake":
-        return
+        return None
+    build = Build(None, {})
     for index, word in enumerate(words):
         text = word.text or ""
         if text == "-D" and index + 1 < len(words):
             text = "-D" + (words[index + 1].text or "")
+        if text == "-B" and index + 1 < len(words):
+            build.folder = (words[index + 1].text or "").rstrip("/").removeprefix("./") or None
+        elif text.startswith("-B") and len(text) > 2:
+            build.folder = text[2:].rstrip("/").removeprefix("./") or None
         match = re.fullmatch(r"-D([A-Za-z0-9_]+)(?::[A-Z]+)?=(.*)", text)
         if match:
             build_facts[f"build.{match.group(1)}"] = (match.group(2), word.span)
+            build.options[match.group(1)] = (match.group(2), word.span)
+    return build if build.options else None
+
+
+def _build_clues(builds: list[Build], start: Word) -> list[evidence.Clue]:
+    """Backend (and, for SYCL, vendor) from the build lines of the same file that this launch runs: the build whose
+    ``-B`` folder holds the program (``build-rocm/bin/llama-server``), else every build of the file; and the build
+    folder's own name (``build-vulkan``)."""
+    path = (start.text or "").replace("\\", "/").removeprefix("./")
+    mine = [b for b in builds if b.folder and (path.startswith(b.folder + "/") or f"/{b.folder}/" in path)]
+    out: list[evidence.Clue] = []
+    for build in mine or builds:
+        for option, (value, span) in build.options.items():
+            if option not in _CMAKE_BACKENDS or value.upper() not in ("ON", "1", "TRUE"):
+                continue
+            backend = _CMAKE_BACKENDS[option]
+            out.append(evidence.Clue("engine.backend", backend, "build", span, f"-D{option}={value}"))
+            if backend == "sycl":
+                target, where = build.options.get("GGML_SYCL_TARGET", ("INTEL", span))
+                vendor = {"INTEL": "intel", "NVIDIA": "nvidia", "AMD": "amd"}.get(target.upper())
+                if vendor is not None:
+                    out.append(evidence.Clue("gpu.vendor", vendor, "build", where,
+                                             f"a SYCL build for GGML_SYCL_TARGET={target.upper()} (INTEL unless "
+                                             "set; llama.cpp ggml/CMakeLists.txt)"))
+    folder = _BUILD_DIR.search(path) if "/" in path else None
+    if folder is not None:
+        name = folder.group(1).lower()
+        out.append(evidence.Clue("engine.backend", _DIR_BACKENDS.get(name, name), "build", start.span,
+                                 f"the program is in the build folder {folder.group(0).strip('/')}"))
+    return out
 
 
 def apply_defaults(deployment: Deployment) -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from relialint.deployment import Deployment
-from relialint.engines import flagcheck
+from relialint.engines import evidence, flagcheck
 from relialint.engines.common import (
     FileOpener,
     apply_env,
@@ -18,7 +18,6 @@ from relialint.engines.common import (
     checkpoint_facts,
     model_facts,
     program,
-    windows_program,
     word_fact,
 )
 from relialint.engines.inference import Inferred, engine_of
@@ -185,7 +184,7 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
     if result.kind == "vllm-config":
         return _config_file_deployment(result)
     deployments: list[Deployment] = []
-    pinned: tuple[Version, Span] | None = None
+    pinned: tuple[Version | str, Span] | None = None
     for command in result.commands:
         pin = _pip_pin(command)
         if pin is not None:
@@ -201,18 +200,21 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
             facts.set("engine.name", at("vllm", "inferred", launch.inferred.span, launch.inferred.note))
         else:
             facts.set("engine.name", at("vllm", "inferred", launch.start.span))
-        windows = windows_program(launch.start)
-        if windows is not None:
-            facts.set("host.os", windows)
-        if launch.image_version is not None:
-            version, word = launch.image_version
-            facts.set("engine.version", word_fact(version, "image", word))
+        tagged = launch.image_version or (_tag_version(command.image) if command.image is not None else None)
+        if tagged is not None:
+            version, word = tagged
+            note = None if launch.image_version else f"vLLM version read from the image tag {word.text}"
+            facts.set("engine.version", word_fact(version, "image", word, note))
+        elif pinned is not None and isinstance(pinned[0], str):
+            facts.set("engine.version_range", at(pinned[0], "inferred", pinned[1],
+                                                 "pip install requirement earlier in the file"))
         elif pinned is not None:
             facts.set("engine.version", at(pinned[0], "inferred", pinned[1], "pip install pin earlier in the file"))
         if launch.backend is not None:
             facts.set("engine.backend", word_fact(launch.backend[0], "image", launch.backend[1]))
         apply_env(deployment, command, ("VLLM_",))
         _apply_args(deployment, launch, result, opener)
+        evidence.apply(deployment, evidence.command_clues(command))
         deployments.append(deployment)
     return deployments
 
@@ -250,7 +252,33 @@ def _config_file_deployment(result: FileResult) -> list[Deployment]:
     return [deployment]
 
 
-def _pip_pin(command: Command) -> tuple[Version, Span] | None:
+_CUSTOM_TAG_VERSION = re.compile(r"(?<![\w.])(?:vllm[-_]?)?v?(0\.\d+\.\d+(?:\.post\d+)?)(?![\w.]*\d)", re.I)
+_REQUIREMENT = re.compile(r"vllm(?:\[[\w,\-]+\])?\s*((?:===?|!=|~=|<=?|>=?)\s*[\w.*+!]+"
+                          r"(?:\s*,\s*(?:===?|!=|~=|<=?|>=?)\s*[\w.*+!]+)*)", re.I)
+
+
+def _tag_version(image: Word) -> tuple[Version, Word] | None:
+    """The vLLM version in another vLLM image's tag: ``intel/vllm:0.10.2-xpu``, ``intel/llm-scaler-vllm:0.10.2-b6``,
+    a custom ``org/vllm-server:vllm-0.10.1-cu128``. Only a repository named for vLLM, only a 0.x.y version, and
+    only one distinct version in the tag; TPU images are versioned on their own and are left out."""
+    from relialint.engines.evidence import parse_image
+
+    ref = parse_image(image.text or "")
+    last = ref.repo.rsplit("/", 1)[-1]
+    if "vllm" not in last or "tpu" in last or not ref.tag:
+        return None
+    found = {m.group(1) for m in _CUSTOM_TAG_VERSION.finditer(ref.tag)}
+    if len(found) != 1:
+        return None
+    try:
+        return parse_engine_version("vllm", found.pop()), image
+    except VersionError:
+        return None
+
+
+def _pip_pin(command: Command) -> tuple[Version | str, Span] | None:
+    """``pip install vllm==X`` as a version; ``vllm>=X``, ``vllm>=X,<Y``, ``vllm==0.10.*`` as a PEP 440
+    specifier (``engine.version_range``)."""
     words = [w.text or "" for w in command.argv]
     if not words:
         return None
@@ -267,6 +295,16 @@ def _pip_pin(command: Command) -> tuple[Version, Span] | None:
                 return parse_engine_version("vllm", match.group(1)), word.span
             except VersionError:
                 return None
+        ranged = _REQUIREMENT.fullmatch((word.text or "").strip())
+        if ranged:
+            from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+            spec = re.sub(r"\s+", "", ranged.group(1))
+            try:
+                SpecifierSet(spec)
+            except InvalidSpecifier:
+                return None
+            return spec, word.span
     return None
 
 
@@ -399,6 +437,8 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
             opt_fact("quantization", "model.quantization", _QUANT.get(value, value))
         if value in _WEIGHT_ONLY_QUANT:
             opt_fact("quantization", "model.weight_only", True)
+        elif (inferred := facts.facts.get("model.weight_only")) is not None and inferred.origin == "inferred":
+            facts.unknown("model.weight_only")  # the method given decides the scheme, not the name
 
     compilation = _merge_json(opts, "compilation-config")
     if compilation is not None:

@@ -15,6 +15,7 @@ _PHRASES: dict[str, str] = {
     "gpu.native_fp4": "the GPU {has} native FP4",
     "gpu.native_fp8": "the GPU {has} native FP8",
     "gpu.cc_mode": "the GPU {is} in Confidential Computing mode",
+    "gpu.cc_capable": "the GPU {is} capable of Confidential Computing mode",
     "host.rebar": "Resizable BAR {is} enabled",
     "model.weight_only": "the checkpoint {is} weight-only",
     "model.moe": "the model {is} a mixture of experts",

@@ -249,8 +249,11 @@ def _gpus(service: YMap) -> tuple[int | None, Span | None, list[tuple[str, str, 
     count_span: Span | None = None
     labels: list[tuple[str, str, Span]] = []
     runtime = service.get("runtime")
-    if isinstance(runtime, YScalar) and runtime.text == "nvidia":
-        labels.append(("compose.runtime", "nvidia", runtime.span))
+    if isinstance(runtime, YScalar) and runtime.text in ("nvidia", "amd"):
+        labels.append(("compose.runtime", runtime.text, runtime.span))
+    for item in seq_items(service.get("devices")):  # `- /dev/kfd`, `- /dev/dri:/dev/dri`, CDI `- amd.com/gpu=all`
+        if isinstance(item, YScalar) and item.text:
+            labels.append(("compose.device", item.text, item.span))
     devices: list[YNode] = []
     deploy = service.get("deploy")
     if isinstance(deploy, YMap):

@@ -174,6 +174,8 @@ def _resources(container: YMap) -> tuple[int | None, Span | None, list[tuple[str
         return None, None, labels
     for section in ("requests", "limits"):  # limits win: the count the device plugin allocates
         for key, value in map_items(resources.get(section)):
+            if key.text.startswith("google.com/tpu") and isinstance(value, YScalar):  # TPU chips: not GPUs
+                labels = [lab for lab in labels if lab[0] != key.text] + [(key.text, value.text, key.span)]
             if key.text in GPU_RESOURCES and isinstance(value, YScalar):
                 number = value.value if isinstance(value.value, int) else None
                 if number is None and value.text.isdigit():

@@ -644,6 +644,7 @@ def _container(words: list[Word], env: list[EnvVar], span: Span) -> Command:
     gpu_count: int | None = None
     gpu_span: Span | None = None
     env_files: list[Word] = []
+    labels: list[tuple[str, str, Span]] = []
     i = 0
     while i < len(words):
         word = words[i]
@@ -666,6 +667,10 @@ def _container(words: list[Word], env: list[EnvVar], span: Span) -> Command:
                     entrypoint = [value]
                 elif flag == "--gpus" and value.text is not None:
                     gpu_count, gpu_span = _gpus(value.text), value.span
+                elif flag == "--device" and value.text is not None:
+                    labels.append(("compose.device", value.text, value.span))
+                elif flag == "--runtime" and value.text in ("nvidia", "amd"):
+                    labels.append(("compose.runtime", value.text, value.span))
                 elif flag == "--env-file":
                     env_files.append(value)
         i += 1
@@ -674,7 +679,7 @@ def _container(words: list[Word], env: list[EnvVar], span: Span) -> Command:
     from_files, complete = _env_files(env_files, span.path)
     command = Command("container", argv, image.span if image else span, from_files + run_env, image=image,
                       entrypoint=entrypoint, gpu_count=gpu_count, gpu_count_span=gpu_span,
-                      env_complete=complete, argv_complete=not any(w.splice for w in argv))
+                      env_complete=complete, argv_complete=not any(w.splice for w in argv), gpu_labels=labels)
     return command
 
 

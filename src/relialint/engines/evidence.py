@@ -1,0 +1,313 @@
+"""What a launch's surroundings say about the accelerator: vendor (``gpu.vendor``), compute backend
+(``engine.backend``), AMD target (``gpu.arch``) and host OS (``host.os``).
+
+Each clue is located at the word, label or env var that gives it away: the container image (``rocm/vllm``,
+``intel/vllm``, ``vllm/vllm-tpu``, llama.cpp ``server-rocm``, Jetson and NGC images), the devices and runtime
+(``/dev/kfd``, ``runtime: nvidia``, a compose device ``driver``, CDI names), Kubernetes resource names
+(``nvidia.com/gpu``, ``amd.com/gpu``, ``gpu.intel.com/*``, ``google.com/tpu``), the vendors' runtime variables
+(ROCm's ``HIP_VISIBLE_DEVICES``, ``HSA_OVERRIDE_GFX_VERSION``, ``PYTORCH_ROCM_ARCH``; oneAPI's
+``ONEAPI_DEVICE_SELECTOR``, ``ZES_*``; ``GGML_SYCL_*``), llama.cpp build lines, and a ``.exe`` program. Only what
+is certain is used: ``--gpus`` is left out, since Docker 29.3 serves it for AMD GPUs through CDI too (AMD Container
+Toolkit, "Running Workloads"), and ``/dev/dri`` alone is left out (AMD, Intel and any Vulkan GPU expose it).
+
+Clues that agree set the fact; clues that disagree leave it unknown with a note. A fact the engine's own options
+set (origin ``flag``/``config-file``) is never overridden. Then what one fact implies for the other is filled in,
+origin ``inferred``: a backend implies its vendor (``hip`` -> ``amd``); for vLLM, a vendor implies the backend
+(vLLM runs NVIDIA on CUDA, AMD on ROCm, Intel on XPU, TPUs on ``tpu``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from relialint.deployment import Deployment
+from relialint.facts import Fact, Origin, Value, render
+from relialint.readers.located import Command, EnvVar, Span, Word
+
+KEYS = ("gpu.vendor", "engine.backend", "gpu.arch", "host.os")
+
+
+@dataclass(frozen=True)
+class Clue:
+    """One piece of evidence for one fact."""
+
+    key: str
+    value: Value
+    origin: Origin
+    span: Span
+    why: str
+    source: Span | None = None
+
+
+def _clue(key: str, value: Value, origin: Origin, word: Word | EnvVar | Span, why: str) -> Clue:
+    if isinstance(word, Span):
+        return Clue(key, value, origin, word, why)
+    return Clue(key, value, origin, word.span, why, word.source)
+
+
+# -- images ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ImageRef:
+    """An image reference split into registry, repository path and tag."""
+
+    registry: str
+    repo: str
+    tag: str
+
+
+def parse_image(text: str) -> ImageRef:
+    """``ghcr.io/ggml-org/llama.cpp:server-cuda@sha256:...`` -> (``ghcr.io``, ``ggml-org/llama.cpp``,
+    ``server-cuda``); Docker Hub's ``docker.io``/``library/`` prefixes are dropped."""
+    name = text.split("@", 1)[0].strip()
+    tag = ""
+    last = name.rsplit("/", 1)[-1]
+    if ":" in last:
+        name, tag = name[: len(name) - len(last)] + last.split(":", 1)[0], last.split(":", 1)[1]
+    parts = name.split("/")
+    registry = ""
+    if len(parts) > 1 and ("." in parts[0] or ":" in parts[0] or parts[0] == "localhost"):
+        registry, parts = parts[0], parts[1:]
+    if registry in ("docker.io", "index.docker.io", "registry-1.docker.io"):
+        registry = ""
+    if parts and parts[0] == "library" and len(parts) > 1:
+        parts = parts[1:]
+    return ImageRef(registry.lower(), "/".join(parts).lower(), tag)
+
+
+LLAMA_IMAGE_TYPES: dict[str, tuple[str | None, str | None]] = {
+    # tag type -> (backend, vendor); llama.cpp .github/workflows/docker.yml, .devops/*.Dockerfile
+    "": ("cpu", None), "cuda": ("cuda", "nvidia"), "cuda12": ("cuda", "nvidia"), "cuda13": ("cuda", "nvidia"),
+    "rocm": ("hip", "amd"), "vulkan": ("vulkan", None), "intel": ("sycl", "intel"), "musa": ("musa", "moore-threads"),
+    "s390x": ("cpu", None),
+}
+_LLAMA_TAG = re.compile(r"^(?:full|light|server)(?:-(?P<type>[a-z0-9]+))?(?:-b\d+)?$")
+_LLAMA_REPOS = ("ggml-org/llama.cpp", "ggerganov/llama.cpp")
+
+
+def image_clues(image: Word) -> list[Clue]:
+    """Vendor and backend an image is built for, where its name says so."""
+    ref = parse_image(image.text or "")
+    repo, tag = ref.repo, ref.tag.lower()
+    last = repo.rsplit("/", 1)[-1]
+    out: list[Clue] = []
+
+    def both(backend: str | None, vendor: str | None, why: str) -> list[Clue]:
+        found = []
+        if vendor is not None:
+            found.append(_clue("gpu.vendor", vendor, "image", image, why))
+        if backend is not None:
+            found.append(_clue("engine.backend", backend, "image", image, why))
+        return found
+
+    if repo in _LLAMA_REPOS:
+        match = _LLAMA_TAG.match(tag or "server")
+        if match:
+            kind = match.group("type") or ""
+            if kind in LLAMA_IMAGE_TYPES:
+                backend, vendor = LLAMA_IMAGE_TYPES[kind]
+                out += both(backend, vendor, f"llama.cpp image tag {tag or 'server'}")
+        return out
+    if repo == "vllm/vllm-openai":
+        return both("cuda", "nvidia", "the vllm/vllm-openai image is vLLM's CUDA build")
+    if repo == "vllm/vllm-openai-rocm" or repo.startswith("rocm/"):
+        return both("hip", "amd", f"{repo} is a ROCm image")
+    if repo in ("vllm/vllm-openai-xpu", "intel/vllm", "intel/llm-scaler-vllm"):
+        return both("xpu", "intel", f"{repo} is vLLM's Intel GPU (XPU) build")
+    if repo == "vllm/vllm-openai-cpu" or last in ("vllm-cpu", "vllm-cpu-release-repo"):
+        return both("cpu", None, f"{repo} is vLLM's CPU build")
+    if last == "vllm-tpu":
+        return both("tpu", "google", f"{repo} is vLLM's TPU build")
+    if repo.startswith("dustynv/") or (ref.registry == "nvcr.io" and repo.startswith("nvidia/l4t-")):
+        return both("cuda", "nvidia", f"{repo} is an NVIDIA Jetson (L4T) image")
+    if (ref.registry == "nvcr.io" and repo.startswith("nvidia/")) or repo.startswith("nvidia/cuda"):
+        return both("cuda", "nvidia", f"{ref.registry + '/' if ref.registry else ''}{repo} is an NVIDIA CUDA image")
+    if repo.startswith("intel/oneapi"):
+        return both(None, "intel", f"{repo} is an Intel oneAPI image")
+    return out
+
+
+# -- devices, runtime, resource names (reader labels) ---------------------------------------------------------------
+
+_DEVICE_VENDORS = (("/dev/kfd", "amd", "/dev/kfd is ROCm's compute device"),
+                   ("/dev/nvidia", "nvidia", "an NVIDIA device node"),
+                   ("nvidia.com/gpu", "nvidia", "an NVIDIA CDI device"),
+                   ("amd.com/gpu", "amd", "an AMD CDI device"),
+                   ("gpu.intel.com/", "intel", "an Intel CDI device"))
+
+
+def label_clues(labels: list[tuple[str, str, Span]]) -> list[Clue]:
+    """Vendor from the labels readers pass on: resource names, runtime, device drivers, device paths."""
+    out: list[Clue] = []
+    for label, value, span in labels:
+        if label.startswith("nvidia.com/gpu"):
+            out.append(_clue("gpu.vendor", "nvidia", "manifest", span, f"resource or label {label}"))
+        elif label.startswith("amd.com/gpu"):
+            out.append(_clue("gpu.vendor", "amd", "manifest", span, f"resource or label {label}"))
+        elif label.startswith("gpu.intel.com/"):
+            out.append(_clue("gpu.vendor", "intel", "manifest", span, f"resource {label}"))
+        elif label.startswith("google.com/tpu") or label.startswith("cloud.google.com/gke-tpu"):
+            out.append(_clue("gpu.vendor", "google", "manifest", span, f"TPU resource or label {label}"))
+        elif label in ("compose.runtime", "compose.driver") and value in ("nvidia", "amd"):
+            what = "runtime" if label == "compose.runtime" else "device driver"
+            out.append(_clue("gpu.vendor", value, "manifest", span, f"container {what} {value}"))
+        elif label == "compose.device":
+            path = value.split(":", 1)[0] if value.startswith("/") else value
+            for prefix, vendor, why in _DEVICE_VENDORS:
+                if path.startswith(prefix):
+                    out.append(_clue("gpu.vendor", vendor, "manifest", span, f"device {path}: {why}"))
+                    break
+    return out
+
+
+# -- environment ----------------------------------------------------------------------------------------------------
+
+_ROCM_ENV = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HSA_OVERRIDE_GFX_VERSION", "PYTORCH_ROCM_ARCH",
+             "HSA_ENABLE_SDMA", "HSA_NO_SCRATCH_RECLAIM")
+_ROCM_PREFIXES = ("VLLM_ROCM_", "MIOPEN_", "ROCBLAS_", "HIPBLASLT_", "RCCL_")
+_NVIDIA_ENV = ("NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES")
+_GFX = re.compile(r"^gfx[0-9]{1,2}[0-9a-f]{2}$")
+
+
+def gfx_from_hsa(value: str) -> str | None:
+    """``HSA_OVERRIDE_GFX_VERSION=11.0.0`` -> ``gfx1100``: major and minor in decimal, stepping in hex
+    (``9.0.10`` -> ``gfx90a``), as LLVM names AMD targets."""
+    match = re.fullmatch(r"\s*(\d{1,2})\.(\d)\.(\d{1,2})\s*", value)
+    if not match or int(match.group(3)) > 15:
+        return None
+    return f"gfx{int(match.group(1))}{match.group(2)}{int(match.group(3)):x}"
+
+
+def env_clues(env: list[EnvVar]) -> list[Clue]:
+    """Vendor, backend and AMD target from the vendors' runtime variables."""
+    out: list[Clue] = []
+    # a script that sets CUDA_VISIBLE_DEVICES beside HIP_/ROCR_VISIBLE_DEVICES is written for either vendor
+    portable = any(var.name == "CUDA_VISIBLE_DEVICES" for var in env)
+    for var in env:
+        name, value = var.name, var.value
+        if portable and name in ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"):
+            continue
+        if name in _ROCM_ENV or name.startswith(_ROCM_PREFIXES):
+            out.append(_clue("gpu.vendor", "amd", "env", var, f"{name} is read by AMD's ROCm stack"))
+            if name == "HSA_OVERRIDE_GFX_VERSION" and value is not None:
+                target = gfx_from_hsa(value)
+                if target is not None:
+                    out.append(_clue("gpu.arch", target, "env", var, f"HSA_OVERRIDE_GFX_VERSION={value} runs the GPU "
+                                     f"as {target}"))
+            if name == "PYTORCH_ROCM_ARCH" and value is not None:
+                targets = [t for t in re.split(r"[;,\s]+", value.strip()) if t]
+                if len(targets) == 1 and _GFX.match(targets[0].lower()):
+                    out.append(_clue("gpu.arch", targets[0].lower(), "env", var,
+                                     f"PYTORCH_ROCM_ARCH names one target, {targets[0].lower()}"))
+        elif name in _NVIDIA_ENV:
+            out.append(_clue("gpu.vendor", "nvidia", "env", var, f"{name} is read by the NVIDIA container runtime"))
+        elif name == "ONEAPI_DEVICE_SELECTOR" and value is not None:
+            selector = value.strip().strip("!").lower()
+            for prefix, vendor in (("level_zero", "intel"), ("cuda", "nvidia"), ("hip", "amd")):
+                if selector.startswith(prefix):
+                    out.append(_clue("gpu.vendor", vendor, "env", var, f"ONEAPI_DEVICE_SELECTOR={value} selects "
+                                     f"{prefix} devices"))
+        elif name.startswith(("ZES_", "ZE_AFFINITY_MASK", "ZE_FLAT_DEVICE_HIERARCHY")):
+            out.append(_clue("gpu.vendor", "intel", "env", var, f"{name} is read by Intel's Level Zero runtime"))
+        elif name.startswith("GGML_SYCL_"):
+            out.append(_clue("engine.backend", "sycl", "env", var, f"{name} is read by llama.cpp's SYCL backend"))
+        elif name == "PJRT_DEVICE" and (value or "").upper() == "TPU":
+            out.append(_clue("gpu.vendor", "google", "env", var, "PJRT_DEVICE=TPU"))
+            out.append(_clue("engine.backend", "tpu", "env", var, "PJRT_DEVICE=TPU"))
+    return out
+
+
+# -- the program ----------------------------------------------------------------------------------------------------
+
+
+def program_clues(words: list[Word]) -> list[Clue]:
+    """``llama-server.exe`` (or any ``.exe`` launch) runs on Windows."""
+    if not words or not words[0].text:
+        return []
+    text = words[0].text
+    if text.lower().endswith(".exe"):
+        return [_clue("host.os", "windows", "inferred", words[0], f"{text.replace(chr(92), '/').rsplit('/', 1)[-1]}"
+                      " is a Windows program")]
+    return []
+
+
+def command_clues(command: Command) -> list[Clue]:
+    """Every clue of one command: reader labels (devices, runtime, resources), image, environment, program. The
+    first clue of a fact is where the fact points."""
+    out: list[Clue] = label_clues(command.gpu_labels)
+    if command.image is not None:
+        out += image_clues(command.image)
+    out += env_clues(command.env)
+    words = command.entrypoint + command.argv if command.entrypoint is not None else command.argv
+    out += program_clues(words)
+    return out
+
+
+# -- applying -------------------------------------------------------------------------------------------------------
+
+VENDOR_OF_BACKEND = {"cuda": "nvidia", "hip": "amd", "metal": "apple", "musa": "moore-threads", "tpu": "google",
+                     "xpu": "intel"}
+VLLM_BACKEND_OF_VENDOR = {"nvidia": "cuda", "amd": "hip", "intel": "xpu", "google": "tpu"}
+_EXPLICIT: tuple[Origin, ...] = ("flag", "config-file")
+
+
+def _where(span: Span | None, fact: Fact | None = None) -> str:
+    if span is not None:
+        return f"{span.path}:{span.line}:{span.column}"
+    if fact is not None and fact.path:
+        return f"{fact.path}:{fact.line}:{fact.column}"
+    return "?"
+
+
+def apply(deployment: Deployment, clues: list[Clue]) -> None:
+    """Set what the clues agree on; leave disagreements unknown with a note; fill in what one fact implies."""
+    facts = deployment.facts
+    for key in KEYS:
+        mine = [c for c in clues if c.key == key]
+        existing = facts.facts.get(key)
+        if not mine or key in facts.blocked:
+            continue
+        if existing is not None and existing.origin in _EXPLICIT:
+            continue
+        values = {render(c.value) for c in mine} | ({render(existing.value)} if existing is not None else set())
+        if len(values) > 1:
+            said = [f"{render(c.value)} ({c.why}, {_where(c.span)})" for c in mine]
+            if existing is not None:
+                said.insert(0, f"{render(existing.value)} ({existing.origin}, {_where(None, existing)})")
+            facts.unknown(key)
+            deployment.notes.append(f"{key} left unknown: the file says " + " and ".join(said))
+            continue
+        if existing is not None:
+            continue
+        first = mine[0]
+        others = sorted({c.why for c in mine[1:] if c.why != first.why})
+        note = first.why + ("; also " + "; ".join(others) if others else "")
+        fact = Fact(first.value, first.origin, first.span.path, first.span.line, first.span.column,
+                    first.span.end_line, first.span.end_column, note,
+                    (first.source.path, first.source.line, first.source.column) if first.source else None)
+        facts.set(key, fact)
+    _implied(deployment)
+
+
+def _implied(deployment: Deployment) -> None:
+    facts = deployment.facts
+    backend = facts.facts.get("engine.backend")
+    vendor = facts.facts.get("gpu.vendor")
+    if backend is not None and vendor is None and "gpu.vendor" not in facts.blocked:
+        implied = VENDOR_OF_BACKEND.get(str(backend.value))
+        if implied is not None:
+            facts.set("gpu.vendor", _derived(implied, backend, f"engine.backend={backend.value} runs on {implied}"))
+    if deployment.engine != "vllm":
+        return
+    vendor = facts.facts.get("gpu.vendor")
+    if vendor is not None and backend is None and "engine.backend" not in facts.blocked:
+        implied = VLLM_BACKEND_OF_VENDOR.get(str(vendor.value))
+        if implied is not None:
+            facts.set("engine.backend", _derived(implied, vendor, f"vLLM on {vendor.value} runs the {implied} backend"))
+
+
+def _derived(value: str, base: Fact, note: str) -> Fact:
+    return Fact(value, "inferred", base.path, base.line, base.column, base.end_line, base.end_column, note,
+                base.source)

@@ -1,0 +1,210 @@
+"""What a model's name gives away: quantization, weight-only scheme, mixture of experts, sliding-window attention.
+
+Every inference names the token that decided it (``-AWQ``, ``Q4_K_M``, ``A3B``, a known family). A name that says
+nothing leaves the facts unknown, with one exception: a hub id (``publisher/name``) from a publisher that releases
+full-precision weights under plain names, with no quantization token, is known to be unquantized
+(``model.quantization`` unset). A local path never is (a local folder can hold anything), and an explicit
+``--quantization`` or a local checkpoint's ``config.json`` overrides what the name says (the engine modules apply
+those after this).
+
+Known families, each with its source (the model's own ``config.json`` on its hub page):
+
+* ``deepseek-ai/DeepSeek-V3``, ``-V3.1``, ``-V3.2``, ``-R1`` (not the ``R1-Distill`` models): weights in FP8
+  (``quantization_config.quant_method: fp8``, block-wise), and mixture of experts (``n_routed_experts: 256``).
+  DeepSeek-V2 and ``deepseek-coder-v2``: mixture of experts (``n_routed_experts``).
+* ``openai/gpt-oss-20b`` / ``-120b``: MoE weights in MXFP4 (``quantization_config.quant_method: mxfp4``),
+  ``num_local_experts: 32`` / ``128``, and sliding-window attention on alternate layers (``sliding_window: 128``,
+  ``layer_types`` with ``sliding_attention``).
+* Mixtral ``8x7B`` / ``8x22B`` (``num_local_experts: 8``); Llama 4 Scout / Maverick (``17B-16E`` / ``17B-128E``,
+  ``num_local_experts``); Qwen ``...-A3B`` / ``-A22B`` / ``-A35B`` names (total and active parameters) and
+  ``Qwen1.5-MoE``; Kimi K2, GLM-4.5 / 4.6, MiniMax-M1 / M2, DBRX, Phi-3.5-MoE, OLMoE, Jamba, Arctic, Grok-1.
+* Sliding-window attention: Mistral-7B v0.1 (``sliding_window: 4096``; v0.2 and later set it to ``null``),
+  Gemma 2 (``sliding_window: 4096`` on alternate layers) and Gemma 3 (``sliding_window: 1024``, five local layers
+  to one global), gpt-oss (above). Not used: Llama 2 / 3.x (no sliding window in the architecture), Qwen2.5 / Qwen3
+  (``use_sliding_window: false``), Mistral-7B v0.2 / v0.3 (``sliding_window: null``).
+* Dense (``model.moe`` false): Llama 2 / 3.x, Qwen2.5 and Qwen3 ``-<size>B`` models without an active-parameter
+  token, Gemma 2 / 3, Mistral-7B.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+Value = str | bool | None
+
+
+@dataclass(frozen=True)
+class Inference:
+    """One fact a name implies, with the token that decided it."""
+
+    key: str
+    value: Value
+    token: str
+
+    @property
+    def note(self) -> str:
+        return f"from the model name: {self.token}"
+
+
+_B = r"(?<![a-z0-9])"  # token boundary before
+_E = r"(?![a-z0-9])"  # token boundary after
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+# (pattern, scheme, the scheme's own weight-only answer); the first match wins, so specific tokens come first
+_QUANT: list[tuple[re.Pattern[str], str, bool | None]] = [
+    (_rx(_B + r"nv-?fp4" + _E), "nvfp4", None),
+    (_rx(_B + r"mxfp4" + _E), "mxfp4", None),
+    (_rx(_B + r"fp4" + _E), "nvfp4", None),
+    (_rx(_B + r"fp8(?:[-_]dynamic|[-_]block|[-_]e4m3)?" + _E), "fp8", False),
+    (_rx(_B + r"awq" + _E), "awq", True),
+    (_rx(_B + r"gptq(?:[-_]int[48])?" + _E), "gptq", True),
+    (_rx(_B + r"bnb[-_]?[48]bit" + _E), "bitsandbytes", True),
+    (_rx(_B + r"w4a(?:16|8|4)" + _E), "int4", None),
+    (_rx(_B + r"w8a(?:16|8)" + _E), "int8", None),
+    (_rx(_B + r"int4" + _E), "int4", None),
+    (_rx(_B + r"int8" + _E), "int8", None),
+]
+_WEIGHT_ONLY = _rx(_B + r"w\d+a16" + _E)
+"""``W4A16``, ``W8A16``: weights quantized, activations in 16 bits (weight-only), whatever the scheme."""
+_WEIGHT_AND_ACTIVATION = _rx(_B + r"w\d+a[48]" + _E)
+_UNQUANTIZED_TOKEN = _rx(_B + r"(bf16|fp16|f16|fp32)" + _E)
+_GGUF_QUANT = _rx(_B + r"(i?q[0-9]_[a-z0-9_]+|q[0-9]_[0-9k]|tq[12]_0|mxfp4|bf16|f16|f32)(?=\.gguf$|[-_.]|$)")
+_NOT_PLAIN = _rx(r"mlx|\d(?:\.\d+)?-?bits?(?![a-z])|exl[23]|onnx|openvino|qat|bitnet|b1\.58|gguf|ggml|hqq|eetq|quant")
+"""Tokens of other formats and quantizers: a name that has one is never taken for a full-precision checkpoint."""
+_DISTILLED = _rx(r"distill|qwen|llama")
+"""DeepSeek-R1 distillations (``DeepSeek-R1-Distill-Qwen-7B``, ``DeepSeek-R1-0528-Qwen3-8B``) are dense BF16."""
+_MOE_TOKENS: list[re.Pattern[str]] = [
+    _rx(r"\d+(?:\.\d+)?[bm][-_]a\d+(?:\.\d+)?[bm]" + _E),  # Qwen3-30B-A3B, granite-3.1-3b-a800m
+    _rx(r"(?<=[-_])a\d+(?:\.\d+)?b" + _E),  # Qwen1.5-MoE-A2.7B, ...-A22B
+    _rx(_B + r"\d+x\d+(?:\.\d+)?b" + _E),  # Mixtral-8x7B
+    _rx(r"\d+b[-_]\d+e" + _E),  # Llama-4-Scout-17B-16E
+    _rx(_B + r"moe" + _E),
+]
+_MOE_FAMILIES: list[tuple[re.Pattern[str], str]] = [
+    (_rx(r"mixtral"), "Mixtral"),
+    (_rx(_B + r"deepseek-(?:v2|v2\.5|v3(?:\.\d)?|r1)" + _E), "DeepSeek-V2/V3/R1"),
+    (_rx(_B + r"deepseek-coder-v2"), "DeepSeek-Coder-V2"),
+    (_rx(_B + r"gpt-oss"), "gpt-oss"),
+    (_rx(_B + r"llama-4-(?:scout|maverick)"), "Llama 4 Scout/Maverick"),
+    (_rx(_B + r"kimi-k2"), "Kimi K2"),
+    (_rx(_B + r"glm-4\.[56]"), "GLM-4.5/4.6"),
+    (_rx(_B + r"minimax-m[12]"), "MiniMax-M1/M2"),
+    (_rx(_B + r"dbrx"), "DBRX"),
+    (_rx(_B + r"olmoe"), "OLMoE"),
+    (_rx(_B + r"jamba"), "Jamba"),
+    (_rx(_B + r"snowflake-arctic-instruct|arctic-base"), "Snowflake Arctic"),
+    (_rx(_B + r"grok-1"), "Grok-1"),
+]
+_DENSE: list[tuple[re.Pattern[str], str]] = [
+    (_rx(_B + r"(?:meta-)?llama-(?:2|3(?:\.\d)?)-\d+b"), "Llama 2/3.x"),
+    (_rx(_B + r"qwen(?:2\.5|3)(?:-coder|-math)?-\d+(?:\.\d+)?b" + _E), "Qwen2.5/Qwen3"),
+    (_rx(_B + r"gemma-[23]-\d+b"), "Gemma 2/3"),
+    (_rx(_B + r"mistral-7b"), "Mistral-7B"),
+]
+_FP8_FAMILIES = _rx(_B + r"deepseek-(?:v3(?:\.\d)?|r1)" + _E)
+_SLIDING: list[tuple[re.Pattern[str], bool, str]] = [
+    (_rx(_B + r"mistral-7b(?:-instruct)?-v0\.1" + _E), True, "Mistral-7B v0.1"),
+    (_rx(_B + r"mistral-7b(?:-instruct)?-v0\.[23]" + _E), False, "Mistral-7B v0.2/v0.3"),
+    (_rx(_B + r"gemma-2-\d+b"), True, "Gemma 2"),
+    (_rx(_B + r"gemma-3-\d+b"), True, "Gemma 3"),
+    (_rx(_B + r"gpt-oss"), True, "gpt-oss"),
+    (_rx(_B + r"(?:meta-)?llama-(?:2|3(?:\.\d)?)-\d+b"), False, "Llama 2/3.x"),
+    (_rx(_B + r"qwen(?:2\.5|3)(?:-coder|-math)?-\d+(?:\.\d+)?b"), False, "Qwen2.5/Qwen3"),
+]
+
+FULL_PRECISION_PUBLISHERS = frozenset({
+    "meta-llama", "qwen", "google", "microsoft", "ibm-granite", "allenai", "huggingfacetb", "tiiuae", "eleutherai",
+    "bigscience", "facebook", "internlm", "thudm", "zai-org", "01-ai",
+})
+"""Publishers whose plain model ids are full-precision (BF16/FP16) checkpoints and whose quantized releases carry
+a token in the name (Qwen's ``-FP8``/``-AWQ``/``-GPTQ-Int4``, Meta's ``-FP8``, Google's ``-qat-...``). Left out on
+purpose: publishers that ship quantized weights under plain names (``mistralai``'s FP8 Mistral 3 releases,
+``moonshotai``'s Kimi K2, ``nvidia``'s ModelOpt checkpoints, ``openai``'s MXFP4 gpt-oss, ``deepseek-ai``, whose
+V3-based releases such as DeepSeek-Prover-V2-671B are FP8 under names without a token); DeepSeek-V3/R1 themselves
+are handled as FP8 above."""
+
+
+def _hub_id(name: str) -> tuple[str, str] | None:
+    """``publisher/model`` of a hub id, or ``None`` for a local path or anything else."""
+    if name.startswith(("/", ".", "~")) or "\\" in name or name.count("/") != 1 or ":" in name:
+        return None
+    publisher, model = name.split("/")
+    if not publisher or not model:
+        return None
+    return publisher, model
+
+
+@lru_cache(maxsize=4096)
+def infer(name: str, gguf: bool = False) -> tuple[Inference, ...]:
+    """Facts the name implies (``model.quantization``, ``model.weight_only``, ``model.moe``,
+    ``model.sliding_window``), each with its token; empty when the name says nothing (cached: names repeat).
+    ``gguf``: the name is a GGUF repository, optionally with its quant type after a colon (llama.cpp
+    ``-hf org/model-GGUF:Q4_K_M``)."""
+    quant_type = ""
+    if gguf and ":" in name:
+        name, _, quant_type = name.partition(":")
+    base = name.rstrip("/").replace("\\", "/").rsplit("/", 1)[-1]
+    out: list[Inference] = []
+    lower = name.lower()
+    if gguf or lower.endswith(".gguf") or "gguf" in lower:
+        quant = _GGUF_QUANT.search(quant_type or base)
+        if quant is not None:
+            out.append(Inference("model.quantization", f"gguf-{quant.group(1).lower()}", quant.group(1)))
+    else:
+        out += _quantization(name, base)
+    out += _moe(name)
+    for pattern, value, family in _SLIDING:
+        found = pattern.search(name)
+        if found is not None:
+            out.append(Inference("model.sliding_window", value, f"{found.group(0)} ({family})"))
+            break
+    return tuple(out)
+
+
+def _quantization(name: str, base: str) -> list[Inference]:
+    for pattern, scheme, weight_only in _QUANT:
+        found = pattern.search(base)
+        if found is not None:
+            out = [Inference("model.quantization", scheme, found.group(0))]
+            explicit = _WEIGHT_ONLY.search(base) or _WEIGHT_AND_ACTIVATION.search(base)
+            if explicit is not None:
+                out.append(Inference("model.weight_only", explicit.re is _WEIGHT_ONLY, explicit.group(0)))
+            elif weight_only is not None:
+                out.append(Inference("model.weight_only", weight_only, found.group(0)))
+            return out
+    family = _FP8_FAMILIES.search(base)
+    hub = _hub_id(name)
+    if family is not None and hub is not None and hub[0].lower() == "deepseek-ai" and not _DISTILLED.search(base):
+        return [Inference("model.quantization", "fp8", f"{family.group(0)} (released in FP8)"),
+                Inference("model.weight_only", False, f"{family.group(0)} (released in FP8)")]
+    if hub is not None and hub[0].lower() == "openai" and re.match(r"gpt-oss-\d+b$", hub[1], re.IGNORECASE):
+        return [Inference("model.quantization", "mxfp4", f"{hub[1]} (released in MXFP4)")]
+    if hub is not None and hub[0].lower() in FULL_PRECISION_PUBLISHERS and not _NOT_PLAIN.search(base):
+        plain = _UNQUANTIZED_TOKEN.search(base)
+        token = plain.group(0) if plain is not None else (
+            f"no quantization token, and {hub[0]} publishes full-precision weights under plain names")
+        return [Inference("model.quantization", None, token)]
+    return []
+
+
+def _moe(name: str) -> list[Inference]:
+    base = name.rstrip("/").replace("\\", "/").rsplit("/", 1)[-1]
+    for pattern in _MOE_TOKENS:
+        found = pattern.search(base)
+        if found is not None:
+            return [Inference("model.moe", True, found.group(0))]
+    for pattern, family in _MOE_FAMILIES:
+        found = pattern.search(base)
+        if found is not None and not (family == "DeepSeek-V2/V3/R1" and _DISTILLED.search(base)):
+            return [Inference("model.moe", True, f"{found.group(0)} ({family})")]
+    for pattern, family in _DENSE:
+        found = pattern.search(base)
+        if found is not None:
+            return [Inference("model.moe", False, f"{found.group(0)} ({family}, dense)")]
+    return []

@@ -1,0 +1,122 @@
+"""Model facts from the model's name (issue 12): each with origin `inferred` and the token that decided it."""
+
+from __future__ import annotations
+
+import pytest
+
+from relialint.engines.model_name import infer
+from relialint.lint import Options, lint_text
+
+PLAIN = "no quantization token, and {} publishes full-precision weights under plain names"
+
+
+def table(name: str) -> dict[str, tuple[object, str]]:
+    return {i.key: (i.value, i.token) for i in infer(name)}
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("meta-llama/Llama-3.1-8B-Instruct", {
+        "model.quantization": (None, PLAIN.format("meta-llama")),
+        "model.moe": (False, "Llama-3.1-8B (Llama 2/3.x, dense)"),
+        "model.sliding_window": (False, "Llama-3.1-8B (Llama 2/3.x)")}),
+    ("Qwen/Qwen3-30B-A3B-FP8", {
+        "model.quantization": ("fp8", "FP8"), "model.weight_only": (False, "FP8"), "model.moe": (True, "30B-A3B"),
+        "model.sliding_window": (False, "Qwen3-30B (Qwen2.5/Qwen3)")}),
+    ("RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-dynamic", {
+        "model.quantization": ("fp8", "FP8-dynamic"), "model.weight_only": (False, "FP8-dynamic"),
+        "model.moe": (False, "Meta-Llama-3.1-8B (Llama 2/3.x, dense)"),
+        "model.sliding_window": (False, "Meta-Llama-3.1-8B (Llama 2/3.x)")}),
+    ("nvidia/Qwen3-235B-A22B-NVFP4", {
+        "model.quantization": ("nvfp4", "NVFP4"), "model.moe": (True, "235B-A22B"),
+        "model.sliding_window": (False, "Qwen3-235B (Qwen2.5/Qwen3)")}),
+    ("myorg/Qwen3-32B-MXFP4-W4A16", {
+        "model.quantization": ("mxfp4", "MXFP4"), "model.weight_only": (True, "W4A16"),
+        "model.moe": (False, "Qwen3-32B (Qwen2.5/Qwen3, dense)"),
+        "model.sliding_window": (False, "Qwen3-32B (Qwen2.5/Qwen3)")}),
+    ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4", {
+        "model.quantization": ("gptq", "GPTQ-Int4"), "model.weight_only": (True, "GPTQ-Int4"),
+        "model.moe": (False, "Qwen2.5-7B (Qwen2.5/Qwen3, dense)"),
+        "model.sliding_window": (False, "Qwen2.5-7B (Qwen2.5/Qwen3)")}),
+    ("TheBloke/Mistral-7B-Instruct-v0.1-AWQ", {
+        "model.quantization": ("awq", "AWQ"), "model.weight_only": (True, "AWQ"),
+        "model.moe": (False, "Mistral-7B (Mistral-7B, dense)"),
+        "model.sliding_window": (True, "Mistral-7B-Instruct-v0.1 (Mistral-7B v0.1)")}),
+    ("neuralmagic/Llama-3.2-1B-Instruct-quantized.w8a8", {
+        "model.quantization": ("int8", "w8a8"), "model.weight_only": (False, "w8a8"),
+        "model.moe": (False, "Llama-3.2-1B (Llama 2/3.x, dense)"),
+        "model.sliding_window": (False, "Llama-3.2-1B (Llama 2/3.x)")}),
+    ("unsloth/gemma-3-12b-it-bnb-4bit", {
+        "model.quantization": ("bitsandbytes", "bnb-4bit"), "model.weight_only": (True, "bnb-4bit"),
+        "model.moe": (False, "gemma-3-12b (Gemma 2/3, dense)"),
+        "model.sliding_window": (True, "gemma-3-12b (Gemma 3)")}),
+    ("/models/Qwen3-30B-A3B-Q4_K_M.gguf", {
+        "model.quantization": ("gguf-q4_k_m", "Q4_K_M"), "model.moe": (True, "30B-A3B"),
+        "model.sliding_window": (False, "Qwen3-30B (Qwen2.5/Qwen3)")}),
+    ("/models/gpt-oss-20b-mxfp4.gguf", {
+        "model.quantization": ("gguf-mxfp4", "mxfp4"), "model.moe": (True, "gpt-oss (gpt-oss)"),
+        "model.sliding_window": (True, "gpt-oss (gpt-oss)")}),
+    ("deepseek-ai/DeepSeek-V3", {
+        "model.quantization": ("fp8", "DeepSeek-V3 (released in FP8)"),
+        "model.weight_only": (False, "DeepSeek-V3 (released in FP8)"),
+        "model.moe": (True, "DeepSeek-V3 (DeepSeek-V2/V3/R1)")}),
+    ("deepseek-ai/DeepSeek-R1-Distill-Qwen-7B", {}),  # a dense BF16 distillation, by a publisher not listed
+    ("openai/gpt-oss-120b", {
+        "model.quantization": ("mxfp4", "gpt-oss-120b (released in MXFP4)"), "model.moe": (True, "gpt-oss (gpt-oss)"),
+        "model.sliding_window": (True, "gpt-oss (gpt-oss)")}),
+    ("meta-llama/Llama-4-Scout-17B-16E-Instruct", {
+        "model.quantization": (None, PLAIN.format("meta-llama")), "model.moe": (True, "17B-16E")}),
+    ("mistralai/Mixtral-8x7B-Instruct-v0.1", {"model.moe": (True, "8x7B")}),  # mistralai: not a plain-name publisher
+    ("Qwen/Qwen3-8B-MLX-4bit", {  # another format's token: not taken for full precision
+        "model.moe": (False, "Qwen3-8B (Qwen2.5/Qwen3, dense)"),
+        "model.sliding_window": (False, "Qwen3-8B (Qwen2.5/Qwen3)")}),
+    ("/models/llama", {}),  # a local path says nothing
+    ("./checkpoints/my-model", {}),
+])
+def test_inference(name: str, expected: dict[str, tuple[object, str]]) -> None:
+    assert table(name) == expected
+
+
+def facts(text: str) -> dict[str, tuple[object, str, int | None, int | None, str | None]]:
+    (deployment,) = lint_text(text, "serve.sh", "shell", Options()).deployments
+    return {k: (f.value, f.origin, f.line, f.column, f.note) for k, f in deployment.facts.items()
+            if k.startswith("model.")}
+
+
+def test_located_with_origin_and_note() -> None:
+    assert facts("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192\n") == {
+        "model.name": ("meta-llama/Llama-3.1-8B-Instruct", "flag", 1, 12, None),
+        "model.quantization": (None, "inferred", 1, 12, "from the model name: " + PLAIN.format("meta-llama")),
+        "model.moe": (False, "inferred", 1, 12, "from the model name: Llama-3.1-8B (Llama 2/3.x, dense)"),
+        "model.sliding_window": (False, "inferred", 1, 12, "from the model name: Llama-3.1-8B (Llama 2/3.x)"),
+    }
+
+
+def test_quantization_flag_wins_over_the_name() -> None:
+    found = facts("vllm serve Qwen/Qwen2.5-7B-Instruct-AWQ --quantization fp8\n")
+    assert found["model.quantization"] == ("fp8", "flag", 1, 41, None)
+    assert "model.weight_only" not in found  # the method given decides the scheme, not the name
+    found = facts("vllm serve meta-llama/Llama-3.1-8B-Instruct -q awq_marlin\n")
+    assert found["model.quantization"] == ("awq", "flag", 1, 45, None)
+    assert found["model.weight_only"] == (True, "flag", 1, 45, None)
+
+
+def test_llamacpp_model_file() -> None:
+    (deployment,) = lint_text("llama-server -m /models/gemma-2-9b-it-Q5_K_S.gguf\n", "serve.sh", "shell",
+                              Options()).deployments
+    got = {k: (f.value, f.origin, f.line, f.column) for k, f in deployment.facts.items() if k.startswith("model.")}
+    assert got == {"model.name": ("/models/gemma-2-9b-it-Q5_K_S.gguf", "flag", 1, 17),
+                   "model.quantization": ("gguf-q5_k_s", "inferred", 1, 17),
+                   "model.moe": (False, "inferred", 1, 17), "model.sliding_window": (True, "inferred", 1, 17)}
+
+
+def test_llamacpp_hf_repo_with_a_quant_type() -> None:
+    (deployment,) = lint_text("llama-server -hf unsloth/Qwen3-30B-A3B-GGUF:Q4_K_M\n", "serve.sh", "shell",
+                              Options()).deployments
+    got = {k: (f.value, f.origin, f.line, f.column, f.note) for k, f in deployment.facts.items()
+           if k.startswith("model.")}
+    assert got == {"model.name": ("unsloth/Qwen3-30B-A3B-GGUF:Q4_K_M", "flag", 1, 18, None),
+                   "model.quantization": ("gguf-q4_k_m", "inferred", 1, 18, "from the model name: Q4_K_M"),
+                   "model.moe": (True, "inferred", 1, 18, "from the model name: 30B-A3B"),
+                   "model.sliding_window": (False, "inferred", 1, 18, "from the model name: Qwen3-30B (Qwen2.5/Qwen3)")}
+    # a GGUF repository without a quant type: llama.cpp picks one; never taken for full precision
+    assert {i.key for i in infer("Qwen/Qwen3-8B", gguf=True)} == {"model.moe", "model.sliding_window"}

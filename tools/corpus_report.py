@@ -88,7 +88,11 @@ class Difference:
 
 
 def rel(path: Path) -> str:
-    return path.resolve().relative_to(CORPUS.resolve()).as_posix()
+    """A corpus path as the expectations and the reports write it (outside the corpus: the path itself)."""
+    try:
+        return path.resolve().relative_to(CORPUS.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 # -- expectations ---------------------------------------------------------------------------------------------------

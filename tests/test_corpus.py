@@ -80,6 +80,13 @@ def test_compare_reports_each_kind_of_difference() -> None:
     assert kinds == ["certainty", "extra-finding", "missing-deployment", "missing-finding"]
 
 
+def test_a_warning_on_a_negative_control_is_a_difference() -> None:
+    entry = next(e for e in ENTRIES if e.name == "negative/mkdocs.yml")
+    actual = corpus.Actual([], [], [], ["negative/mkdocs.yml:1:1: not a compose file; skipped"])
+    assert [d.kind for d in corpus.compare(entry, actual)] == ["warning"]
+    assert corpus.compare(entry, corpus.Actual([], [], [], [])) == []
+
+
 def _params() -> list[object]:
     out: list[object] = []
     for entry in ENTRIES:

@@ -78,11 +78,12 @@ class Actual:
     deployments: list[Deployment]
     findings: list[Finding]
     errors: list[str]
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class Difference:
-    kind: str  # missing-deployment, extra-deployment, missing-finding, extra-finding, certainty, shown
+    kind: str  # missing-deployment, extra-deployment, missing-finding, extra-finding, certainty, shown, warning
     entry: str
     detail: str
 
@@ -249,7 +250,9 @@ def run(entry: Entry) -> Actual:
                    for d in facts.get("deployments", [])]
     errors = [f"{e.get('path')}:{e.get('line')}:{e.get('column')}: {e.get('message')}"
               for e in checked.get("errors", [])]
-    return Actual(sorted(deployments), sorted(findings), errors)
+    warnings = [f"{e.get('path')}:{e.get('line')}:{e.get('column')}: {e.get('message')}"
+                for e in checked.get("warnings", [])]
+    return Actual(sorted(deployments), sorted(findings), errors, warnings)
 
 
 def compare(entry: Entry, actual: Actual) -> list[Difference]:
@@ -259,6 +262,9 @@ def compare(entry: Entry, actual: Actual) -> list[Difference]:
         out.append(Difference("missing-deployment", entry.name, f"{d.engine} at {d.path}:{d.line}"))
     for d in sorted((got - want).elements()):
         out.append(Difference("extra-deployment", entry.name, f"{d.engine} at {d.path}:{d.line}"))
+    if entry.negative:
+        # issue 13: another tool's file is skipped quietly (counted), with no warning on every commit
+        out.extend(Difference("warning", entry.name, w) for w in actual.warnings)
     expected = {(f.path, f.line, f.column, f.code): f for f in entry.findings}
     found = {(f.path, f.line, f.column, f.code): f for f in actual.findings}
     for key in sorted(expected.keys() | found.keys()):
@@ -290,6 +296,7 @@ class Totals:
     expected_deployments: Counter[str] = field(default_factory=Counter)
     recognised: Counter[str] = field(default_factory=Counter)  # expected deployments found at the expected line
     false_on_negatives: int = 0
+    warnings_on_negatives: int = 0
     definite: int = 0
     possible_shown: int = 0
     possible_counted: int = 0
@@ -307,6 +314,7 @@ class Totals:
                 self.recognised[d.engine] += 1
         if entry.negative:
             self.false_on_negatives += len(actual.deployments)
+            self.warnings_on_negatives += len(actual.warnings)
         self.definite += sum(f.certainty == "definite" for f in actual.findings)
         self.possible_shown += sum(f.certainty == "possible" and f.shown for f in actual.findings)
         self.possible_counted += sum(f.certainty == "possible" and not f.shown for f in actual.findings)
@@ -319,7 +327,8 @@ class Totals:
             want, hit = self.expected_deployments[engine], self.recognised[engine]
             rate = f"{100 * hit / want:.1f}%" if want else "n/a"
             out.append(f"{engine} deployments recognised: {hit}/{want} ({rate})")
-        out.append(f"deployments on negative controls: {self.false_on_negatives}")
+        out.append(f"deployments on negative controls: {self.false_on_negatives}, "
+                   f"warnings on them: {self.warnings_on_negatives}")
         median = statistics.median(self.shown_per_file) if self.shown_per_file else 0
         out.append(f"findings: definite {self.definite}, possible shown {self.possible_shown}, "
                    f"possible counted {self.possible_counted}")

@@ -1,0 +1,383 @@
+"""The corpus of real deployment shapes (tests/corpus) against its reviewed expectations.
+
+Each corpus entry is a config file ``NAME`` with ``NAME.expected.yaml`` beside it: the deployments a correct linter
+finds (engine, line) and the findings it reports by default (code, certainty, line, column, shown), each with the
+reason it is right. This module runs relialint in process on every entry (``check --format json`` and
+``facts --format json``, one entry per run so that files never meet as neighbours) and compares exactly.
+
+    python tools/corpus_report.py            # totals, recognition, precision figures and every difference
+    python tools/corpus_report.py --totals   # only the totals (bench/bench_corpus.py prints the same)
+
+The JSON field ``shown`` (issue 12) is read with a default of ``True`` where a finding does not carry it yet.
+The test ``tests/test_corpus.py`` uses the same functions; ``tests/corpus/KNOWN_GAPS.txt`` lists the entries the
+current code does not meet yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "tests" / "corpus"
+SUFFIX = ".expected.yaml"
+GAPS = "KNOWN_GAPS.txt"
+ENGINES = ("vllm", "llama.cpp")
+CERTAINTIES = ("definite", "possible")
+NOT_ENTRIES = {GAPS, "README.md"}
+
+
+class ExpectationError(ValueError):
+    """An expectation file that does not have the required shape."""
+
+
+@dataclass(frozen=True, order=True)
+class Deployment:
+    path: str  # relative to the corpus root
+    engine: str
+    line: int
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    path: str  # relative to the corpus root
+    line: int
+    column: int
+    code: str
+    certainty: str
+    shown: bool
+
+
+@dataclass
+class Entry:
+    config: Path
+    expected_file: Path
+    about: str
+    uses: list[str]
+    negative: bool
+    deployments: list[Deployment]
+    findings: list[Finding]
+    tokens: list[tuple[str, int, int, str]] = field(default_factory=list)  # (path, line, column, token)
+
+    @property
+    def name(self) -> str:
+        return rel(self.config)
+
+
+@dataclass
+class Actual:
+    deployments: list[Deployment]
+    findings: list[Finding]
+    errors: list[str]
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Difference:
+    kind: str  # missing-deployment, extra-deployment, missing-finding, extra-finding, certainty, shown, warning
+    entry: str
+    detail: str
+
+
+def rel(path: Path) -> str:
+    """A corpus path as the expectations and the reports write it (outside the corpus: the path itself)."""
+    try:
+        return path.resolve().relative_to(CORPUS.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+# -- expectations ---------------------------------------------------------------------------------------------------
+
+
+def _int(item: dict[str, Any], key: str, where: str) -> int:
+    value = item.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ExpectationError(f"{where}: `{key}` must be a positive integer")
+    return value
+
+
+def load_entry(expected_file: Path) -> Entry:
+    config = expected_file.with_name(expected_file.name[: -len(SUFFIX)])
+    where = rel(expected_file)
+    if not config.is_file():
+        raise ExpectationError(f"{where}: no config file {config.name} beside it")
+    data = yaml.safe_load(expected_file.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ExpectationError(f"{where}: not a mapping")
+    unknown = set(data) - {"about", "uses", "negative", "deployments", "findings"}
+    if unknown:
+        raise ExpectationError(f"{where}: unknown keys {sorted(unknown)}")
+    about = data.get("about")
+    if not isinstance(about, str) or not about.strip():
+        raise ExpectationError(f"{where}: `about` (what shape this is and why) is required")
+    uses = data.get("uses") or []
+    if not isinstance(uses, list) or not all(isinstance(u, str) for u in uses):
+        raise ExpectationError(f"{where}: `uses` must be a list of file names")
+    negative = bool(data.get("negative", False))
+    entry = Entry(config, expected_file, about, uses, negative, [], [])
+    for number, item in enumerate(data.get("deployments") or [], 1):
+        here = f"{where}: deployments[{number}]"
+        if not isinstance(item, dict) or item.get("engine") not in ENGINES:
+            raise ExpectationError(f"{here}: `engine` must be one of {ENGINES}")
+        path = _path(config, item, here)
+        line = _int(item, "line", here)
+        entry.deployments.append(Deployment(path, item["engine"], line))
+        if "token" in item:
+            entry.tokens.append((path, line, 0, str(item["token"])))
+    for number, item in enumerate(data.get("findings") or [], 1):
+        here = f"{where}: findings[{number}]"
+        if not isinstance(item, dict):
+            raise ExpectationError(f"{here}: not a mapping")
+        code = item.get("code")
+        if not isinstance(code, str) or not code.startswith("RL"):
+            raise ExpectationError(f"{here}: `code` must be a record id")
+        if item.get("certainty") not in CERTAINTIES:
+            raise ExpectationError(f"{here}: `certainty` must be one of {CERTAINTIES}")
+        if not isinstance(item.get("shown"), bool):
+            raise ExpectationError(f"{here}: `shown` must be true or false")
+        if item["certainty"] == "definite" and not item["shown"]:
+            raise ExpectationError(f"{here}: a definite finding is always shown")
+        why = item.get("why")
+        if not isinstance(why, str) or len(why.split()) < 5:
+            raise ExpectationError(f"{here}: `why` must justify the finding")
+        path = _path(config, item, here)
+        line, column = _int(item, "line", here), _int(item, "column", here)
+        entry.findings.append(Finding(path, line, column, code, item["certainty"], item["shown"]))
+        if "token" in item:
+            entry.tokens.append((path, line, column, str(item["token"])))
+    if negative and entry.deployments:
+        raise ExpectationError(f"{where}: a negative control expects no deployment")
+    return entry
+
+
+def _path(config: Path, item: dict[str, Any], where: str) -> str:
+    other = item.get("path")
+    if other is None:
+        return rel(config)
+    target = config.parent / str(other)
+    if not target.is_file():
+        raise ExpectationError(f"{where}: `path` {other} does not exist")
+    return rel(target)
+
+
+def entries(root: Path = CORPUS) -> list[Entry]:
+    return [load_entry(p) for p in sorted(root.rglob(f"*{SUFFIX}"))]
+
+
+def orphans(found: list[Entry], root: Path = CORPUS) -> list[str]:
+    """Corpus files that are neither an entry, nor its expectation, nor a file an entry uses."""
+    covered = {rel(e.config) for e in found} | {rel(e.expected_file) for e in found}
+    for e in found:
+        covered |= {rel(e.config.parent / u) for u in e.uses}
+    return sorted(rel(p) for p in root.rglob("*") if p.is_file() and p.name not in NOT_ENTRIES
+                  and rel(p) not in covered)
+
+
+def token_mismatches(entry: Entry) -> list[str]:
+    """Expectations whose line/column do not point at the token they name (a config edited, the expectation not)."""
+    bad = []
+    for path, line, column, token in entry.tokens:
+        lines = (CORPUS / path).read_text(encoding="utf-8").splitlines()
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        ok = text[column - 1:].startswith(token) if column else token in text
+        if not ok:
+            bad.append(f"{path}:{line}:{column} does not start with {token!r}")
+    return bad
+
+
+def known_gaps(root: Path = CORPUS) -> dict[str, str]:
+    """``KNOWN_GAPS.txt``: one corpus path a line, then ``--`` and the reason; ``#`` starts a comment."""
+    gaps: dict[str, str] = {}
+    file = root / GAPS
+    if not file.is_file():
+        return gaps
+    for number, raw in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        path, sep, reason = line.partition(" -- ")
+        if not sep or not reason.strip():
+            raise ExpectationError(f"{GAPS}:{number}: write `PATH -- reason`")
+        gaps[path.strip()] = reason.strip()
+    return gaps
+
+
+# -- running relialint ----------------------------------------------------------------------------------------------
+
+
+def _invoke(args: list[str]) -> dict[str, Any]:
+    from click.testing import CliRunner
+
+    from relialint.cli import main
+
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        result = CliRunner().invoke(main, args)
+    finally:
+        os.chdir(cwd)
+    try:
+        doc: dict[str, Any] = json.loads(result.stdout)
+    except ValueError as exc:
+        raise RuntimeError(f"relialint {' '.join(args)} gave no JSON (exit {result.exit_code}): "
+                           f"{result.output[-500:]}") from exc
+    return doc
+
+
+def _corpus_path(path: str) -> str:
+    return rel(ROOT / path) if not os.path.isabs(path) else rel(Path(path))
+
+
+def run(entry: Entry) -> Actual:
+    """relialint's default output on one entry, as comparable facts."""
+    target = entry.config.relative_to(ROOT).as_posix()
+    checked = _invoke(["check", target, "--format", "json"])
+    facts = _invoke(["facts", target, "--format", "json"])
+    findings = [Finding(_corpus_path(f["path"]), f["line"], f["column"], f["code"], f["certainty"],
+                        bool(f.get("shown", True)))
+                for f in checked.get("findings", [])]
+    deployments = [Deployment(_corpus_path(d["path"]), d["engine"], d["line"])
+                   for d in facts.get("deployments", [])]
+    errors = [f"{e.get('path')}:{e.get('line')}:{e.get('column')}: {e.get('message')}"
+              for e in checked.get("errors", [])]
+    warnings = [f"{e.get('path')}:{e.get('line')}:{e.get('column')}: {e.get('message')}"
+                for e in checked.get("warnings", [])]
+    return Actual(sorted(deployments), sorted(findings), errors, warnings)
+
+
+def compare(entry: Entry, actual: Actual) -> list[Difference]:
+    out: list[Difference] = []
+    want, got = Counter(entry.deployments), Counter(actual.deployments)
+    for d in sorted((want - got).elements()):
+        out.append(Difference("missing-deployment", entry.name, f"{d.engine} at {d.path}:{d.line}"))
+    for d in sorted((got - want).elements()):
+        out.append(Difference("extra-deployment", entry.name, f"{d.engine} at {d.path}:{d.line}"))
+    if entry.negative:
+        # issue 13: another tool's file is skipped quietly (counted), with no warning on every commit
+        out.extend(Difference("warning", entry.name, w) for w in actual.warnings)
+    expected = {(f.path, f.line, f.column, f.code): f for f in entry.findings}
+    found = {(f.path, f.line, f.column, f.code): f for f in actual.findings}
+    for key in sorted(expected.keys() | found.keys()):
+        e, a = expected.get(key), found.get(key)
+        where = f"{key[3]} at {key[0]}:{key[1]}:{key[2]}"
+        if a is None and e is not None:
+            out.append(Difference("missing-finding", entry.name, f"{where} ({_label(e)})"))
+        elif e is None and a is not None:
+            out.append(Difference("extra-finding", entry.name, f"{where} ({_label(a)})"))
+        elif e is not None and a is not None:
+            if e.certainty != a.certainty:
+                out.append(Difference("certainty", entry.name, f"{where}: expected {e.certainty}, got {a.certainty}"))
+            elif e.shown != a.shown:
+                out.append(Difference("shown", entry.name, f"{where}: expected shown={e.shown}, got {a.shown}"))
+    return out
+
+
+def _label(f: Finding) -> str:
+    return f"{f.certainty}, {'shown' if f.shown else 'counted'}"
+
+
+# -- figures --------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Totals:
+    files: int = 0
+    negatives: int = 0
+    expected_deployments: Counter[str] = field(default_factory=Counter)
+    recognised: Counter[str] = field(default_factory=Counter)  # expected deployments found at the expected line
+    false_on_negatives: int = 0
+    warnings_on_negatives: int = 0
+    definite: int = 0
+    possible_shown: int = 0
+    possible_counted: int = 0
+    shown_per_file: list[int] = field(default_factory=list)
+    errors: int = 0
+
+    def add(self, entry: Entry, actual: Actual) -> None:
+        self.files += 1
+        self.negatives += entry.negative
+        got = Counter(actual.deployments)
+        for d in entry.deployments:
+            self.expected_deployments[d.engine] += 1
+            if got[d] > 0:
+                got[d] -= 1
+                self.recognised[d.engine] += 1
+        if entry.negative:
+            self.false_on_negatives += len(actual.deployments)
+            self.warnings_on_negatives += len(actual.warnings)
+        self.definite += sum(f.certainty == "definite" for f in actual.findings)
+        self.possible_shown += sum(f.certainty == "possible" and f.shown for f in actual.findings)
+        self.possible_counted += sum(f.certainty == "possible" and not f.shown for f in actual.findings)
+        self.shown_per_file.append(sum(f.certainty == "possible" and f.shown for f in actual.findings))
+        self.errors += len(actual.errors)
+
+    def lines(self) -> list[str]:
+        out = [f"files: {self.files} ({self.negatives} negative controls)"]
+        for engine in ENGINES:
+            want, hit = self.expected_deployments[engine], self.recognised[engine]
+            rate = f"{100 * hit / want:.1f}%" if want else "n/a"
+            out.append(f"{engine} deployments recognised: {hit}/{want} ({rate})")
+        out.append(f"deployments on negative controls: {self.false_on_negatives}, "
+                   f"warnings on them: {self.warnings_on_negatives}")
+        median = statistics.median(self.shown_per_file) if self.shown_per_file else 0
+        out.append(f"findings: definite {self.definite}, possible shown {self.possible_shown}, "
+                   f"possible counted {self.possible_counted}")
+        out.append(f"possible shown per file: median {median}, max {max(self.shown_per_file, default=0)}")
+        out.append(f"read errors: {self.errors}")
+        return out
+
+
+def expected_totals(found: list[Entry]) -> Totals:
+    """The same figures for the expectations themselves (what a correct linter prints)."""
+    totals = Totals()
+    for entry in found:
+        totals.add(entry, Actual(list(entry.deployments), list(entry.findings), []))
+    return totals
+
+
+def evaluate(found: list[Entry]) -> tuple[Totals, list[Difference]]:
+    totals, differences = Totals(), []
+    for entry in found:
+        actual = run(entry)
+        totals.add(entry, actual)
+        differences.extend(compare(entry, actual))
+    return totals, differences
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--totals", action="store_true", help="print only the totals")
+    args = parser.parse_args(argv)
+    found = entries()
+    totals, differences = evaluate(found)
+    print("relialint on the corpus (default output):")
+    print("\n".join(f"  {line}" for line in totals.lines()))
+    if args.totals:
+        return 0
+    print("the expectations (a correct linter):")
+    print("\n".join(f"  {line}" for line in expected_totals(found).lines()))
+    gaps = known_gaps()
+    kinds = Counter(d.kind for d in differences)
+    print(f"differences: {len(differences)} in {len({d.entry for d in differences})} files "
+          f"({', '.join(f'{k} {n}' for k, n in sorted(kinds.items())) or 'none'}); known gaps listed: {len(gaps)}")
+    for kind in sorted(kinds):
+        print(f"\n## {kind}")
+        for d in differences:
+            if d.kind == kind:
+                print(f"  {d.entry}: {d.detail}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT / "src"))
+    raise SystemExit(main())

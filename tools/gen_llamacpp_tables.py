@@ -46,9 +46,9 @@ RELEASES: dict[str, Any] = {
     "first_dev_build": 10335,
     "first_dev_source": ("ggml-org/llama.cpp PR #26839 (cmake: introduce semantic versioning, 2026-08-10): the "
                          "version string of a development build was 0.1.0-dev-b10335"),
-    "dev_at": {"11312": "0.5.0-dev"},
-    "dev_source": ("CMakeLists.txt of ggml-org/llama.cpp@0c1e57098 (b11312), vendored in llama-cpp-python 0.3.36: "
-                   "LLAMA_VERSION 0.5.0, -dev"),
+    "dev_source": ("a table's dev is the release its CMakeLists.txt develops towards (LLAMA_VERSION_MAJOR/MINOR/"
+                   "PATCH with the -dev suffix): releases before it are older than the table, releases from it on "
+                   "newer"),
 }
 
 # -- extraction from common/arg.cpp ---------------------------------------------------------------------------------
@@ -264,7 +264,8 @@ def assemble(files: list[Path]) -> dict[str, Any]:
     values_out: dict[str, list[list[Any]]] = {}
     for index, (header, options) in enumerate(tables):
         builds.append({"label": header["label"], "build": _build_range(header["build"]), "commit": header["commit"],
-                       "source": header["source"], "build_source": header["build_source"]})
+                       "source": header["source"], "build_source": header["build_source"],
+                       **({"dev": header["dev"]} if "dev" in header else {})})
         for opt in options:
             long = next((s for s in opt["spellings"] if s.startswith("--")), opt["spellings"][0])
             kind = KINDS[opt["kind"]]
@@ -314,6 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     p_extract.add_argument("--build", required=True, help="the build number, or lo-hi where only bracketed")
     p_extract.add_argument("--source", required=True)
     p_extract.add_argument("--build-source", required=True)
+    p_extract.add_argument("--dev", help="the release its CMakeLists.txt develops towards (0.1.0 for 0.1.0-dev)")
     p_extract.add_argument("--label", help="file label (default: b<build> or @<commit[:9]>)")
     p_build = sub.add_parser("build")
     p_build.add_argument("--dir", type=Path, default=EXTRACT)
@@ -324,6 +326,8 @@ def main(argv: list[str] | None = None) -> int:
         options = extract(args.arg_cpp.read_text(encoding="utf-8"))
         header = {"label": label, "commit": args.commit, "build": args.build, "source": args.source,
                   "build_source": args.build_source}
+        if args.dev:
+            header["dev"] = args.dev
         (EXTRACT / f"options-{label.lstrip('@')}.txt").write_text(render_extract(options, header), encoding="utf-8")
         return 0
     files = sorted(args.dir.glob("options-*.txt"))

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from relialint.deployment import Deployment
-from relialint.engines import flagcheck
+from relialint.engines import llamacpp_flags
 from relialint.engines.common import (
     FileOpener,
     apply_env,
@@ -24,7 +24,7 @@ from relialint.engines.common import (
 from relialint.engines.inference import Inferred, engine_of
 from relialint.facts import Fact
 from relialint.readers.located import Command, FileResult, Span, Word
-from relialint.versions import Version, VersionError, parse_engine_version
+from relialint.versions import Version, parse_engine_version
 
 BINARIES = {"llama-server", "llama-cli", "llama-bench", "llama-perplexity", "server", "main", "llama-completion"}
 _IMAGE = re.compile(r"^(?:ghcr\.io/)?(?:ggml-org|ggerganov)/llama\.cpp(?::(?P<tag>[\w.\-]+))?(?:@.*)?$")
@@ -33,7 +33,7 @@ _BACKENDS = {"cuda": "cuda", "cuda12": "cuda", "cuda13": "cuda", "rocm": "hip", 
              "intel": "sycl", "musa": "cuda"}
 _CMAKE_BACKENDS = {"GGML_CUDA": "cuda", "GGML_HIP": "hip", "GGML_HIPBLAS": "hip", "LLAMA_HIPBLAS": "hip",
                    "GGML_VULKAN": "vulkan", "GGML_SYCL": "sycl", "GGML_METAL": "metal", "LLAMA_CUDA": "cuda"}
-FA_VALUES = {"on", "off", "auto", "1", "0", "-1"}
+FA_VALUES = {"on", "off", "auto", "1", "0", "-1", "enabled", "disabled", "true", "false"}  # the parser's words
 
 # short and long spellings onto one canonical long name; the value-taking ones, with their fact
 OPTIONS: dict[str, str] = {
@@ -84,6 +84,7 @@ class Launch:
     version: tuple[Version, Word] | None = None
     backend: tuple[str, Word] | None = None
     inferred: Inferred | None = None
+    server: bool = False  # llama-server's parser reads the arguments (its option tables apply)
 
 
 def recognise(command: Command) -> Launch | None:
@@ -118,12 +119,14 @@ def recognise(command: Command) -> Launch | None:
                 if not args or args[0].text not in ("--server", "-s"):
                     return None
                 args = args[1:]
+        server = tag is not None and (tag.group("kind") == "server" or tag.group("kind") == "full")
         if command.entrypoint is not None:
             words = command.entrypoint + command.argv
             if not words or program(words[0]) not in BINARIES:
                 return None
             args = words[1:]
-        return Launch(command, args, command.image, version, backend)
+            server = _server_program(words[0])
+        return Launch(command, args, command.image, version, backend, server)
     words = command.argv
     if not words:
         return None
@@ -131,10 +134,14 @@ def recognise(command: Command) -> Launch | None:
     if head in BINARIES and (head not in ("server", "main") or "/" in (words[0].text or "") or len(words) > 1):
         if head in ("server", "main") and not any((w.text or "").startswith("-m") for w in words[1:]):
             return None
-        return Launch(command, words[1:], words[0])
+        return Launch(command, words[1:], words[0], server=_server_program(words[0]))
     if head == "llama" and len(words) > 1 and words[1].text in ("serve", "server", "cli", "bench", "perplexity"):
-        return Launch(command, words[2:], words[0])
+        return Launch(command, words[2:], words[0], server=words[1].text in ("serve", "server"))
     return None
+
+
+def _server_program(word: Word) -> bool:
+    return program(word) in ("llama-server", "llama-server.exe")
 
 
 def parse(args: list[Word], build: Version | None) -> list[Opt]:
@@ -207,7 +214,9 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
                 env_value = _typed(_fa(var.value) if name == "flash-attn" else var.value, kind)
                 if env_value is not None:
                     facts.set(key, at(env_value, "env", var.span))
-        flagcheck.record_llama_launch(deployment, launch.args)
+        llamacpp_flags.record_launch(deployment, launch.args)
+        if launch.server:
+            setattr(deployment, _WORDS, list(launch.args))
         for opt in parse(launch.args, build):
             facts.set(f"flag.llama.cpp.{opt.name}", word_fact(opt.value, "flag", opt.flag))
             if opt.name == "model" and opt.value:
@@ -277,7 +286,43 @@ def _cmake(command: Command, build_facts: dict[str, tuple[str, Span]]) -> None:
             build_facts[f"build.{match.group(1)}"] = (match.group(2), word.span)
 
 
+_WORDS = "_relialint_llama_server_words"
+_CHECKS = (("unknown", "llama.unknown_option"), ("value", "llama.bad_value"), ("stray", "llama.stray_word"))
+
+
+def check_options(deployment: Deployment) -> None:
+    """Every option, value and word llama-server rejects, against the deployment's final ``engine.version``: the
+    first of each kind as facts, the others as ``FactSet.repeats`` (each reported at its own word)."""
+    facts = deployment.facts
+    words: list[Word] = getattr(deployment, _WORDS, [])
+    version_fact = facts.get("engine.version")
+    version = version_fact.value if version_fact is not None and isinstance(version_fact.value, Version) else None
+    if version is not None and version.scheme == "pep440":
+        version = None
+    problems = llamacpp_flags.check([w.text for w in words], version)
+    for kind, key in _CHECKS:
+        found = [p for p in problems if p.kind == kind]
+        if not found:
+            facts.set(key, Fact(None, "inferred"))
+            facts.set(key + "_certain", Fact(True, "inferred"))
+            continue
+        instances = []
+        for problem in found:
+            word = words[problem.position]
+            instances.append({key: word_fact(problem.message, "flag", word),
+                              key + "_certain": word_fact(True, "flag", word) if problem.certain
+                              else Fact(None, "inferred")})
+        for name, fact in instances[0].items():
+            if fact.value is None:
+                facts.unknown(name)
+            else:
+                facts.set(name, fact)
+        if len(instances) > 1:
+            facts.repeats[key] = instances[1:]
+
+
 def apply_defaults(deployment: Deployment) -> None:
+    check_options(deployment)
     facts = deployment.facts
     if "flag.llama.cpp." not in facts.closed:
         return
@@ -285,4 +330,3 @@ def apply_defaults(deployment: Deployment) -> None:
                        ("kv_cache.dtype", "f16")):
         if key not in facts.facts:
             facts.set(key, Fact(value, "default"))
-    _ = VersionError

@@ -194,12 +194,15 @@ def check(words: list[str | None], version: Version | None) -> list[Problem]:
             continue
         kind, detail = next(walks[i].problems[p] for i in bad)
         certain = len(bad) == len(pool) and (exact or version is None)
-        out.append(Problem(kind, p, _message(kind, detail, str(words[p]), words, p, bad, pool, walks), certain))
+        message = _message(kind, detail, str(words[p]), words, p, bad, pool)
+        if narrowed and len(narrowed) < len(worlds):
+            message += " (narrowed to the builds that accept the other options here)"
+        out.append(Problem(kind, p, message, certain))
     return out
 
 
-def _message(kind: str, detail: str, word: str, words: list[str | None], p: int, bad: list[int], pool: list[int],
-             walks: dict[int, _Walk]) -> str:
+def _message(kind: str, detail: str, word: str, words: list[str | None], p: int, bad: list[int],
+             pool: list[int]) -> str:
     t = table()
     scope = f"llama-server {t.where(bad)}"
     if kind == "unknown":
@@ -207,7 +210,8 @@ def _message(kind: str, detail: str, word: str, words: list[str | None], p: int,
         if not known:
             scope = f"any llama-server build from {t.label(0)} to {t.label(len(t.builds) - 1)}"
         history = f"; it exists in {t.where(known)}" if known else ""
-        return f"`{word}` is not an option of {scope}{history}{_suggest(detail, bad[-1])}"
+        hint = _suggest(detail, bad[-1]) if not known or detail in RENAMED else ""
+        return f"`{word}` is not an option of {scope}{history}{hint}"
     if len(bad) < len(pool):
         scope += f" (the builds {t.where([i for i in pool if i not in bad])} accept it)"
     if kind == "value":

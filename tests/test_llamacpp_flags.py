@@ -1,0 +1,271 @@
+"""llama-server's option tables by build and the checks on them (RL520-RL522, RL506), through the whole linter:
+exact code, certainty, line and column; llama.cpp versions in both schemes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from relialint.engines import llamacpp_flags
+from relialint.lint import Finding, Options, Target, lint_text
+from relialint.versions import Version, VersionError, parse_engine_version
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _lint(text: str, version: str | None = None, kind: str = "shell", name: str = "serve.sh") -> list[Finding]:
+    options = Options(target=Target(engine_version=version))
+    return [f for f in lint_text(text, name, kind, options).findings if f.code.startswith("RL5")]
+
+
+def _rows(findings: list[Finding]) -> list[tuple[str, str, int, int]]:
+    return [(f.code, f.certainty, f.line, f.column) for f in findings]
+
+
+MIXED = "llama-server -m /m.gguf --n_ctx 8192 --mlock --ctx-sise 4096 -sm tensor -ctk fp8 -ngl all true\n"
+
+
+# -- the table --------------------------------------------------------------------------------------------------------
+
+
+def test_table_covers_builds_from_early_2025_to_the_newest_with_their_commits() -> None:
+    table = llamacpp_flags.table()
+    builds = table.builds
+    assert len(builds) == 16
+    assert (builds[0]["label"], builds[0]["build"], builds[0]["commit"][:9]) == ("b4579", [4579, 4579], "794fe23f2")
+    assert (builds[-1]["label"], builds[-1]["build"], builds[-1]["commit"][:9]) == ("b11312", [11312, 11312],
+                                                                                   "0c1e57098")
+    assert [b["label"] for b in builds if b["build"][0] == b["build"][1]] == ["b4579", "b5763", "b8942", "b11312"]
+    assert all(b["source"].startswith("llama-cpp-python 0.3.") and b["build_source"] for b in builds)
+    assert [b.get("dev") for b in builds if b.get("dev")] == ["0.1.0", "0.5.0"]
+
+
+def test_table_records_kinds_negatives_env_and_values_per_build() -> None:
+    table = llamacpp_flags.table()
+    first, fa_value, last = 0, 7, len(table.builds) - 1
+    assert table.option("-fa", first) == ("f", "--flash-attn")
+    assert table.option("-fa", fa_value) == ("v", "--flash-attn")
+    assert table.option("--mlock", last - 1) == ("f", "--mlock")
+    assert table.option("--mlock", last) is None
+    assert table.option("--no-mmap", first) == ("f", "--no-mmap")
+    assert table.option("--no-mmap", last - 1) == ("n", "--mmap")
+    assert table.option("-lm", last) == ("v", "--load-mode")
+    assert table.option("-ngl", first) == ("v", "--gpu-layers")
+    assert table.accepted("--gpu-layers", first) == ([], True)
+    assert table.accepted("--gpu-layers", last) == (["auto", "all"], True)
+    assert table.accepted("--split-mode", first) == (["none", "layer", "row"], False)
+    assert table.accepted("--split-mode", last) == (["none", "layer", "row", "tensor"], False)
+    assert table.accepted("--flash-attn", last) == (
+        ["on", "enabled", "true", "1", "off", "disabled", "false", "0", "auto", "-1"], False)
+    assert table.accepted("--cache-type-k", last) == (
+        ["f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"], False)
+    assert table.env["LLAMA_ARG_N_GPU_LAYERS"] == [[0, last, "--gpu-layers"]]
+    assert table.option("-p", last) is None  # --prompt is excluded from llama-server
+
+
+def test_extraction_round_trips_through_the_text_files(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT / "tools"))
+    import gen_llamacpp_tables as gen
+
+    text = (ROOT / "tools/llamacpp-extract/options-b11312.txt").read_text(encoding="utf-8")
+    header, options = gen.parse_extract(text)
+    assert header["commit"] == "0c1e57098bba43ac29e6e3b677cdceebdd22334f"
+    assert gen.render_extract(options, header) == text
+    out = tmp_path / "t.json"
+    subprocess.run([sys.executable, str(ROOT / "tools/gen_llamacpp_tables.py"), "build", "--out", str(out)],
+                   check=True)
+    assert json.loads(out.read_text(encoding="utf-8"))["format"] == 2
+
+
+def test_extractor_reads_a_handler_signature_and_its_words() -> None:
+    sys.path.insert(0, str(ROOT / "tools"))
+    import gen_llamacpp_tables as gen
+
+    source = """
+bool common_arg_utils::is_truthy(const std::string & value) { return value == "on" || value == "1"; }
+common_params_context common_params_parser_init(common_params & params, llama_example ex) {
+    add_opt(common_arg(
+        {"-sm", "--split-mode"}, "{none,layer}",
+        "how to split, one of: none, layer", // a comment, with a comma
+        [](common_params & params, const std::string & value) {
+            if (value == "none") { } else if (value == "layer") { } else { throw std::invalid_argument("x"); }
+        }
+    ).set_env("LLAMA_ARG_SPLIT_MODE"));
+    add_opt(common_arg(
+        {"-p", "--prompt"}, "PROMPT", "prompt",
+        [](common_params & params, const std::string & value) { params.prompt = value; }
+    ).set_excludes({LLAMA_EXAMPLE_SERVER}));
+    add_opt(common_arg(
+        {"-cb", "--cont-batching"}, {"-nocb", "--no-cont-batching"}, "batching",
+        [](common_params & params, bool value) { params.cont_batching = value; }
+    ).set_env("LLAMA_ARG_CONT_BATCHING"));
+    add_opt(common_arg(
+        {"-t"}, "N", "threads",
+        [](common_params & params, int value) { params.n = value; }
+    ).set_examples({LLAMA_EXAMPLE_BENCH}));
+}
+"""
+    assert gen.extract(source) == [
+        {"spellings": ["-sm", "--split-mode"], "neg": [], "kind": "string", "env": "LLAMA_ARG_SPLIT_MODE",
+         "values": ["none", "layer"], "int": False},
+        {"spellings": ["-cb", "--cont-batching"], "neg": ["-nocb", "--no-cont-batching"], "kind": "bool",
+         "env": "LLAMA_ARG_CONT_BATCHING"},
+    ]
+
+
+# -- the checks -------------------------------------------------------------------------------------------------------
+
+
+def test_every_problem_at_its_own_word_with_the_build_unknown() -> None:
+    assert _rows(_lint(MIXED)) == [
+        ("RL520", "definite", 1, 25),  # --n_ctx: in no build
+        ("RL520", "possible", 1, 38),  # --mlock: gone in b11312
+        ("RL520", "definite", 1, 46),  # --ctx-sise: a typo
+        ("RL521", "possible", 1, 66),  # -sm tensor: only from b8942
+        ("RL521", "definite", 1, 78),  # -ctk fp8: no build
+        ("RL521", "possible", 1, 87),  # -ngl all: integer-only builds
+        ("RL522", "definite", 1, 91),  # true: neither option nor value
+    ]
+    findings = _lint(MIXED)
+    assert findings[0].message.startswith(
+        "`--n_ctx` is not an option of any llama-server build from b4579 to b11312 (use `--ctx-size`)")
+    assert "it exists in b4579-@4df29be4f (use `--load-mode mlock`)" in findings[1].message
+    assert "(did you mean `--ctx-size`?)" in findings[2].message
+    assert findings[1].missing_facts == ["engine.version"]
+
+
+def test_every_problem_definite_on_a_tabled_build() -> None:
+    assert _rows(_lint(MIXED, "b11312")) == [
+        ("RL520", "definite", 1, 25), ("RL520", "definite", 1, 38), ("RL520", "definite", 1, 46),
+        ("RL521", "definite", 1, 78), ("RL522", "definite", 1, 91)]
+    assert _rows(_lint(MIXED, "b4579")) == [
+        ("RL520", "definite", 1, 25), ("RL520", "definite", 1, 46), ("RL521", "definite", 1, 66),
+        ("RL521", "definite", 1, 78), ("RL521", "definite", 1, 87), ("RL522", "definite", 1, 91)]
+
+
+def test_a_build_between_tables_and_a_release_stay_possible() -> None:
+    assert {f.certainty for f in _lint(MIXED, "b6500")} == {"possible"}
+    rows = _rows(_lint(MIXED, "v0.3.0"))
+    assert rows == [("RL520", "possible", 1, 25), ("RL520", "possible", 1, 38), ("RL520", "possible", 1, 46),
+                    ("RL521", "possible", 1, 78), ("RL522", "possible", 1, 91)]
+
+
+def test_unknown_option_typo_in_compose_on_a_build_image() -> None:
+    text = ('services:\n  llm:\n    image: ghcr.io/ggml-org/llama.cpp:server-cuda-b11312\n'
+            '    command: ["-m", "/m.gguf", "--ctx-sise", "8192", "--no-mmap"]\n')
+    assert _rows(_lint(text, kind="compose", name="compose.yaml")) == [("RL520", "definite", 4, 32),
+                                                                       ("RL520", "definite", 4, 54)]
+
+
+def test_leave_one_out_no_build_accepts_both() -> None:
+    findings = _lint("llama-server -m m.gguf --ctx-size-draft 4096 --load-mode mmap\n")
+    assert _rows(findings) == [("RL520", "definite", 1, 24), ("RL520", "definite", 1, 46)]
+    assert findings[0].message.startswith("`--ctx-size-draft` is not an option of llama-server @4df29be4f-b11312")
+    assert "narrowed to the builds that accept the other options here" in findings[0].message
+
+
+def test_leave_one_out_an_option_every_allowed_build_has_is_fine() -> None:
+    # --reasoning-format exists from the second table on, so in every build that has --load-mode (the last two);
+    # --load-mode itself is in only some of the builds that have --reasoning-format
+    assert _rows(_lint("llama-server -m m.gguf --reasoning-format deepseek --load-mode mmap\n")) == [
+        ("RL520", "possible", 1, 52)]
+    assert _rows(_lint("llama-server -m m.gguf --reasoning-format deepseek\n")) == [("RL520", "possible", 1, 24)]
+
+
+def test_stray_word_from_a_variable() -> None:
+    assert _rows(_lint("JINJA=true\nllama-server -m /m.gguf --jinja $JINJA -c 8192\n")) == [
+        ("RL522", "definite", 2, 33)]
+
+
+def test_model_path_without_m_is_a_stray_word() -> None:
+    assert _rows(_lint("llama-server /models/qwen.gguf -c 8192\n")) == [("RL522", "definite", 1, 14)]
+
+
+def test_unknown_words_and_splices_are_not_stray() -> None:
+    assert not _lint("llama-server -m /m.gguf $EXTRA_ARGS -c 8192 --port 8080\n")
+    assert not _lint('llama-server -m /m.gguf "$@"\n')
+
+
+def test_a_clean_launch_passes_on_every_schema() -> None:
+    text = "llama-server -m /m.gguf --host 0.0.0.0 --port 8080 -c 8192 -ngl 99 --jinja -np 4 -t 8\n"
+    for version in (None, "b4579", "b6500", "b11312", "v0.3.0", "b20000"):
+        assert not _lint(text, version), version
+
+
+def test_llama_cli_and_bench_are_not_checked_against_the_server_table() -> None:
+    assert not _lint("llama-bench -m /m.gguf -p 512 -n 128\n")
+
+
+def test_equals_form_is_rl505_only() -> None:
+    assert _rows(_lint("llama-server -m /m.gguf --ctx-size=4096\n")) == [("RL505", "definite", 1, 25)]
+
+
+# -- RL506 and the parser's truthy words ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("word", ["on", "true", "enabled", "1", "off", "false", "disabled", "0", "auto", "-1"])
+def test_fa_with_any_parser_word_passes_on_value_builds(word: str) -> None:
+    text = f"llama-server -m /m.gguf -fa {word} -c 4096\n"
+    assert not _lint(text, "b6500")
+    assert not _lint(text, "b11312")
+
+
+def test_fa_true_on_an_old_build_is_rl506_only() -> None:
+    assert _rows(_lint("llama-server -m /m.gguf -fa true -c 4096\n", "b4579")) == [("RL506", "definite", 1, 25)]
+
+
+def test_bare_fa_before_an_option_is_rl506_only() -> None:
+    assert _rows(_lint("llama-server -m /m.gguf -fa -c 4096\n", "b11312")) == [("RL506", "definite", 1, 25)]
+
+
+# -- versions ---------------------------------------------------------------------------------------------------------
+
+
+def test_llamacpp_versions_in_both_schemes() -> None:
+    assert parse_engine_version("llama.cpp", "b6500") == Version("build", "b6500", (6500,))
+    assert parse_engine_version("llama.cpp", "v0.3.0") == Version("release", "v0.3.0", (0, 3, 0))
+    assert parse_engine_version("llama.cpp", "0.3.0") == Version("release", "v0.3.0", (0, 3, 0))
+    assert parse_engine_version("llama.cpp", "v0.3.0") < parse_engine_version("llama.cpp", "v0.4.0")
+    with pytest.raises(VersionError):
+        parse_engine_version("llama.cpp", "v0.3")
+
+
+def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "relialint", *args], capture_output=True, text=True, cwd=cwd,
+                          check=False)
+
+
+@pytest.mark.parametrize("version", ["v0.3.0", "b6500"])
+def test_engine_version_on_the_command_line(version: str, tmp_path: Path) -> None:
+    script = tmp_path / "serve.sh"
+    script.write_text("llama-server -m /m.gguf -c 4096\n", encoding="utf-8")
+    result = _cli("facts", str(script), "--engine-version", version, "--format", "json")
+    assert result.returncode == 0, result.stderr
+    fact = json.loads(result.stdout)["deployments"][0]["facts"]["engine.version"]
+    assert fact == {"value": version, "origin": "cli"}
+
+
+def test_engine_version_in_configuration(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.relialint]\nengine-version = "v0.3.0"\n', encoding="utf-8")
+    script = tmp_path / "serve.sh"
+    script.write_text("llama-server -m /m.gguf -c 4096\n", encoding="utf-8")
+    result = _cli("facts", str(script), "--format", "json")
+    fact = json.loads(result.stdout)["deployments"][0]["facts"]["engine.version"]
+    assert fact == {"value": "v0.3.0", "origin": "configuration"}
+
+
+def test_unparsable_version_is_a_usage_error(tmp_path: Path) -> None:
+    script = tmp_path / "serve.sh"
+    script.write_text("llama-server -m /m.gguf -c 4096\n", encoding="utf-8")
+    result = _cli("check", str(script), "--engine-version", "v0.3.x")
+    assert result.returncode == 2
+    assert "relialint: error: engine.version: not a vLLM (PEP 440) version, llama.cpp build (bNNNN) or llama.cpp " \
+           "release (vX.Y.Z): 'v0.3.x'" in result.stderr
+    (tmp_path / "pyproject.toml").write_text('[tool.relialint]\nengine-version = "bogus"\n', encoding="utf-8")
+    result = _cli("check", str(script))
+    assert result.returncode == 2
+    assert "pyproject.toml:2:1: error: invalid configuration: engine-version" in result.stdout + result.stderr

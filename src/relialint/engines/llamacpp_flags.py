@@ -216,6 +216,7 @@ def _message(kind: str, detail: str, word: str, words: list[str | None], p: int,
         scope += f" (the builds {t.where([i for i in pool if i not in bad])} accept it)"
     if kind == "value":
         accepted = t.accepted(detail, bad[-1])
+        detail = words[p - 1] or detail  # the option as written (-ngl, not --gpu-layers)
         words_ok = ", ".join(accepted[0]) if accepted else ""
         also = " or an integer" if accepted and accepted[1] else ""
         if accepted and not accepted[0]:

@@ -82,7 +82,7 @@ def _repeats(record: dict[str, Any], deployment: Deployment) -> list[Finding]:
             if verdict.value is False:
                 continue
             finding = _finding(record, other, verdict.value is True, list(verdict.missing), list(verdict.notes))
-            finding.shown = verdict.value is True or points_at(trigger["when"], facts)
+            finding.shown = verdict.value is True or points_at(trigger, facts)
             out.append(finding)
     return out
 

@@ -269,3 +269,60 @@ def test_unparsable_version_is_a_usage_error(tmp_path: Path) -> None:
     result = _cli("check", str(script))
     assert result.returncode == 2
     assert "pyproject.toml:2:1: error: invalid configuration: engine-version" in result.stdout + result.stderr
+
+
+# -- the real parser --------------------------------------------------------------------------------------------------
+
+PARSER = ROOT / "tests/fixtures/llamacpp-parser"
+KINDS = {"void": "f", "bool": "f", "string": "v", "int": "v", "str_str": "2"}
+
+
+def _parser_dump(label: str) -> tuple[dict[str, tuple[str, str | None]], dict[str, set[str]]]:
+    """The option strings llama-server's own parser registers (tools/llamacpp-real-parser/run.sh): spelling ->
+    (kind, LLAMA_ARG_* variable), and the probed words each checked option's handler accepts."""
+    options: dict[str, tuple[str, str | None]] = {}
+    values: dict[str, set[str]] = {}
+    for line in (PARSER / f"server-options-{label}.txt").read_text(encoding="utf-8").splitlines():
+        if line.startswith("values "):
+            name, _, words = line[len("values "):].partition(":")
+            values[name] = set(words.split())
+            continue
+        parts = [p.strip() for p in line.split("|")]
+        spellings, kind, env = parts[0].split(), parts[-1], None if parts[-2] == "-" else parts[-2]
+        negatives = parts[1].removeprefix("neg:").split() if len(parts) == 4 else []
+        for spelling in spellings:
+            options[spelling] = (KINDS[kind], env)
+        for spelling in negatives:
+            options[spelling] = ("n", env)
+    return options, values
+
+
+PROBES = {"none", "layer", "row", "tensor", "graph", "f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0",
+          "q5_1", "fp8", "q8", "on", "off", "auto", "true", "false", "enabled", "disabled", "yes", "1", "0", "-1",
+          "99", "all", "foo"}
+
+
+@pytest.mark.parametrize("label", ["b4579", "b8942", "b11312"])
+def test_table_is_the_real_parsers_option_list(label: str) -> None:
+    table = llamacpp_flags.table()
+    index = next(i for i, b in enumerate(table.builds) if b["label"] == label)
+    parser, accepted = _parser_dump(label)
+    tabled = {s for s in table.options if table.option(s, index) is not None}
+    assert sorted(set(parser) - tabled) == []  # missing from the table
+    assert sorted(tabled - set(parser)) == []  # extra in the table
+    def entry(spelling: str) -> tuple[str, str]:
+        found = table.option(spelling, index)
+        assert found is not None, spelling
+        return found
+
+    assert {s: entry(s)[0] for s in parser} == {s: k for s, (k, _) in parser.items()}
+    envs = {env: entry(s)[1] for s, (k, env) in parser.items() if env and k != "n"}
+    assert {env: [r[2] for r in table.env[env] if r[0] <= index <= r[1]] for env in envs} == {
+        env: [canonical] for env, canonical in envs.items()}
+    for name, words in accepted.items():
+        canonical = entry(name)[1]
+        checked = table.accepted(canonical, index)
+        if checked is None:
+            assert words == set(), name  # a switch: no value handler
+            continue
+        assert {w for w in PROBES if llamacpp_flags.fits(w, *checked)} == words, name

@@ -161,14 +161,15 @@ def _walk(words: list[str | None], index: int) -> _Walk:
             j += 1  # a bare -fa before another option: RL506's case
             continue
         accepted = t.accepted(canonical, index)
-        if value is not None and accepted is not None and not _fits(value, *accepted):
+        if value is not None and accepted is not None and not fits(value, *accepted):
             problems[j + 1] = ("value", canonical)
         consumed.update(range(j + 1, j + 1 + count))
         j += 1 + count
     return _Walk(problems, consumed)
 
 
-def _fits(value: str, words: list[str], integer: bool) -> bool:
+def fits(value: str, words: list[str], integer: bool) -> bool:
+    """Whether the option whose accepted words and integer flag are given takes ``value``."""
     if value in words:
         return True
     return integer and re.fullmatch(r"\s*[-+]?\d+.*", value) is not None  # std::stoi reads a leading integer

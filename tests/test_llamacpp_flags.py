@@ -326,3 +326,28 @@ def test_table_is_the_real_parsers_option_list(label: str) -> None:
             assert words == set(), name  # a switch: no value handler
             continue
         assert {w for w in PROBES if llamacpp_flags.fits(w, *checked)} == words, name
+
+
+def test_releases_are_placed_by_the_version_the_tables_set() -> None:
+    table = llamacpp_flags.table()
+    last = len(table.builds) - 1
+    release = {v: parse_engine_version("llama.cpp", v) for v in ("v0.1.0", "v0.3.0", "v0.5.0", "v0.6.0")}
+    # the table vendored in llama-cpp-python 0.3.35 sets 0.1.0, b11312 sets 0.5.0
+    assert table.worlds(release["v0.1.0"]) == (list(range(0, last)), False)
+    assert table.worlds(release["v0.3.0"]) == ([last - 1, last], False)
+    assert table.worlds(release["v0.5.0"]) == ([last - 1, last], False)
+    assert table.worlds(release["v0.6.0"]) == ([last], False)
+    assert table.worlds(parse_engine_version("llama.cpp", "b11312")) == ([last], True)
+    assert table.worlds(parse_engine_version("llama.cpp", "b20000")) == ([last], False)
+
+
+@pytest.mark.parametrize(("tag", "version"), [("server-cuda-v0.4.1", "v0.4.1"), ("server-v0.5.0", "v0.5.0"),
+                                              ("server-cuda-b6123", "b6123")])
+def test_image_tag_gives_the_build_or_the_release(tag: str, version: str) -> None:
+    text = f'services:\n  llm:\n    image: ghcr.io/ggml-org/llama.cpp:{tag}\n    command: ["-m", "/m.gguf", "--mlock"]\n'
+    result = lint_text(text, "compose.yaml", "compose", Options(target=Target()))
+    (deployment,) = result.deployments
+    fact = deployment.facts.get("engine.version")
+    assert fact is not None and str(fact.value) == version and fact.origin == "image"
+    rl520 = [(f.certainty, f.line, f.column) for f in result.findings if f.code == "RL520"]
+    assert rl520 == ([] if version == "b6123" else [("possible", 4, 32)])

@@ -46,9 +46,11 @@ RELEASES: dict[str, Any] = {
     "first_dev_build": 10335,
     "first_dev_source": ("ggml-org/llama.cpp PR #26839 (cmake: introduce semantic versioning, 2026-08-10): the "
                          "version string of a development build was 0.1.0-dev-b10335"),
-    "dev_source": ("a table's dev is the release its CMakeLists.txt develops towards (LLAMA_VERSION_MAJOR/MINOR/"
-                   "PATCH with the -dev suffix): releases before it are older than the table, releases from it on "
-                   "newer"),
+    "dev_source": ("a table's dev is the version its CMakeLists.txt sets (LLAMA_VERSION_MAJOR/MINOR/PATCH; master "
+                   "builds add -dev, a release tag vX.Y.Z is built without it): master says X.Y.Z from the commit "
+                   "that bumps the version to X.Y.Z (ggml-org/llama.cpp PR #27498 bumped it to 0.2.0) until the next "
+                   "bump, so a release older than X.Y.Z predates the table and one at or above X.Y.Z is placed at "
+                   "or after the last table with an older version and before the first with its version or newer"),
 }
 
 # -- extraction from common/arg.cpp ---------------------------------------------------------------------------------
@@ -315,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     p_extract.add_argument("--build", required=True, help="the build number, or lo-hi where only bracketed")
     p_extract.add_argument("--source", required=True)
     p_extract.add_argument("--build-source", required=True)
-    p_extract.add_argument("--dev", help="the release its CMakeLists.txt develops towards (0.1.0 for 0.1.0-dev)")
+    p_extract.add_argument("--dev", help="the version its CMakeLists.txt sets (0.1.0 for 0.1.0-dev)")
     p_extract.add_argument("--label", help="file label (default: b<build> or @<commit[:9]>)")
     p_build = sub.add_parser("build")
     p_build.add_argument("--dir", type=Path, default=EXTRACT)

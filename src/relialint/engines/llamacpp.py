@@ -28,7 +28,9 @@ from relialint.versions import Version, parse_engine_version
 
 BINARIES = {"llama-server", "llama-cli", "llama-bench", "llama-perplexity", "server", "main", "llama-completion"}
 _IMAGE = re.compile(r"^(?:ghcr\.io/)?(?:ggml-org|ggerganov)/llama\.cpp(?::(?P<tag>[\w.\-]+))?(?:@.*)?$")
-_TAG = re.compile(r"^(?P<kind>full|light|server)(?:-(?P<type>[a-z0-9]+))?(?:-b(?P<build>\d+))?$")
+# kind, backend type, and the build (-b6123) or, from the release scheme of August 2026, the release (-v0.4.1)
+_TAG = re.compile(r"^(?P<kind>full|light|server)(?:-(?P<type>(?!v\d)[a-z0-9]+))?"
+                  r"(?:-b(?P<build>\d+)|-(?P<release>v\d+\.\d+\.\d+))?$")
 _BACKENDS = {"cuda": "cuda", "cuda12": "cuda", "cuda13": "cuda", "rocm": "hip", "vulkan": "vulkan",
              "intel": "sycl", "musa": "cuda"}
 _CMAKE_BACKENDS = {"GGML_CUDA": "cuda", "GGML_HIP": "hip", "GGML_HIPBLAS": "hip", "LLAMA_HIPBLAS": "hip",
@@ -108,8 +110,9 @@ def recognise(command: Command) -> Launch | None:
         version = backend = None
         args = command.argv
         if tag:
-            if tag.group("build"):
-                version = (parse_engine_version("llama.cpp", "b" + tag.group("build")), command.image)
+            if tag.group("build") or tag.group("release"):
+                text = "b" + tag.group("build") if tag.group("build") else tag.group("release")
+                version = (parse_engine_version("llama.cpp", text), command.image)
             backend_name = _BACKENDS.get(tag.group("type") or "", "cpu" if not tag.group("type") else None)
             if backend_name:
                 backend = (backend_name, command.image)

@@ -99,8 +99,9 @@ class LlamaTable:
             release = tuple(int(str(n)) for n in version.key)
             dev = {i: tuple(int(n) for n in str(b["dev"]).split("."))
                    for i, b in enumerate(self.builds) if b.get("dev")}
-            before = [i for i, d in dev.items() if d <= release]
-            after = [i for i, d in dev.items() if d > release]
+            # a table whose CMakeLists.txt sets X.Y.Z lies after the bump to X.Y.Z, where release vX.Y.Z is cut
+            before = [i for i, d in dev.items() if d < release]
+            after = [i for i, d in dev.items() if d >= release]
             lo = max(before) if before else 0
             hi = min(after) if after else last
             return list(range(lo, hi + 1)), False

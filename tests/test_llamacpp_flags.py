@@ -344,7 +344,8 @@ def test_releases_are_placed_by_the_version_the_tables_set() -> None:
 @pytest.mark.parametrize(("tag", "version"), [("server-cuda-v0.4.1", "v0.4.1"), ("server-v0.5.0", "v0.5.0"),
                                               ("server-cuda-b6123", "b6123")])
 def test_image_tag_gives_the_build_or_the_release(tag: str, version: str) -> None:
-    text = f'services:\n  llm:\n    image: ghcr.io/ggml-org/llama.cpp:{tag}\n    command: ["-m", "/m.gguf", "--mlock"]\n'
+    text = (f"services:\n  llm:\n    image: ghcr.io/ggml-org/llama.cpp:{tag}\n"
+            '    command: ["-m", "/m.gguf", "--mlock"]\n')
     result = lint_text(text, "compose.yaml", "compose", Options(target=Target()))
     (deployment,) = result.deployments
     fact = deployment.facts.get("engine.version")

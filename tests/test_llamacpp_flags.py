@@ -352,3 +352,11 @@ def test_image_tag_gives_the_build_or_the_release(tag: str, version: str) -> Non
     assert fact is not None and str(fact.value) == version and fact.origin == "image"
     rl520 = [(f.certainty, f.line, f.column) for f in result.findings if f.code == "RL520"]
     assert rl520 == ([] if version == "b6123" else [("possible", 4, 32)])
+
+
+def test_bare_fa_on_a_release_is_definite_from_the_tables() -> None:
+    # v0.3.0 does not compare with b6327, but every build it can be takes a value for -fa
+    assert _rows(_lint("llama-server -m /m.gguf -fa -c 4096\n", "v0.3.0")) == [("RL506", "definite", 1, 25)]
+    assert not _lint("llama-server -m /m.gguf -fa on -c 4096\n", "v0.3.0")
+    # v0.1.0 may be any build up to the one vendored in llama-cpp-python 0.3.35: the tables do not decide
+    assert _rows(_lint("llama-server -m /m.gguf -fa -c 4096\n", "v0.1.0")) == [("RL506", "possible", 1, 25)]

@@ -183,6 +183,9 @@ VOCABULARY: dict[str, FactSpec] = {
         _spec("args.unknown_option", "string",
               "an option the engine's parser does not have for the detected version (or for any version), as "
               "written, with where it exists and a did-you-mean; unset when every option is known"),
+        _spec("llama.flash_attn_takes_value", "bool",
+              "-fa/--flash-attn takes a value in every build the deployment may run (false: a switch in every one; "
+              "unset where the builds differ), from llama-server's option tables"),
         _spec("llama.unknown_option", "string",
               "an option llama-server does not have in the build(s) the deployment may run, as written, with the "
               "builds that have it and the option to use; unset when every option is known (each further one is "

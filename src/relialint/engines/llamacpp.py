@@ -302,6 +302,10 @@ def check_options(deployment: Deployment) -> None:
     version = version_fact.value if version_fact is not None and isinstance(version_fact.value, Version) else None
     if version is not None and version.scheme == "pep440":
         version = None
+    kinds = llamacpp_flags.kinds_of("-fa", version)
+    decided = kinds in ({"v"}, {"f"})
+    facts.set("llama.flash_attn_takes_value", Fact(kinds == {"v"} if decided else None, "inferred",
+                                                   note="llama-server's option tables for the build(s)"))
     problems = llamacpp_flags.check([w.text for w in words], version)
     for kind, key in _CHECKS:
         found = [p for p in problems if p.kind == kind]

@@ -238,6 +238,13 @@ def _suggest(key: str, index: int) -> str:
     return f" (did you mean `{close[0]}`?)" if close else " (no close option)"
 
 
+def kinds_of(spelling: str, version: Version | None) -> set[str]:
+    """The kinds (``v``, ``f``, ...) a spelling has across the builds the version allows (``-`` where it is absent)."""
+    t = table()
+    worlds, _ = t.worlds(version)
+    return {(t.option(spelling, i) or ("-", ""))[0] for i in worlds}
+
+
 def fa_words() -> set[str]:
     """The words ``-fa`` takes in the builds where it takes a value (the parser's truthy, falsey and auto words)."""
     return {w for entry in table().values.get("--flash-attn") or [] for w in entry[2]}

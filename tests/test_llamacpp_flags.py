@@ -360,3 +360,8 @@ def test_bare_fa_on_a_release_is_definite_from_the_tables() -> None:
     assert not _lint("llama-server -m /m.gguf -fa on -c 4096\n", "v0.3.0")
     # v0.1.0 may be any build up to the one vendored in llama-cpp-python 0.3.35: the tables do not decide
     assert _rows(_lint("llama-server -m /m.gguf -fa -c 4096\n", "v0.1.0")) == [("RL506", "possible", 1, 25)]
+
+
+def test_fa_with_a_word_the_parser_lacks_is_reported_once() -> None:
+    assert _rows(_lint("llama-server -m /m.gguf -fa yes\n", "b11312")) == [("RL506", "definite", 1, 25)]
+    assert _rows(_lint("llama-server -m /m.gguf -fa yes\n", "b4579")) == [("RL522", "definite", 1, 29)]

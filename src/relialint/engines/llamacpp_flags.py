@@ -162,6 +162,8 @@ def _walk(words: list[str | None], index: int) -> _Walk:
             j += 1  # a bare -fa before another option: RL506's case
             continue
         accepted = t.accepted(canonical, index)
+        if canonical == "--flash-attn":
+            accepted = None  # any other word after -fa is RL506's case
         if value is not None and accepted is not None and not fits(value, *accepted):
             problems[j + 1] = ("value", canonical)
         consumed.update(range(j + 1, j + 1 + count))

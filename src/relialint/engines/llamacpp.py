@@ -309,6 +309,7 @@ def check_options(deployment: Deployment) -> None:
     problems = llamacpp_flags.check([w.text for w in words], version)
     for kind, key in _CHECKS:
         found = [p for p in problems if p.kind == kind]
+        facts.repeats.pop(key, None)
         if not found:
             facts.set(key, Fact(None, "inferred"))
             facts.set(key + "_certain", Fact(True, "inferred"))

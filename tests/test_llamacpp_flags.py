@@ -365,3 +365,20 @@ def test_bare_fa_on_a_release_is_definite_from_the_tables() -> None:
 def test_fa_with_a_word_the_parser_lacks_is_reported_once() -> None:
     assert _rows(_lint("llama-server -m /m.gguf -fa yes\n", "b11312")) == [("RL506", "definite", 1, 25)]
     assert _rows(_lint("llama-server -m /m.gguf -fa yes\n", "b4579")) == [("RL522", "definite", 1, 29)]
+
+
+def test_llama_arg_values_the_build_rejects_are_rl521_at_the_variable() -> None:
+    text = ("export LLAMA_ARG_SPLIT_MODE=tensor\nexport LLAMA_ARG_CACHE_TYPE_K=fp8\nexport LLAMA_ARG_N_GPU_LAYERS=all\n"
+            "export LLAMA_ARG_FLASH_ATTN=on\nllama-server -m /m.gguf -ngl 99\n")
+    assert _rows(_lint(text)) == [("RL521", "possible", 1, 8), ("RL521", "definite", 2, 8),
+                                  ("RL521", "possible", 3, 8)]
+    assert _rows(_lint(text, "b4579")) == [("RL521", "definite", 1, 8), ("RL521", "definite", 2, 8),
+                                           ("RL521", "definite", 3, 8)]
+    assert _rows(_lint(text, "b11312")) == [("RL521", "definite", 2, 8)]
+    assert _lint(text, "b11312")[0].message.startswith(
+        "`LLAMA_ARG_CACHE_TYPE_K=fp8` is not a value of `--cache-type-k` on llama-server b11312: it takes f32, f16")
+
+
+def test_llama_arg_values_in_an_env_file() -> None:
+    findings = _lint("LLAMA_ARG_CACHE_TYPE_V=q8\nLLAMA_ARG_CTX_SIZE=8192\n", kind="env", name="llama.env")
+    assert _rows(findings) == [("RL521", "definite", 1, 1)]

@@ -7,7 +7,7 @@ on builds from about b6327 and none before.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from relialint.deployment import Deployment
 from relialint.engines import llamacpp_flags
@@ -307,19 +307,28 @@ def check_options(deployment: Deployment) -> None:
     facts.set("llama.flash_attn_takes_value", Fact(kinds == {"v"} if decided else None, "inferred",
                                                    note="llama-server's option tables for the build(s)"))
     problems = llamacpp_flags.check([w.text for w in words], version)
+    env = {k[4:]: f for k, f in facts.facts.items() if k.startswith("env.LLAMA_ARG_") and isinstance(f.value, str)}
+    env_problems = llamacpp_flags.check_env({k: str(f.value) for k, f in env.items()}, [w.text for w in words],
+                                            version)
     for kind, key in _CHECKS:
         found = [p for p in problems if p.kind == kind]
         facts.repeats.pop(key, None)
-        if not found:
-            facts.set(key, Fact(None, "inferred"))
-            facts.set(key + "_certain", Fact(True, "inferred"))
-            continue
         instances = []
+        if kind == "value":  # the variables come first: the parser reads them before the command line
+            for name, problem in env_problems.items():
+                where = env[name]
+                instances.append({key: replace(where, value=problem.message),
+                                  key + "_certain": replace(where, value=True) if problem.certain
+                                  else Fact(None, "inferred")})
         for problem in found:
             word = words[problem.position]
             instances.append({key: word_fact(problem.message, "flag", word),
                               key + "_certain": word_fact(True, "flag", word) if problem.certain
                               else Fact(None, "inferred")})
+        if not instances:
+            facts.set(key, Fact(None, "inferred"))
+            facts.set(key + "_certain", Fact(True, "inferred"))
+            continue
         for name, fact in instances[0].items():
             if fact.value is None:
                 facts.unknown(name)

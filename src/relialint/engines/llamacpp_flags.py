@@ -205,6 +205,45 @@ def check(words: list[str | None], version: Version | None) -> list[Problem]:
     return out
 
 
+def check_env(env: dict[str, str], words: list[str | None], version: Version | None) -> dict[str, Problem]:
+    """``LLAMA_ARG_*`` values the build rejects: the parser hands every variable of an option to its handler before it
+    reads the command line, and a value the handler refuses (``LLAMA_ARG_SPLIT_MODE=tensor`` before ``tensor``
+    existed) stops the start-up. Only the options whose values the table records, and only where the option takes
+    a value (a switch's variable is only tested for truth). Keyed by variable name."""
+    t = table()
+    worlds, exact = t.worlds(version)
+    present = [w for w in words if w is not None and w.startswith("-") and "=" not in w and not _NUMBER.match(w)]
+    narrowed = [i for i in worlds if all(t.option(spelling(w), i) is not None for w in present
+                                         if any(t.option(spelling(w), j) is not None for j in range(len(t.builds))))]
+    pool = narrowed or worlds
+    out: dict[str, Problem] = {}
+    for name, value in sorted(env.items()):
+        bad: list[int] = []
+        for i in pool:
+            canonical = next((r[2] for r in t.env.get(name) or [] if r[0] <= i <= r[1]), None)
+            if canonical is None or (t.option(canonical, i) or ("f", ""))[0] != "v" or (canonical == "--flash-attn" \
+                    and value in FA_WORDS):
+                continue
+            accepted = t.accepted(canonical, i)
+            if accepted is not None and not fits(value, *accepted):
+                bad.append(i)
+        if not bad:
+            continue
+        canonical = next(r[2] for r in t.env[name] if r[0] <= bad[-1] <= r[1])
+        accepted = t.accepted(canonical, bad[-1])
+        assert accepted is not None
+        scope = f"llama-server {t.where(bad)}"
+        if len(bad) < len(pool):
+            scope += f" (the builds {t.where([i for i in pool if i not in bad])} accept it)"
+        takes = ", ".join(accepted[0]) + (" or an integer" if accepted[1] and accepted[0] else "")
+        if not accepted[0]:
+            takes = "an integer only"
+        message = (f"`{name}={value}` is not a value of `{canonical}` on {scope}: it takes {takes} (the variable is "
+                   f"read before the command line, so the start-up stops even where a flag sets the option)")
+        out[name] = Problem("value", -1, message, len(bad) == len(pool) and (exact or version is None))
+    return out
+
+
 def _message(kind: str, detail: str, word: str, words: list[str | None], p: int, bad: list[int],
              pool: list[int]) -> str:
     t = table()

@@ -129,7 +129,7 @@ def recognise(command: Command) -> Launch | None:
                 return None
             args = words[1:]
             server = _server_program(words[0])
-        return Launch(command, args, command.image, version, backend, server)
+        return Launch(command, args, command.image, version, backend, server=server)
     words = command.argv
     if not words:
         return None

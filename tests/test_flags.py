@@ -12,7 +12,7 @@ from types import ModuleType
 
 import pytest
 
-from relialint.engines import flagcheck
+from relialint.engines import flagcheck, llamacpp_flags
 from relialint.versions import parse_engine_version
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,10 +81,10 @@ def test_extract_stage_reads_a_parser_written_like_vllms(tmp_path: Path) -> None
 
 def test_tables_load_fast() -> None:
     flagcheck.vllm_table.cache_clear()
-    flagcheck.llamacpp_table.cache_clear()
+    llamacpp_flags.table.cache_clear()
     start = time.perf_counter()
     flagcheck.vllm_table()
-    flagcheck.llamacpp_table()
+    llamacpp_flags.table()
     assert time.perf_counter() - start < 0.5
 
 
@@ -125,11 +125,3 @@ def test_takes_value_from_the_table() -> None:
     assert flagcheck.takes_value("enforce-eager", None) is False
     assert flagcheck.takes_value("gpu-memory-utilization", None) is True
     assert flagcheck.takes_value("headless", None) is False
-
-
-def test_llamacpp_table() -> None:
-    table = flagcheck.llamacpp_table()
-    assert table["options"]["-c"] == ["v", "--ctx-size"]
-    assert table["options"]["-nocb"] == ["n", "--cont-batching"]
-    assert table["env"]["LLAMA_ARG_CTX_SIZE"] == "--ctx-size"
-    assert table["builds"]["--flash-attn"]["value_from"] == "b6327"

@@ -19,7 +19,8 @@ def test_broken_records_each_problem_located_with_its_code() -> None:
         "RL901-dup-one.yaml:19:11: KB005 related id RL999 does not exist",
         "RL901-dup-one.yaml:20:1: KB009 a trigger record needs an example that passes",
         "RL901-dup-one.yaml:24:10: KB006 fact 'gpu.flux_capacitor' is not in the vocabulary",
-        "RL901-dup-one.yaml:26:22: KB007 not a vLLM (PEP 440) version or llama.cpp build (bNNNN): 'not-a-version'",
+        "RL901-dup-one.yaml:26:22: KB007 not a vLLM (PEP 440) version, llama.cpp build (bNNNN) or llama.cpp release "
+        "(vX.Y.Z): 'not-a-version'",
         "RL902-dup-one.yaml:3:1: KB003 duplicate id RL901 (also RL901-dup-one.yaml)",
         "RL902-dup-one.yaml:3:1: KB011 file name should be RL901-dup-one.yaml",
         "RL902-dup-one.yaml:4:1: KB004 duplicate slug dup-one (also RL901-dup-one.yaml)",

@@ -72,7 +72,8 @@ VOCABULARY: dict[str, FactSpec] = {
     s.key: s
     for s in [
         _spec("engine.name", "string", "which engine the deployment runs", "vllm", "llama.cpp"),
-        _spec("engine.version", "version", "vLLM PEP 440 version, or llama.cpp build number (b6327)"),
+        _spec("engine.version", "version",
+              "vLLM PEP 440 version, or llama.cpp build number (b6327) or release (v0.3.0)"),
         _spec(
             "engine.backend",
             "string",
@@ -192,6 +193,25 @@ VOCABULARY: dict[str, FactSpec] = {
         _spec("args.unknown_option", "string",
               "an option the engine's parser does not have for the detected version (or for any version), as "
               "written, with where it exists and a did-you-mean; unset when every option is known"),
+        _spec("llama.flash_attn_takes_value", "bool",
+              "-fa/--flash-attn takes a value in every build the deployment may run (false: a switch in every one; "
+              "unset where the builds differ), from llama-server's option tables"),
+        _spec("llama.unknown_option", "string",
+              "an option llama-server does not have in the build(s) the deployment may run, as written, with the "
+              "builds that have it and the option to use; unset when every option is known (each further one is "
+              "reported at its own word)"),
+        _spec("llama.unknown_option_certain", "bool",
+              "llama.unknown_option holds in every build the deployment may run (false: it depends on the build)"),
+        _spec("llama.bad_value", "string",
+              "a value llama-server rejects for its option (-sm, -ctk, -ctv, -fa, -ngl) in the build(s) the "
+              "deployment may run, with the values it accepts"),
+        _spec("llama.bad_value_certain", "bool",
+              "llama.bad_value holds in every build the deployment may run (false: it depends on the build)"),
+        _spec("llama.stray_word", "string",
+              "a word on llama-server's command line that is neither an option nor an option's value (the parser "
+              "stops with \"invalid argument\")"),
+        _spec("llama.stray_word_certain", "bool",
+              "llama.stray_word holds in every build the deployment may run (false: it depends on the build)"),
         _spec("args.unknown_option_certain", "bool",
               "args.unknown_option is certain (false: it depends on the engine version)"),
         _spec("args.unread_env", "string",
@@ -312,6 +332,9 @@ class FactSet:
     facts: dict[str, Fact] = field(default_factory=dict)
     closed: set[str] = field(default_factory=set)
     blocked: set[str] = field(default_factory=set)
+    repeats: dict[str, list[dict[str, Fact]]] = field(default_factory=dict)
+    """Further instances of a located problem (key: the fact a record locates): each a set of facts that stands in
+    for the first instance's, so that every instance is reported at its own word."""
 
     def get(self, key: str) -> Fact | None:
         """The fact, a synthetic unset fact for a closed prefix, or ``None`` when unknown."""
@@ -345,7 +368,8 @@ class FactSet:
         return key in self.facts or key in self.blocked
 
     def copy(self) -> FactSet:
-        return FactSet(dict(self.facts), set(self.closed), set(self.blocked))
+        return FactSet(dict(self.facts), set(self.closed), set(self.blocked),
+                       {k: list(v) for k, v in self.repeats.items()})
 
     def items(self) -> list[tuple[str, Fact]]:
         return sorted(self.facts.items())

@@ -12,7 +12,9 @@ from relialint.results import VERSION_DEFAULTED, Finding
 from relialint.worlds import Worlds, judge
 
 # Facts the option checks leave unknown only because the engine version is: the version decides them.
-DECIDED_BY_VERSION = {"args.unknown_option_certain": "engine.version", "args.unread_env_certain": "engine.version"}
+DECIDED_BY_VERSION = {"args.unknown_option_certain": "engine.version", "args.unread_env_certain": "engine.version",
+                      "llama.unknown_option_certain": "engine.version", "llama.bad_value_certain": "engine.version",
+                      "llama.stray_word_certain": "engine.version"}
 
 # -- evaluation -----------------------------------------------------------------------------------------------------
 
@@ -56,7 +58,33 @@ def evaluate(deployment: Deployment, records: list[dict[str, Any]]) -> list[Find
         finding = _finding(record, deployment, verdict.value is True, list(verdict.missing), list(verdict.notes))
         finding.shown = verdict.value is True or points_at(trigger, deployment.facts)
         findings.append(finding)
+        findings.extend(_repeats(record, deployment))
     return findings
+
+
+def _repeats(record: dict[str, Any], deployment: Deployment) -> list[Finding]:
+    """The further instances of the problem a record locates (``FactSet.repeats``), each judged on its own facts."""
+    from dataclasses import replace
+
+    trigger = record["trigger"]
+    out: list[Finding] = []
+    for key in (trigger.get("locate") or [])[:1]:
+        for instance in deployment.facts.repeats.get(key, []):
+            facts = deployment.facts.copy()
+            facts.repeats = {}
+            for name, fact in instance.items():
+                if fact.value is None and name.endswith("_certain"):
+                    facts.unknown(name)
+                else:
+                    facts.set(name, fact)
+            other = replace(deployment, facts=facts)
+            verdict = judge(trigger, worlds_of(other))
+            if verdict.value is False:
+                continue
+            finding = _finding(record, other, verdict.value is True, list(verdict.missing), list(verdict.notes))
+            finding.shown = verdict.value is True or points_at(trigger, facts)
+            out.append(finding)
+    return out
 
 
 # Where a fact comes from when the deployment itself states it (not an engine default, not a declared target).

@@ -106,8 +106,11 @@ def apply_target(deployment: Deployment, given: dict[str, Fact], notes: list[str
             continue
         current = facts.facts.get(key)
         if current is None:
-            if key == "engine.version" and not _version_fits(deployment.engine, fact):
-                continue
+            if key == "engine.version":
+                fitted = _version_fits(deployment.engine, fact)
+                if fitted is None:
+                    continue
+                fact = fitted
             facts.set(key, fact)
         elif render(current.value).lower() != render(fact.value).lower():
             where = f"{current.path}:{current.line}" if current.path else deployment.path
@@ -115,9 +118,15 @@ def apply_target(deployment: Deployment, given: dict[str, Fact], notes: list[str
                          f"{render(fact.value)} is not used")
 
 
-def _version_fits(engine: str, fact: Fact) -> bool:
-    scheme = getattr(fact.value, "scheme", None)
-    return (engine == "llama.cpp") == (scheme == "build")
+def _version_fits(engine: str, fact: Fact) -> Fact | None:
+    """The given version read in the deployment's engine scheme, or ``None`` where it is not one of its versions
+    (``--engine-version v0.3.0`` is a llama.cpp release for a llama.cpp deployment, vLLM 0.3.0 for a vLLM one)."""
+    from relialint.versions import Version, for_engine
+
+    if not isinstance(fact.value, Version):
+        return None
+    version = for_engine(engine, fact.value)
+    return None if version is None else replace(fact, value=version)
 
 
 def shared_memory(deployments: list[Deployment]) -> None:

@@ -1,7 +1,8 @@
 """Engine versions and GPU compute capabilities as comparable values.
 
 vLLM versions are PEP 440 (``0.23.1rc1`` sorts before ``0.23.1``); llama.cpp versions are build numbers
-(``b6327``). The two schemes never compare with each other: such a comparison is *unknown*.
+(``b6327``) or, from August 2026, releases (``v0.3.0``). Schemes never compare with each other: such a comparison is
+*unknown*.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Literal
 from packaging.version import InvalidVersion
 from packaging.version import Version as Pep440
 
-Scheme = Literal["pep440", "build"]
+Scheme = Literal["pep440", "build", "release"]
 
 
 class VersionError(ValueError):
@@ -22,6 +23,7 @@ class VersionError(ValueError):
 
 
 _BUILD = re.compile(r"^b(\d+)$")
+_RELEASE = re.compile(r"^[vV]?(\d+)\.(\d+)\.(\d+)$")
 
 
 @total_ordering
@@ -70,15 +72,42 @@ def parse_version(text: str) -> Version:
     try:
         parsed = Pep440(candidate)
     except InvalidVersion as exc:
-        raise VersionError(f"not a vLLM (PEP 440) version or llama.cpp build (bNNNN): {text!r}") from exc
+        raise VersionError(f"not a vLLM (PEP 440) version, llama.cpp build (bNNNN) or llama.cpp release (vX.Y.Z): "
+                           f"{text!r}") from exc
     return Version("pep440", str(parsed), (parsed.release, parsed.pre, parsed.post, parsed.dev))
+
+
+def llamacpp_release(text: str) -> Version | None:
+    """A llama.cpp release of the semantic-version scheme (tags ``v0.2.0``, ``v0.3.0``, from August 2026), or
+    ``None``. Releases order among themselves; against build numbers (``b6327``) the order is unknown."""
+    match = _RELEASE.match(text.strip())
+    if not match:
+        return None
+    key = tuple(int(n) for n in match.groups())
+    return Version("release", "v{}.{}.{}".format(*key), key)
+
+
+def for_engine(engine: str, version: Version) -> Version | None:
+    """``version`` read in ``engine``'s scheme (a ``v0.3.0`` given without an engine is PEP 440 until a llama.cpp
+    deployment takes it), or ``None`` when it is not one of that engine's versions."""
+    if engine == "llama.cpp":
+        if version.scheme in ("build", "release"):
+            return version
+        return llamacpp_release(version.text)
+    if engine == "vllm":
+        return version if version.scheme == "pep440" else None
+    return version
 
 
 def parse_engine_version(engine: str, text: str) -> Version:
     """Parse a version for a given engine, enforcing its scheme."""
+    if engine == "llama.cpp":
+        release = llamacpp_release(text)
+        if release is not None:
+            return release
     version = parse_version(text)
     if engine == "llama.cpp" and version.scheme != "build":
-        raise VersionError(f"llama.cpp versions are builds like b6327, not {text!r}")
+        raise VersionError(f"llama.cpp versions are builds like b6327 or releases like v0.3.0, not {text!r}")
     if engine == "vllm" and version.scheme != "pep440":
         raise VersionError(f"vLLM versions are PEP 440 like 0.30.0, not {text!r}")
     return version

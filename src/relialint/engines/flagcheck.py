@@ -1,9 +1,8 @@
 """Version-aware option and env-var knowledge, from the generated tables in ``relialint/data``.
 
 ``vllm_flags.json`` (``tools/gen_vllm_tables.py``) lists every option string of ``vllm serve`` and every
-``VLLM_*`` variable of ``envs.py`` for each released vLLM version the table covers; ``llamacpp_flags.json``
-(``tools/gen_llamacpp_tables.py``) lists llama.cpp's options at one snapshot commit. The tables are loaded lazily,
-once, with one ``json.loads`` each.
+``VLLM_*`` variable of ``envs.py`` for each released vLLM version the table covers (llama.cpp's tables are read by
+``llamacpp_flags``). The table is loaded lazily, once, with one ``json.loads``.
 
 The checks here turn them into facts (``args.unknown_option``, ``args.unread_env``, ...). With the version known
 and covered, an unknown option is certain, with a did-you-mean; with the version unknown, an option that no
@@ -21,7 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from relialint.versions import Version, VersionError, parse_engine_version
+from relialint.versions import Version, parse_engine_version
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -112,13 +111,6 @@ def _span_text(ranges: list[list[Any]], versions: list[str]) -> str | None:
 def vllm_table() -> VllmTable:
     text = (DATA / "vllm_flags.json").read_text(encoding="utf-8")
     return VllmTable(json.loads(text))
-
-
-@lru_cache(maxsize=1)
-def llamacpp_table() -> dict[str, Any]:
-    text = (DATA / "llamacpp_flags.json").read_text(encoding="utf-8")
-    data: dict[str, Any] = json.loads(text)
-    return data
 
 
 # -- vLLM options ---------------------------------------------------------------------------------------------------
@@ -271,13 +263,6 @@ def check_vllm_env(name: str, version: Version | None) -> Verdict:
     return Verdict(f"`{name}` is read only by vLLM {where}", certain=False)
 
 
-def parse_build(text: str) -> Version | None:
-    try:
-        return parse_engine_version("llama.cpp", text)
-    except VersionError:
-        return None
-
-
 # -- facts for the RL5xx records ------------------------------------------------------------------------------------
 
 _WRITTEN = "_relialint_written_options"
@@ -368,47 +353,3 @@ def finish_vllm(deployment: Any) -> None:
     if not found:
         facts.set("args.unread_env", Fact(None, "inferred"))
         facts.set("args.unread_env_certain", Fact(True, "inferred"))
-
-
-# -- llama.cpp ------------------------------------------------------------------------------------------------------
-
-FA_VALUES = {"on", "off", "auto", "1", "0", "-1"}
-
-
-def llama_option(spelling: str) -> list[Any] | None:
-    """``[kind, canonical]`` of a llama.cpp spelling at the snapshot (``_`` -> ``-`` in ``--`` names)."""
-    if spelling.startswith("--"):
-        spelling = "--" + spelling[2:].replace("_", "-")
-    entry: list[Any] | None = llamacpp_table()["options"].get(spelling)
-    return entry
-
-
-def record_llama_launch(deployment: Any, args: list[Any]) -> None:
-    """``--flag=value`` tokens (RL505) and what follows ``-fa`` (RL506); none of it depends on the build."""
-    from relialint.engines.common import word_fact
-    from relialint.facts import Fact
-
-    facts = deployment.facts
-    equals = bare = value = None
-    bare_word: Any = None
-    for i, word in enumerate(args):
-        text = word.text
-        if text is None or not text.startswith("-") or text in ("-", "--"):
-            continue
-        head, eq, _ = text.partition("=")
-        if eq and equals is None and (head.startswith("--") or llama_option(head) is not None):
-            equals = word
-        if head in ("-fa", "--flash-attn") and not eq:
-            nxt = args[i + 1].text if i + 1 < len(args) else ""
-            if nxt is None:
-                continue  # spliced: cannot tell
-            if nxt in FA_VALUES:
-                value = value or (nxt, word)
-            elif bare is None:
-                bare, bare_word = nxt, word
-    facts.set("args.equals_form", word_fact(equals.text, "flag", equals) if equals is not None
-              else Fact(None, "inferred"))
-    facts.set("llama.flash_attn_bare", word_fact(bare, "flag", bare_word) if bare_word is not None
-              else Fact(None, "inferred"))
-    facts.set("llama.flash_attn_value", word_fact(value[0], "flag", value[1]) if value is not None
-              else Fact(None, "inferred"))

@@ -7,10 +7,10 @@ on builds from about b6327 and none before.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from relialint.deployment import Deployment
-from relialint.engines import evidence, flagcheck
+from relialint.engines import evidence, llamacpp_flags
 from relialint.engines.common import (
     FileOpener,
     apply_env,
@@ -23,11 +23,13 @@ from relialint.engines.common import (
 from relialint.engines.inference import Inferred, engine_of
 from relialint.facts import Fact
 from relialint.readers.located import Command, FileResult, Span, Word
-from relialint.versions import Version, VersionError, parse_engine_version
+from relialint.versions import Version, parse_engine_version
 
 BINARIES = {"llama-server", "llama-cli", "llama-bench", "llama-perplexity", "server", "main", "llama-completion"}
 _IMAGE = re.compile(r"^(?:ghcr\.io/)?(?:ggml-org|ggerganov)/llama\.cpp(?::(?P<tag>[\w.\-]+))?(?:@.*)?$")
-_TAG = re.compile(r"^(?P<kind>full|light|server)(?:-(?P<type>[a-z0-9]+))?(?:-b(?P<build>\d+))?$")
+# kind, backend type, and the build (-b6123) or, from the release scheme of August 2026, the release (-v0.4.1)
+_TAG = re.compile(r"^(?P<kind>full|light|server)(?:-(?P<type>(?!v\d)[a-z0-9]+))?"
+                  r"(?:-b(?P<build>\d+)|-(?P<release>v\d+\.\d+\.\d+))?$")
 _BACKENDS = {"cuda": "cuda", "cuda12": "cuda", "cuda13": "cuda", "rocm": "hip", "vulkan": "vulkan",
              "intel": "sycl", "musa": "musa"}
 _CMAKE_BACKENDS = {"GGML_CUDA": "cuda", "GGML_HIP": "hip", "GGML_HIPBLAS": "hip", "LLAMA_HIPBLAS": "hip",
@@ -35,7 +37,7 @@ _CMAKE_BACKENDS = {"GGML_CUDA": "cuda", "GGML_HIP": "hip", "GGML_HIPBLAS": "hip"
                    "GGML_MUSA": "musa", "LLAMA_METAL": "metal", "LLAMA_SYCL": "sycl", "LLAMA_VULKAN": "vulkan"}
 _BUILD_DIR = re.compile(r"(?:^|/)build[-_](rocm|hip|vulkan|cuda|sycl|metal|musa|cpu)(?:/|$)", re.I)
 _DIR_BACKENDS = {"rocm": "hip"}
-FA_VALUES = {"on", "off", "auto", "1", "0", "-1"}
+FA_VALUES = {"on", "off", "auto", "1", "0", "-1", "enabled", "disabled", "true", "false"}  # the parser's words
 
 # short and long spellings onto one canonical long name; the value-taking ones, with their fact
 OPTIONS: dict[str, str] = {
@@ -86,6 +88,7 @@ class Launch:
     version: tuple[Version, Word] | None = None
     backend: tuple[str, Word] | None = None
     inferred: Inferred | None = None
+    server: bool = False  # llama-server's parser reads the arguments (its option tables apply)
 
 
 def recognise(command: Command) -> Launch | None:
@@ -109,8 +112,9 @@ def recognise(command: Command) -> Launch | None:
         version = backend = None
         args = command.argv
         if tag:
-            if tag.group("build"):
-                version = (parse_engine_version("llama.cpp", "b" + tag.group("build")), command.image)
+            if tag.group("build") or tag.group("release"):
+                text = "b" + tag.group("build") if tag.group("build") else tag.group("release")
+                version = (parse_engine_version("llama.cpp", text), command.image)
             backend_name = _BACKENDS.get(tag.group("type") or "", "cpu" if not tag.group("type") else None)
             if backend_name:
                 backend = (backend_name, command.image)
@@ -120,12 +124,14 @@ def recognise(command: Command) -> Launch | None:
                 if not args or args[0].text not in ("--server", "-s"):
                     return None
                 args = args[1:]
+        server = tag is not None and (tag.group("kind") == "server" or tag.group("kind") == "full")
         if command.entrypoint is not None:
             words = command.entrypoint + command.argv
             if not words or program(words[0]) not in BINARIES:
                 return None
             args = words[1:]
-        return Launch(command, args, command.image, version, backend)
+            server = _server_program(words[0])
+        return Launch(command, args, command.image, version, backend, server=server)
     words = command.argv
     if not words:
         return None
@@ -133,10 +139,14 @@ def recognise(command: Command) -> Launch | None:
     if head in BINARIES and (head not in ("server", "main") or "/" in (words[0].text or "") or len(words) > 1):
         if head in ("server", "main") and not any((w.text or "").startswith("-m") for w in words[1:]):
             return None
-        return Launch(command, words[1:], words[0])
+        return Launch(command, words[1:], words[0], server=_server_program(words[0]))
     if head == "llama" and len(words) > 1 and words[1].text in ("serve", "server", "cli", "bench", "perplexity"):
-        return Launch(command, words[2:], words[0])
+        return Launch(command, words[2:], words[0], server=words[1].text in ("serve", "server"))
     return None
+
+
+def _server_program(word: Word) -> bool:
+    return program(word) in ("llama-server", "llama-server.exe")
 
 
 def parse(args: list[Word], build: Version | None) -> list[Opt]:
@@ -207,7 +217,9 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
                 env_value = _typed(_fa(var.value) if name == "flash-attn" else var.value, kind)
                 if env_value is not None:
                     facts.set(key, at(env_value, "env", var.span))
-        flagcheck.record_llama_launch(deployment, launch.args)
+        llamacpp_flags.record_launch(deployment, launch.args)
+        if launch.server:
+            setattr(deployment, _WORDS, list(launch.args))
         for opt in parse(launch.args, build):
             facts.set(f"flag.llama.cpp.{opt.name}", word_fact(opt.value, "flag", opt.flag))
             if opt.name in ("model", "hf-repo") and opt.value:
@@ -320,7 +332,57 @@ def _build_clues(builds: list[Build], start: Word) -> list[evidence.Clue]:
     return out
 
 
+_WORDS = "_relialint_llama_server_words"
+_CHECKS = (("unknown", "llama.unknown_option"), ("value", "llama.bad_value"), ("stray", "llama.stray_word"))
+
+
+def check_options(deployment: Deployment) -> None:
+    """Every option, value and word llama-server rejects, against the deployment's final ``engine.version``: the
+    first of each kind as facts, the others as ``FactSet.repeats`` (each reported at its own word)."""
+    facts = deployment.facts
+    words: list[Word] = getattr(deployment, _WORDS, [])
+    version_fact = facts.get("engine.version")
+    version = version_fact.value if version_fact is not None and isinstance(version_fact.value, Version) else None
+    if version is not None and version.scheme == "pep440":
+        version = None
+    kinds = llamacpp_flags.kinds_of("-fa", version)
+    decided = kinds in ({"v"}, {"f"})
+    facts.set("llama.flash_attn_takes_value", Fact(kinds == {"v"} if decided else None, "inferred",
+                                                   note="llama-server's option tables for the build(s)"))
+    problems = llamacpp_flags.check([w.text for w in words], version)
+    env = {k[4:]: f for k, f in facts.facts.items() if k.startswith("env.LLAMA_ARG_") and isinstance(f.value, str)}
+    env_problems = llamacpp_flags.check_env({k: str(f.value) for k, f in env.items()}, [w.text for w in words],
+                                            version)
+    for kind, key in _CHECKS:
+        found = [p for p in problems if p.kind == kind]
+        facts.repeats.pop(key, None)
+        instances = []
+        if kind == "value":  # the variables come first: the parser reads them before the command line
+            for name, problem in env_problems.items():
+                where = env[name]
+                instances.append({key: replace(where, value=problem.message),
+                                  key + "_certain": replace(where, value=True) if problem.certain
+                                  else Fact(None, "inferred")})
+        for problem in found:
+            word = words[problem.position]
+            instances.append({key: word_fact(problem.message, "flag", word),
+                              key + "_certain": word_fact(True, "flag", word) if problem.certain
+                              else Fact(None, "inferred")})
+        if not instances:
+            facts.set(key, Fact(None, "inferred"))
+            facts.set(key + "_certain", Fact(True, "inferred"))
+            continue
+        for name, fact in instances[0].items():
+            if fact.value is None:
+                facts.unknown(name)
+            else:
+                facts.set(name, fact)
+        if len(instances) > 1:
+            facts.repeats[key] = instances[1:]
+
+
 def apply_defaults(deployment: Deployment) -> None:
+    check_options(deployment)
     facts = deployment.facts
     if "flag.llama.cpp." not in facts.closed:
         return
@@ -328,4 +390,3 @@ def apply_defaults(deployment: Deployment) -> None:
                        ("kv_cache.dtype", "f16")):
         if key not in facts.facts:
             facts.set(key, Fact(value, "default"))
-    _ = VersionError

@@ -1,0 +1,323 @@
+"""llama-server's options by build, from ``data/llamacpp_flags.json`` (``tools/gen_llamacpp_tables.py``).
+
+llama.cpp's parser (``common/arg.cpp``) looks every command-line word up whole: a word that is neither an option
+nor the value of the option before it is an error (``invalid argument: WORD``), and so is an option the build does
+not have. :func:`check` walks a launch's words with each tabled build's option kinds, as the parser does, and
+reports every unknown option, every value the build rejects and every stray word, each at its own word, with the
+certainty the evidence allows:
+
+- the build known and tabled: definite;
+- the build unknown: definite where no tabled build accepts it (narrowed, leaving the word out, to the builds
+  that accept the other options present), possible where only some do (naming them);
+- the build between two tables, or newer than the newest: possible.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from relialint.versions import Version
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+# Options llama.cpp replaced by another spelling (engine reference §7: PR #20834 folded the loading switches into
+# --load-mode); and spellings of other programs people carry over (llama-cpp-python's server takes --n_ctx).
+RENAMED = {"--mlock": "--load-mode mlock", "--no-mmap": "--load-mode none", "--mmap": "--load-mode mmap",
+           "--direct-io": "--load-mode dio", "--n-ctx": "--ctx-size", "--n-batch": "--batch-size",
+           "--n-threads": "--threads"}
+FLASH_ATTN = ("-fa", "--flash-attn")
+FA_WORDS = {"on", "off", "auto", "1", "0", "-1", "enabled", "disabled", "true", "false"}
+_NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One word llama-server rejects: ``kind`` is ``unknown``, ``value`` or ``stray``."""
+
+    kind: str
+    position: int
+    message: str
+    certain: bool
+
+
+class LlamaTable:
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.builds: list[dict[str, Any]] = data["builds"]
+        self.options: dict[str, list[list[Any]]] = data["options"]
+        self.env: dict[str, list[list[Any]]] = data["env"]
+        self.values: dict[str, list[list[Any]]] = data["values"]
+        self.releases: dict[str, Any] = data["releases"]
+
+    def label(self, index: int) -> str:
+        return str(self.builds[index]["label"])
+
+    def option(self, spelling: str, index: int) -> tuple[str, str] | None:
+        """(kind, canonical long spelling) of a spelling in the table at ``index``."""
+        for lo, hi, kind, canonical in self.options.get(spelling) or []:
+            if lo <= index <= hi:
+                return kind, canonical or spelling
+        return None
+
+    def accepted(self, canonical: str, index: int) -> tuple[list[str], bool] | None:
+        for lo, hi, words, integer in self.values.get(canonical) or []:
+            if lo <= index <= hi:
+                return words, integer
+        return None
+
+    def where(self, indices: list[int]) -> str:
+        """Table indices as build text (``b4579-@4227c9be4, b11312``)."""
+        runs: list[list[int]] = []
+        for i in sorted(indices):
+            if runs and runs[-1][1] == i - 1:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i])
+        return ", ".join(self.label(a) if a == b else f"{self.label(a)}-{self.label(b)}" for a, b in runs)
+
+    def worlds(self, version: Version | None) -> tuple[list[int], bool]:
+        """The tables a deployment may run, and whether that is exactly one known build."""
+        last = len(self.builds) - 1
+        if version is None:
+            return list(range(last + 1)), False
+        if version.scheme == "build":
+            number = int(version.key[0])  # type: ignore[call-overload]
+            for i, build in enumerate(self.builds):
+                if build["build"] == [number, number]:
+                    return [i], True
+            before = [i for i, b in enumerate(self.builds) if b["build"][1] < number]
+            after = [i for i, b in enumerate(self.builds) if b["build"][0] > number]
+            inside = [i for i, b in enumerate(self.builds) if b["build"][0] <= number <= b["build"][1]]
+            picks = set(inside)
+            picks.update(before[-1:] + after[:1])
+            return sorted(picks), False
+        if version.scheme == "release":
+            release = tuple(int(str(n)) for n in version.key)
+            dev = {i: tuple(int(n) for n in str(b["dev"]).split("."))
+                   for i, b in enumerate(self.builds) if b.get("dev")}
+            # a table whose CMakeLists.txt sets X.Y.Z lies after the bump to X.Y.Z, where release vX.Y.Z is cut
+            before = [i for i, d in dev.items() if d < release]
+            after = [i for i, d in dev.items() if d >= release]
+            lo = max(before) if before else 0
+            hi = min(after) if after else last
+            return list(range(lo, hi + 1)), False
+        return list(range(last + 1)), False
+
+
+@lru_cache(maxsize=1)
+def table() -> LlamaTable:
+    return LlamaTable(json.loads((DATA / "llamacpp_flags.json").read_text(encoding="utf-8")))
+
+
+def spelling(text: str) -> str:
+    """The parser's lookup key: ``_`` becomes ``-`` in ``--`` options."""
+    return "--" + text[2:].replace("_", "-") if text.startswith("--") else text
+
+
+@dataclass
+class _Walk:
+    problems: dict[int, tuple[str, str]]  # position -> (kind, detail)
+    consumed: set[int]
+
+
+def _walk(words: list[str | None], index: int) -> _Walk:
+    t = table()
+    problems: dict[int, tuple[str, str]] = {}
+    consumed: set[int] = set()
+    aligned = True
+    j = 0
+    while j < len(words):
+        text = words[j]
+        if text is None:
+            aligned = False  # an unknown word (a variable): what follows may be shifted
+            j += 1
+            continue
+        key = spelling(text)
+        entry = t.option(key, index)
+        if entry is None:
+            if j > 0 and words[j - 1] in FLASH_ATTN and text in FA_WORDS:
+                pass  # -fa on where -fa takes no value: RL506's case
+            elif "=" in text and text.startswith("-"):
+                pass  # --flag=value: RL505's case
+            elif text.startswith("-") and len(text) > 1 and not _NUMBER.match(text):
+                problems[j] = ("unknown", key)
+                nxt = words[j + 1] if j + 1 < len(words) else None
+                if nxt is None or not nxt.startswith("-") or _NUMBER.match(nxt):
+                    j += 1  # what follows may be the unknown option's value: not a stray word of its own
+            elif aligned:
+                problems[j] = ("stray", text)
+            j += 1
+            continue
+        kind, canonical = entry
+        if kind in ("f", "n"):
+            j += 1
+            continue
+        count = 2 if kind == "2" else 1
+        value = words[j + 1] if j + 1 < len(words) else None
+        if canonical == "--flash-attn" and value is not None and value.startswith("-") and value not in FA_WORDS:
+            j += 1  # a bare -fa before another option: RL506's case
+            continue
+        accepted = t.accepted(canonical, index)
+        if canonical == "--flash-attn":
+            accepted = None  # any other word after -fa is RL506's case
+        if value is not None and accepted is not None and not fits(value, *accepted):
+            problems[j + 1] = ("value", canonical)
+        consumed.update(range(j + 1, j + 1 + count))
+        j += 1 + count
+    return _Walk(problems, consumed)
+
+
+def fits(value: str, words: list[str], integer: bool) -> bool:
+    """Whether the option whose accepted words and integer flag are given takes ``value``."""
+    if value in words:
+        return True
+    return integer and re.fullmatch(r"\s*[-+]?\d+.*", value) is not None  # std::stoi reads a leading integer
+
+
+def check(words: list[str | None], version: Version | None) -> list[Problem]:
+    """Every word of a llama-server command line (after the program) that the build(s) reject."""
+    t = table()
+    worlds, exact = t.worlds(version)
+    walks = {i: _walk(words, i) for i in range(len(t.builds))}
+    options = [j for j, w in enumerate(words) if w is not None and w.startswith("-") and len(w) > 1
+               and not _NUMBER.match(w) and "=" not in w
+               and any(t.option(spelling(w), i) is not None for i in range(len(t.builds)))]
+    positions = sorted({p for i in worlds for p in walks[i].problems})
+    out: list[Problem] = []
+    for p in positions:
+        # leave one out: the builds that accept every other option present
+        others = [j for j in options if j != p and not any(j in walks[i].consumed for i in worlds)]
+        narrowed = [i for i in worlds if all(t.option(spelling(str(words[j])), i) is not None for j in others)]
+        pool = narrowed or worlds
+        bad = [i for i in pool if p in walks[i].problems]
+        if not bad:
+            continue
+        kind, detail = next(walks[i].problems[p] for i in bad)
+        certain = len(bad) == len(pool) and (exact or version is None)
+        message = _message(kind, detail, str(words[p]), words, p, bad, pool)
+        if narrowed and len(narrowed) < len(worlds):
+            message += " (narrowed to the builds that accept the other options here)"
+        out.append(Problem(kind, p, message, certain))
+    return out
+
+
+def check_env(env: dict[str, str], words: list[str | None], version: Version | None) -> dict[str, Problem]:
+    """``LLAMA_ARG_*`` values the build rejects: the parser hands every variable of an option to its handler before it
+    reads the command line, and a value the handler refuses (``LLAMA_ARG_SPLIT_MODE=tensor`` before ``tensor``
+    existed) stops the start-up. Only the options whose values the table records, and only where the option takes
+    a value (a switch's variable is only tested for truth). Keyed by variable name."""
+    t = table()
+    worlds, exact = t.worlds(version)
+    present = [w for w in words if w is not None and w.startswith("-") and "=" not in w and not _NUMBER.match(w)]
+    narrowed = [i for i in worlds if all(t.option(spelling(w), i) is not None for w in present
+                                         if any(t.option(spelling(w), j) is not None for j in range(len(t.builds))))]
+    pool = narrowed or worlds
+    out: dict[str, Problem] = {}
+    for name, value in sorted(env.items()):
+        bad: list[int] = []
+        for i in pool:
+            canonical = next((r[2] for r in t.env.get(name) or [] if r[0] <= i <= r[1]), None)
+            if canonical is None or (t.option(canonical, i) or ("f", ""))[0] != "v" or (canonical == "--flash-attn" \
+                    and value in FA_WORDS):
+                continue
+            accepted = t.accepted(canonical, i)
+            if accepted is not None and not fits(value, *accepted):
+                bad.append(i)
+        if not bad:
+            continue
+        canonical = next(r[2] for r in t.env[name] if r[0] <= bad[-1] <= r[1])
+        accepted = t.accepted(canonical, bad[-1])
+        assert accepted is not None
+        scope = f"llama-server {t.where(bad)}"
+        if len(bad) < len(pool):
+            scope += f" (the builds {t.where([i for i in pool if i not in bad])} accept it)"
+        takes = ", ".join(accepted[0]) + (" or an integer" if accepted[1] and accepted[0] else "")
+        if not accepted[0]:
+            takes = "an integer only"
+        message = (f"`{name}={value}` is not a value of `{canonical}` on {scope}: it takes {takes} (the variable is "
+                   f"read before the command line, so the start-up stops even where a flag sets the option)")
+        out[name] = Problem("value", -1, message, len(bad) == len(pool) and (exact or version is None))
+    return out
+
+
+def _message(kind: str, detail: str, word: str, words: list[str | None], p: int, bad: list[int],
+             pool: list[int]) -> str:
+    t = table()
+    scope = f"llama-server {t.where(bad)}"
+    if kind == "unknown":
+        known = [i for i in range(len(t.builds)) if t.option(detail, i) is not None]
+        if not known:
+            scope = f"any llama-server build from {t.label(0)} to {t.label(len(t.builds) - 1)}"
+        history = f"; it exists in {t.where(known)}" if known else ""
+        hint = _suggest(detail, bad[-1]) if not known or detail in RENAMED else ""
+        return f"`{word}` is not an option of {scope}{history}{hint}"
+    if len(bad) < len(pool):
+        scope += f" (the builds {t.where([i for i in pool if i not in bad])} accept it)"
+    if kind == "value":
+        accepted = t.accepted(detail, bad[-1])
+        detail = words[p - 1] or detail  # the option as written (-ngl, not --gpu-layers)
+        words_ok = ", ".join(accepted[0]) if accepted else ""
+        also = " or an integer" if accepted and accepted[1] else ""
+        if accepted and not accepted[0]:
+            return f"`{word}` is not a value of `{detail}` on {scope}: it takes an integer only"
+        return f"`{word}` is not a value of `{detail}` on {scope}: it takes {words_ok}{also}"
+    before = words[p - 1] if p > 0 else None
+    after = f" after `{before}`" if before else ""
+    return (f"`{word}`{after} is neither an option nor an option's value on {scope}: the parser stops with "
+            f"\"invalid argument: {word}\"")
+
+
+def _suggest(key: str, index: int) -> str:
+    if key in RENAMED:
+        return f" (use `{RENAMED[key]}`)"
+    pool = [s for s in table().options if s.startswith("--") and table().option(s, index) is not None]
+    close = difflib.get_close_matches(key, pool, n=1, cutoff=0.8)
+    return f" (did you mean `{close[0]}`?)" if close else " (no close option)"
+
+
+def kinds_of(spelling: str, version: Version | None) -> set[str]:
+    """The kinds (``v``, ``f``, ...) a spelling has across the builds the version allows (``-`` where it is absent)."""
+    t = table()
+    worlds, _ = t.worlds(version)
+    return {(t.option(spelling, i) or ("-", ""))[0] for i in worlds}
+
+
+def fa_words() -> set[str]:
+    """The words ``-fa`` takes in the builds where it takes a value (the parser's truthy, falsey and auto words)."""
+    return {w for entry in table().values.get("--flash-attn") or [] for w in entry[2]}
+
+
+def record_launch(deployment: Any, args: list[Any]) -> None:
+    """``--flag=value`` tokens (RL505) and what follows ``-fa`` (RL506); none of it depends on the build."""
+    from relialint.engines.common import word_fact
+    from relialint.facts import Fact
+
+    facts = deployment.facts
+    words = fa_words()
+    equals = bare = value = None
+    bare_word: Any = None
+    for i, word in enumerate(args):
+        text = word.text
+        if text is None or not text.startswith("-") or text in ("-", "--"):
+            continue
+        head, eq, _ = text.partition("=")
+        if eq and equals is None and (head.startswith("--") or head in table().options):
+            equals = word
+        if head in FLASH_ATTN and not eq:
+            nxt = args[i + 1].text if i + 1 < len(args) else ""
+            if nxt is None:
+                continue  # spliced: cannot tell
+            if nxt in words:
+                value = value or (nxt, word)
+            elif bare is None:
+                bare, bare_word = nxt, word
+    facts.set("args.equals_form", word_fact(equals.text, "flag", equals) if equals is not None
+              else Fact(None, "inferred"))
+    facts.set("llama.flash_attn_bare", word_fact(bare, "flag", bare_word) if bare_word is not None
+              else Fact(None, "inferred"))
+    facts.set("llama.flash_attn_value", word_fact(value[0], "flag", value[1]) if value is not None
+              else Fact(None, "inferred"))

@@ -105,13 +105,18 @@ def points_at(trigger: dict[str, Any], facts: FactSet) -> bool:
     return _points(trigger["when"], facts, True)
 
 
+# What a GPU can do follows from which GPU it is; a deployment that names an H100 does not point at records about
+# Confidential Computing or FP8 because of it (its model, flags and version do that).
+CAPABILITY_KEYS = frozenset({"gpu.cc_capable", "gpu.native_fp8", "gpu.native_fp4", "gpu.memory_gb"})
+
+
 def _points(pred: Any, facts: FactSet, positive: bool) -> bool:
     if "all" in pred or "any" in pred:
         return any(_points(p, facts, positive) for p in pred.get("all") or pred.get("any"))
     if "not" in pred:
         return _points(pred["not"], facts, not positive)
     key = pred.get("fact")
-    if key is None or key == "engine.name" or not _stated(facts.get(key)):
+    if key is None or key == "engine.name" or key in CAPABILITY_KEYS or not _stated(facts.get(key)):
         return False
     return eval_leaf(pred, facts).value is positive
 
@@ -123,13 +128,16 @@ def _finding(record: dict[str, Any], deployment: Deployment, definite: bool, mis
     line, column, end_line, end_column = where.line, where.column, where.end_line, where.end_column
     path = where.path
     about = f"deployment:{deployment.engine}"
-    for key in trigger.get("locate") or []:
-        fact = deployment.facts.facts.get(key)
-        if fact is not None and fact.line is not None and fact.path == path:
-            line, column = fact.line, fact.column or 1
-            end_line, end_column = fact.end_line or line, fact.end_column or column
-            about = key
-            break
+    located = [(key, fact) for key in trigger.get("locate") or []
+               if (fact := deployment.facts.facts.get(key)) is not None and fact.line is not None and fact.path]
+    # the first located fact in the deployment's own file; else one in a file it reads (an env file, a --config
+    # YAML): the line to edit is there
+    for key, fact in sorted(located, key=lambda kf: kf[1].path != path):
+        assert fact.line is not None and fact.path is not None
+        path, line, column = fact.path, fact.line, fact.column or 1
+        end_line, end_column = fact.end_line or line, fact.end_column or column
+        about = key
+        break
     from relialint.facts import fill_message
 
     message = fill_message(trigger["message"], deployment.facts)

@@ -129,11 +129,20 @@ def _version_fits(engine: str, fact: Fact) -> Fact | None:
     return None if version is None else replace(fact, value=version)
 
 
+SEPARATE_PODS = frozenset({"kubernetes", "helm"})
+"""Deployment kinds whose engines run in pods of their own, with GPUs allocated to each."""
+
+
 def shared_memory(deployments: list[Deployment]) -> None:
     """``memory.gpu_utilization_shared_total``: vLLM deployments of one file on the same GPUs add up."""
     groups: dict[tuple[str, str], list[Deployment]] = {}
     for d in deployments:
         if d.engine != "vllm":
+            continue
+        if d.kind in SEPARATE_PODS:
+            # each pod gets its own GPUs from the device plugin: two engines of one manifest never share one
+            d.facts.set("memory.gpu_utilization_shared_total",
+                        Fact(None, "inferred", note="a pod's GPUs are its own (Kubernetes device plugin)"))
             continue
         visible = d.facts.get("env.CUDA_VISIBLE_DEVICES")
         key = (d.path, str(visible.value) if visible is not None and visible.value is not None else "*")

@@ -100,12 +100,23 @@ def known_gpu(facts: FactView) -> tuple[tuple[str, Value | None], ...]:
     return tuple((k, f.value) for k in ROW_KEYS if (f := facts.get(k)) is not None)
 
 
+def gpu_key(facts: FactView) -> tuple[Any, ...]:
+    """What the GPU worlds depend on: the known GPU facts, and whether the backend is the CPU."""
+    backend = facts.get("engine.backend")
+    return (backend is not None and backend.value == "cpu", known_gpu(facts))
+
+
 def gpu_worlds(facts: FactView) -> list[GpuWorld] | None:
-    """The GPUs consistent with what is known; ``None`` when the model is known (one world: the facts as they are)."""
+    """The GPUs consistent with what is known; ``None`` when the model is known (one world: the facts as they are).
+    A deployment on the CPU backend has no GPU: one world in which every GPU fact is known to be unset."""
     model = facts.get("gpu.model")
     if model is not None and model.value is not None:
         return None
-    return list(_gpu_worlds(known_gpu(facts)))
+    cpu, known = gpu_key(facts)
+    if cpu:
+        return [GpuWorld("no GPU (CPU backend)", {k: Fact(None, "inferred", note="the CPU backend uses no GPU")
+                                                  for k in ROW_KEYS if facts.get(k) is None})]
+    return list(_gpu_worlds(known))
 
 
 @lru_cache(maxsize=256)
@@ -126,6 +137,8 @@ def _gpu_worlds(known_items: tuple[tuple[str, Value | None], ...]) -> tuple[GpuW
             unset["gpu.sm"] = Fact(None, "inferred")
         if vendor != "amd" and "gpu.arch" not in known:
             unset["gpu.arch"] = Fact(None, "inferred")
+        if vendor != "nvidia" and "gpu.cc_capable" not in known:
+            unset["gpu.cc_capable"] = Fact(False, "inferred", note="Confidential Computing mode is NVIDIA's")
     worlds.append(GpuWorld(UNKNOWN_GPU, unset))
     return tuple(worlds)
 
@@ -415,7 +428,7 @@ def judge(trigger: Mapping[str, Any], worlds: Worlds) -> Judgement:
     # The same trigger over the same facts and the same worlds is the same judgement (a tree of similar files).
     ordered = shape.ordered_keys
     memo_key = (id(trigger), worlds.engine, tuple(_sig(worlds.base.get(k)) for k in ordered),
-                known_gpu(worlds.base) if gpus is not None else None,
+                gpu_key(worlds.base) if gpus is not None else None,
                 (worlds.version_key[:3], tuple(_sig(worlds.unfinished.get(k)) for k in ordered))
                 if versions is not None and worlds.unfinished is not None else None)
     memo = _JUDGED.get(memo_key)
@@ -489,7 +502,7 @@ def _gpu_classes(worlds: Worlds, gpus: list[GpuWorld] | None, leaves: tuple[Mapp
     """The GPU worlds grouped by how the trigger's GPU conditions come out: rows that answer every one of them
     alike are one class, since the trigger cannot tell them apart."""
     # The GPU worlds and the GPU conditions depend only on the known GPU facts: shared by every deployment.
-    key = (known_gpu(worlds.base), tuple(id(leaf) for leaf in leaves))
+    key = (gpu_key(worlds.base), tuple(id(leaf) for leaf in leaves))
     found = _GPU_CLASSES.get(key)
     if found is None:
         classes: dict[tuple[bool | None, ...], tuple[Mapping[str, Fact], list[str]]] = {}

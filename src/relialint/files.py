@@ -16,7 +16,7 @@ Reader = Callable[[str, str], FileResult]
 
 READER_MODULES = {"shell": "shell", "compose": "compose", "kubernetes": "kubernetes", "helm": "helm",
                   "env": "envfile", "systemd": "systemd", "dockerfile": "dockerfile",
-                  "windows": "windows", "truss": "truss"}
+                  "windows": "windows", "truss": "truss", "skypilot": "skypilot"}
 
 
 def reader(kind: str) -> Reader | None:

@@ -100,6 +100,9 @@ def yaml_kind(text: str) -> str | None:
         return "helm"
     if re.search(r"^docker_server\s*:", text, re.M) and re.search(r"^\s+start_command\s*:", text, re.M):
         return "truss"
+    if re.search(r"^run\s*:", text, re.M) and re.search(r"^(resources|setup|envs|num_nodes|workdir|file_mounts)\s*:",
+                                                          text, re.M):
+        return "skypilot"
     if _vllm_config_keys(text):
         return "vllm-config"
     return None

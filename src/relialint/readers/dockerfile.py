@@ -301,7 +301,10 @@ def read(text: str, path: str) -> FileResult:
         return result
     if image.entrypoint is None and not image.cmd:
         return result
-    result.commands.append(Command("container", image.cmd, image.span, image.env, env_complete=False,
-                                   image=image.image, entrypoint=image.entrypoint,
-                                   argv_complete=not any(w.splice for w in image.cmd)))
+    from relialint.readers.wrappers import unwrap_container
+
+    entrypoint, cmd = unwrap_container(image.entrypoint, image.cmd)
+    result.commands.append(Command("container", cmd, image.span, image.env, env_complete=False,
+                                   image=image.image, entrypoint=entrypoint,
+                                   argv_complete=not any(w.splice for w in cmd)))
     return result

@@ -15,8 +15,9 @@ from pathlib import Path
 
 from relialint.readers import envfile
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
-from relialint.readers.wrappers import unwrap
-from relialint.readers.yamlwords import Src, shell_split
+from relialint.readers.dockerrun import docker_run
+from relialint.readers.wrappers import shell_script, unwrap
+from relialint.readers.yamlwords import Src, script_commands, shell_split
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _SPECIFIER = re.compile(r"%[^%]")
@@ -134,7 +135,8 @@ def _words(entry: _Entry, src: Src, env: list[EnvVar], raws: dict[int, str] | No
                 unknown = True
                 return ""
             source = var.span
-            split = split or match.group(2) is not None
+            # `$FOO` alone as a word splits at whitespace; inside a longer word (a `bash -c` script) it does not
+            split = split or (match.group(2) is not None and match_splice(text))
             return var.value
 
         resolved = _VAR.sub(sub, text)
@@ -184,7 +186,21 @@ def read(text: str, path: str) -> FileResult:
         if entry.section == "Service" and entry.key == "ExecStart" and entry.value:
             raws: dict[int, str] = {}
             words, _ = unwrap(_words(entry, src, env, raws), [])
-            if words:
+            if not words:
+                continue
+            script = shell_script(words)
+            if words[0].text in ("docker", "podman") and len(words) > 1 and words[1].text == "run" \
+                    or (words[0].text or "").endswith(("/docker", "/podman")) and len(words) > 1 \
+                    and words[1].text == "run":
+                container = docker_run(words[2:], list(env), words[0].span)
+                container.env_complete = container.env_complete and complete
+                result.commands.append(container)
+            elif script is not None and script.text is not None:
+                # `bash -c '...'`: the script's commands, with the unit's environment exported to them
+                for command in script_commands(script.text, script.span, src, script.span, list(env)):
+                    command.env_complete = command.env_complete and complete
+                    result.commands.append(command)
+            else:
                 words[0] = _program(words[0], raws)
                 result.commands.append(Command("shell", words, words[0].span, list(env), complete,
                                                argv_complete=not any(w.splice for w in words)))

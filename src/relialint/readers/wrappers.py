@@ -14,6 +14,13 @@ _INIT = {"tini": {"-p", "-e"}, "tini-static": {"-p", "-e"}, "dumb-init": {"-r", 
 _NUMACTL_VALUE = {"-N", "--cpunodebind", "-m", "--membind", "-C", "--physcpubind", "-i", "--interleave",
                   "-p", "--preferred", "-P", "--preferred-many"}
 _SHELLS = {"sh", "bash", "ash", "dash", "zsh", "ksh"}
+_SRUN_VALUE = {"-A", "--account", "-c", "--cpus-per-task", "-d", "--dependency", "-D", "--chdir", "-e", "--error",
+               "-i", "--input", "-J", "--job-name", "-m", "--distribution", "-n", "--ntasks", "-N", "--nodes",
+               "-o", "--output", "-p", "--partition", "-q", "--qos", "-t", "--time", "-w", "--nodelist",
+               "-x", "--exclude", "-G", "--gpus", "-C", "--constraint", "--gres", "--mem", "--mpi", "--export",
+               "--gpus-per-node", "--gpus-per-task", "--ntasks-per-node", "--container-image",
+               "--container-mounts", "--container-workdir", "--mem-per-cpu", "--mem-per-gpu", "--cpu-bind"}
+"""Slurm ``srun`` options that take a value as a separate word (``srun -N 1 --gres gpu:4 vllm serve ...``)."""
 
 
 def _text(word: Word) -> str:
@@ -83,6 +90,12 @@ def unwrap(words: list[Word], env: list[EnvVar]) -> tuple[list[Word], list[EnvVa
             if words:
                 words = words[1:]
             changed = True
+        elif head == "srun":
+            words = _skip_options(words[1:], _SRUN_VALUE)
+            changed = True
+        elif head in ("conda", "mamba", "micromamba") and len(words) > 1 and _text(words[1]) == "run":
+            words = _skip_options(words[2:], {"-n", "--name", "-p", "--prefix", "--cwd"})
+            changed = True
         elif head == "systemd-run":
             words = words[1:]
             while words and _text(words[0]).startswith("-"):
@@ -96,6 +109,21 @@ def unwrap(words: list[Word], env: list[EnvVar]) -> tuple[list[Word], list[EnvVa
                     words = words[1:]
             changed = True
     return words, env
+
+
+def unwrap_container(entrypoint: list[Word] | None, argv: list[Word]) -> tuple[list[Word] | None, list[Word]]:
+    """A container's entrypoint and arguments with wrappers looked through (``ENTRYPOINT ["tini", "--"]``,
+    ``command: gosu app vllm serve ...``): the wrapped command's words, split the same way."""
+    combined = (entrypoint or []) + argv
+    stripped, _ = unwrap(combined, [])
+    cut = len(combined) - len(stripped)
+    if cut == 0 or not stripped:
+        return entrypoint, argv
+    if entrypoint is None:
+        return None, stripped
+    if cut <= len(entrypoint):
+        return entrypoint[cut:], argv
+    return [], argv[cut - len(entrypoint):]
 
 
 def shell_script(words: list[Word]) -> Word | None:

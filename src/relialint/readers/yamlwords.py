@@ -226,12 +226,14 @@ def shell_script_commands(words: list[Word], src: Src, nodes: dict[int, YScalar]
     return script_commands(script_word.text, region, src, script_word.span)
 
 
-def script_commands(script: str, region: Span | None, src: Src, fallback: Span) -> list[Command]:
-    """A shell script embedded in this file (``sh -c`` argument, Dockerfile ``RUN``), its commands located in
-    the file: ``region`` is where the script's text was written."""
+def script_commands(script: str, region: Span | None, src: Src, fallback: Span,
+                    env: list[EnvVar] | None = None) -> list[Command]:
+    """A shell script embedded in this file (``sh -c`` argument, Dockerfile ``RUN``, a systemd ``ExecStart=``),
+    its commands located in the file: ``region`` is where the script's text was written; ``env`` the variables
+    the shell starts with."""
     from relialint.readers import shell
 
-    inner = shell.read(script, src.path)
+    inner = shell.read(script, src.path, env)
     offsets = src.align(script, region) if region is not None else []
     script_src = Src(script, src.path)
 
@@ -242,12 +244,18 @@ def script_commands(script: str, region: Span | None, src: Src, fallback: Span) 
         end = script_src.offset(span.end_line, span.end_column)
         return src.sub_span(offsets, start, max(end, start + 1), fallback)
 
+    outer = {id(var.span) for var in env or []}
+
+    def moved(span: Span | None) -> Span | None:
+        """A span in the script moved into the file; one of the starting variables' is already there."""
+        return span if span is None or id(span) in outer else remap(span)
+
     out: list[Command] = []
     for command in inner.commands:
-        argv = [Word(w.text, remap(w.span), w.splice, remap(w.source) if w.source else None) for w in command.argv]
-        env = [EnvVar(v.name, v.value, remap(v.span), remap(v.source) if v.source else None) for v in command.env]
+        argv = [Word(w.text, remap(w.span), w.splice, moved(w.source)) for w in command.argv]
+        env = [EnvVar(v.name, v.value, moved(v.span) or v.span, moved(v.source)) for v in command.env]
         image = Word(command.image.text, remap(command.image.span)) if command.image else None
-        entry = [Word(w.text, remap(w.span), w.splice, remap(w.source) if w.source else None)
+        entry = [Word(w.text, remap(w.span), w.splice, moved(w.source))
                  for w in command.entrypoint] if command.entrypoint is not None else None
         out.append(Command(command.kind, argv, remap(command.span), env, command.env_complete, image, entry,
                            argv_complete=command.argv_complete, gpu_count=command.gpu_count,
@@ -269,7 +277,9 @@ def words_with_nodes(node: YNode | None, src: Src, interp: Interp, nodes: dict[i
 def container_commands(image: Word | None, entrypoint: list[Word] | None, argv: list[Word], env: list[EnvVar],
                        span: Span, src: Src, nodes: dict[int, YScalar], **extra: object) -> list[Command]:
     """One container, or, where it runs ``sh -c 'script'``, the script's commands inside that image."""
-    entrypoint, argv = _unwrapped(entrypoint, argv)
+    from relialint.readers.wrappers import unwrap_container
+
+    entrypoint, argv = unwrap_container(entrypoint, argv)
     words = (entrypoint or []) + argv if entrypoint is not None else argv
     inner = shell_script_commands(words, src, nodes) if entrypoint is not None or image is None else None
     if inner is None and entrypoint is None:
@@ -293,22 +303,6 @@ def container_commands(image: Word | None, entrypoint: list[Word] | None, argv: 
                   argv_complete=not any(w.splice for w in argv))
     _extra(cmd, extra)
     return [cmd]
-
-
-def _unwrapped(entrypoint: list[Word] | None, argv: list[Word]) -> tuple[list[Word] | None, list[Word]]:
-    """``entrypoint: ["tini", "--"]``, ``command: gosu app vllm serve ...``: the wrapped command's words."""
-    from relialint.readers.wrappers import unwrap
-
-    combined = (entrypoint or []) + argv
-    stripped, _ = unwrap(combined, [])
-    cut = len(combined) - len(stripped)
-    if cut == 0 or not stripped:
-        return entrypoint, argv
-    if entrypoint is None:
-        return None, stripped
-    if cut <= len(entrypoint):
-        return entrypoint[cut:], argv
-    return [], argv[cut - len(entrypoint):]
 
 
 def _extra(command: Command, extra: dict[str, object]) -> None:

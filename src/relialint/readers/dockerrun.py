@@ -1,0 +1,96 @@
+"""``docker run`` / ``podman run`` command lines, wherever they are written (a shell script, a systemd unit's
+``ExecStart=``): the image, its arguments, ``-e``/``--env-file`` variables (read, never sourced), ``--gpus``,
+``--device``, ``--runtime``. No engine knowledge."""
+
+from __future__ import annotations
+
+import re
+
+from relialint.readers.located import Command, EnvVar, Span, Word
+
+_DOCKER_VALUE_FLAGS = {
+    "-e", "--env", "--env-file", "--gpus", "--entrypoint", "-v", "--volume", "-p", "--publish", "--name",
+    "--network", "--net", "--ipc", "--shm-size", "-w", "--workdir", "-u", "--user", "--runtime", "--device",
+    "--mount", "--label", "-l", "--memory", "-m", "--cpus", "--ulimit", "--restart", "--platform", "-h",
+    "--hostname", "--add-host", "--cap-add", "--security-opt", "--pull", "--log-driver", "--log-opt",
+    "--health-cmd", "--group-add", "--cpuset-cpus", "--pid", "--uts", "--stop-signal", "--tmpfs",
+}
+
+
+def docker_run(words: list[Word], env: list[EnvVar], span: Span) -> Command:
+    """The words after ``docker run`` / ``podman run`` (``[options] IMAGE [args]``) as a container command."""
+    run_env = list(env)
+    entrypoint: list[Word] | None = None
+    gpu_count: int | None = None
+    gpu_span: Span | None = None
+    env_files: list[Word] = []
+    labels: list[tuple[str, str, Span]] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        text = word.text or ""
+        if not text.startswith("-") or text == "-":
+            break
+        flag, eq, inline = text.partition("=")
+        if flag in _DOCKER_VALUE_FLAGS:
+            value: Word | None
+            if eq:
+                value = Word(inline, word.span, source=word.source)
+            else:
+                value = words[i + 1] if i + 1 < len(words) else None
+                i += 1
+            if value is not None:
+                if flag in ("-e", "--env") and value.text is not None:
+                    name, has_value, val = value.text.partition("=")
+                    run_env.append(EnvVar(name, val if has_value else None, value.span, value.source))
+                elif flag == "--entrypoint":
+                    entrypoint = [value]
+                elif flag == "--gpus" and value.text is not None:
+                    gpu_count, gpu_span = _gpus(value.text), value.span
+                elif flag == "--device" and value.text is not None:
+                    labels.append(("compose.device", value.text, value.span))
+                elif flag == "--runtime" and value.text in ("nvidia", "amd"):
+                    labels.append(("compose.runtime", value.text, value.span))
+                elif flag == "--env-file":
+                    env_files.append(value)
+        i += 1
+    image = words[i] if i < len(words) else None
+    argv = words[i + 1 :]
+    from_files, complete = _env_files(env_files, span.path)
+    command = Command("container", argv, image.span if image else span, from_files + run_env, image=image,
+                      entrypoint=entrypoint, gpu_count=gpu_count, gpu_count_span=gpu_span,
+                      env_complete=complete, argv_complete=not any(w.splice for w in argv), gpu_labels=labels)
+    return command
+
+
+def _env_files(words: list[Word], script: str) -> tuple[list[EnvVar], bool]:
+    """``--env-file FILE`` variables, read relative to the script (never sourced or expanded); ``-e`` wins."""
+    from pathlib import Path
+
+    from relialint.readers.envfile import load
+
+    env: list[EnvVar] = []
+    complete = True
+    for word in words:
+        if word.text is None:
+            complete = False
+            continue
+        target = Path(word.text) if Path(word.text).is_absolute() else Path(script).parent / word.text
+        loaded, _ = load(target, str(target))
+        if loaded is None:
+            complete = False
+            continue
+        env.extend(loaded)
+    return env, complete
+
+
+def _gpus(text: str) -> int | None:
+    value = text.strip().strip('"').strip("'")
+    if value.isdigit():
+        return int(value)
+    match = re.search(r"device=([0-9,]+)", value)
+    if match:
+        return len([d for d in match.group(1).split(",") if d])
+    return None
+
+

@@ -1,0 +1,77 @@
+"""More launch shapes: Slurm ``srun``, ``conda run``, a Dockerfile entrypoint behind ``tini``/``gosu``/``dumb-init``,
+a systemd unit that runs ``docker run`` or ``bash -c '...'``, and a SkyPilot task. Exact facts, with where each
+came from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.test_launch_shapes import facts
+
+
+def test_srun_runs_the_engine(tmp_path: Path) -> None:
+    text = ("#!/bin/bash\n#SBATCH --gres=gpu:4\n"
+            "srun -N 1 --gres gpu:4 --ntasks-per-node=1 vllm serve Qwen/Qwen3-8B --tensor-parallel-size 4\n")
+    (dep,) = facts(tmp_path, "job.sh", text)
+    assert dep["@"] == ("vllm", "shell", 3, None)
+    assert dep["engine.name"] == ("vllm", "inferred", 3, 44)
+    assert dep["model.name"] == ("Qwen/Qwen3-8B", "flag", 3, 55)
+    assert dep["parallel.tensor"] == (4, "flag", 3, 69)
+
+
+def test_conda_run_runs_the_engine(tmp_path: Path) -> None:
+    (dep,) = facts(tmp_path, "serve.sh", "conda run -n vllm --no-capture-output vllm serve org/m --port 8000\n")
+    assert dep["@"] == ("vllm", "shell", 1, None)
+    assert dep["model.name"] == ("org/m", "flag", 1, 50)
+
+
+def test_dockerfile_entrypoint_behind_tini_and_gosu(tmp_path: Path) -> None:
+    text = ("FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n"
+            "RUN pip3 install vllm==0.9.2\n"
+            'ENTRYPOINT ["/usr/bin/tini", "--", "gosu", "app", "vllm", "serve"]\n'
+            'CMD ["meta-llama/Llama-3.2-3B-Instruct", "--max-model-len", "8192"]\n')
+    (dep,) = facts(tmp_path, "Dockerfile", text)
+    assert dep["@"] == ("vllm", "dockerfile", 3, None)
+    assert dep["engine.name"] == ("vllm", "inferred", 3, 51)
+    assert dep["model.name"] == ("meta-llama/Llama-3.2-3B-Instruct", "flag", 4, 6)
+    assert dep["limits.max_model_len"] == (8192, "flag", 4, 42)
+
+
+def test_dockerfile_entrypoint_behind_dumb_init(tmp_path: Path) -> None:
+    text = ('FROM vllm/vllm-openai:latest\nENTRYPOINT ["dumb-init", "--", "vllm", "serve"]\n'
+            'CMD ["mistralai/Ministral-8B-Instruct-2410"]\n')
+    (dep,) = facts(tmp_path, "Dockerfile", text)
+    assert dep["@"] == ("vllm", "dockerfile", 2, None)
+    assert dep["model.name"] == ("mistralai/Ministral-8B-Instruct-2410", "flag", 3, 6)
+
+
+def test_systemd_unit_running_docker_run(tmp_path: Path) -> None:
+    text = ("[Service]\nExecStartPre=-/usr/bin/docker rm -f vllm\n"
+            "ExecStart=/usr/bin/docker run --rm --gpus all -e VLLM_USE_V1=1 vllm/vllm-openai:v0.10.2 "
+            "--model org/m --max-model-len 16384\n")
+    (dep,) = facts(tmp_path, "vllm.service", text)
+    assert dep["@"] == ("vllm", "systemd", 3, None)
+    assert dep["engine.version"] == ("0.10.2", "image", 3, 64)
+    assert dep["env.VLLM_USE_V1"] == ("1", "env", 3, 50)
+    assert dep["model.name"] == ("org/m", "flag", 3, 97)
+    assert dep["limits.max_model_len"] == (16384, "flag", 3, 103)
+
+
+def test_systemd_unit_running_a_bash_script_with_its_environment(tmp_path: Path) -> None:
+    text = ("[Service]\nEnvironment=MODEL=google/gemma-3-12b-it\n"
+            "ExecStart=/bin/bash -c 'source /opt/venv/bin/activate && exec vllm serve \"$MODEL\" --port 8000'\n")
+    (dep,) = facts(tmp_path, "vllm.service", text)
+    assert dep["@"] == ("vllm", "systemd", 3, None)
+    assert dep["engine.name"] == ("vllm", "inferred", 3, 63)
+    assert dep["model.name"] == ("google/gemma-3-12b-it", "flag", 3, 74)
+
+
+def test_skypilot_task_setup_pins_and_accelerator_names_the_gpu(tmp_path: Path) -> None:
+    text = ("resources:\n  accelerators: H100:1\n\nenvs:\n  MODEL_NAME: meta-llama/Llama-3.1-8B-Instruct\n\n"
+            "setup: |\n  pip install vllm==0.10.1\n\nrun: |\n  vllm serve $MODEL_NAME --max-model-len 8192\n")
+    (dep,) = facts(tmp_path, "task.yaml", text)
+    assert dep["@"] == ("vllm", "skypilot", 11, None)
+    assert dep["engine.version"] == ("0.10.1", "inferred", 8, 15)
+    assert dep["gpu.model"] == ("H100", "manifest", 2, 17)
+    assert dep["model.name"] == ("meta-llama/Llama-3.1-8B-Instruct", "flag", 11, 14)
+    assert dep["limits.max_model_len"] == (8192, "flag", 11, 26)

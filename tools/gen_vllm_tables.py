@@ -18,7 +18,9 @@ Three stages, so that the committed data can be re-checked without network acces
    dataclasses) and the env vars from ``vllm-env/envs_<v>.txt``; such options have an unknown kind (``?``) and
    the table lists those versions under ``incomplete``.
 
-3. ``build``: the compact table from the extraction files::
+3. ``build``: the compact table from the extraction files, with the engine's own replacements for removed options
+   and variables from ``tools/vllm-extract/renames.list`` (written by hand from the wheels' deprecation code; each
+   line names its source)::
 
        python tools/gen_vllm_tables.py build      # -> src/relialint/data/vllm_flags.json
 
@@ -558,7 +560,7 @@ def assemble(per_version: dict[str, tuple[dict[str, tuple[str, str | None]], set
 
 def dumps(table: dict[str, Any]) -> str:
     """The committed serialisation (``tools/tablejson.py``)."""
-    return tablejson.dumps(table, nested=("options", "env"))
+    return tablejson.dumps(table, nested=("options", "env", "renames"))
 
 
 def write_extract(out_dir: Path, version: str, opts: dict[str, tuple[str, str | None]], envs: set[str],
@@ -609,10 +611,25 @@ def extract(src: Path | None, reference: Path | None, out_dir: Path, versions: l
         write_extract(out_dir, version, ref_opts, ref_env or set(), "reference add_argument list, kinds unknown")
 
 
+def read_renames(path: Path) -> dict[str, list[str]]:
+    """``renames.list``: old option or variable -> [replacement as shown, the option or variable it needs]."""
+    out: dict[str, list[str]] = {}
+    if not path.exists():
+        return out
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        old, shown, needs, _source = line.split("\t")
+        out[old] = [shown, needs]
+    return dict(sorted(out.items()))
+
+
 def build(extract_dir: Path) -> dict[str, Any]:
-    """Stage 3: the compact table from the extraction files."""
+    """Stage 3: the compact table from the extraction files (and the renames of ``renames.list``)."""
     per_version = {p.stem: read_extract(p) for p in extract_dir.glob("*.txt")}
-    return assemble(per_version)
+    table = assemble(per_version)
+    table["renames"] = read_renames(extract_dir / "renames.list")
+    return table
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -332,9 +332,11 @@ class FactSet:
     facts: dict[str, Fact] = field(default_factory=dict)
     closed: set[str] = field(default_factory=set)
     blocked: set[str] = field(default_factory=set)
-    repeats: dict[str, list[dict[str, Fact]]] = field(default_factory=dict)
-    """Further instances of a located problem (key: the fact a record locates): each a set of facts that stands in
-    for the first instance's, so that every instance is reported at its own word."""
+    instances: dict[str, list[dict[str, Fact | None]]] = field(default_factory=dict)
+    """Facts that hold once per located instance (three unknown options, two unread variables): ``key`` -> one
+    group per instance, each mapping ``key`` and its companion keys to their facts (``None``: unknown in that
+    instance). ``facts[key]`` holds the first instance; a record that locates ``key`` is evaluated once per group
+    (:meth:`instance_views`)."""
 
     def get(self, key: str) -> Fact | None:
         """The fact, a synthetic unset fact for a closed prefix, or ``None`` when unknown."""
@@ -369,7 +371,33 @@ class FactSet:
 
     def copy(self) -> FactSet:
         return FactSet(dict(self.facts), set(self.closed), set(self.blocked),
-                       {k: list(v) for k, v in self.repeats.items()})
+                       {key: list(groups) for key, groups in self.instances.items()})
 
     def items(self) -> list[tuple[str, Fact]]:
         return sorted(self.facts.items())
+
+    def add_instance(self, key: str, group: dict[str, Fact | None]) -> None:
+        """One more instance of ``key`` (``group`` holds ``key`` and its companions); the first also sets the
+        plain facts, so a reader of ``facts`` sees one instance as before."""
+        if key not in self.instances:
+            for name, fact in group.items():
+                if fact is None:
+                    self.unknown(name)
+                else:
+                    self.set(name, fact)
+        self.instances.setdefault(key, []).append(group)
+
+    def instance_views(self, key: str | None) -> list[FactSet]:
+        """One fact set per instance of ``key`` (its group laid over these facts), or ``[self]`` when ``key``
+        has no instances."""
+        groups = self.instances.get(key) if key is not None else None
+        if not groups:
+            return [self]
+        views = []
+        for group in groups:
+            known = {k: f for k, f in group.items() if f is not None}
+            unknown = {k for k, f in group.items() if f is None}
+            facts = {k: f for k, f in self.facts.items() if k not in unknown}
+            facts.update(known)
+            views.append(FactSet(facts, set(self.closed) - unknown, (self.blocked - known.keys()) | unknown))
+        return views

@@ -191,8 +191,9 @@ VOCABULARY: dict[str, FactSpec] = {
         _spec("launch.serve_repeated", "bool",
               "a vllm/vllm-openai container whose command starts with `vllm serve` again after the image entrypoint"),
         _spec("args.unknown_option", "string",
-              "an option the engine's parser does not have for the detected version (or for any version), as "
-              "written, with where it exists and a did-you-mean; unset when every option is known"),
+              "an option the engine's parser does not have for the detected version (or for any version the other "
+              "options allow), as written, with where it exists and the engine's replacement or a did-you-mean; "
+              "one instance per such option; unset when every option is known"),
         _spec("llama.flash_attn_takes_value", "bool",
               "-fa/--flash-attn takes a value in every build the deployment may run (false: a switch in every one; "
               "unset where the builds differ), from llama-server's option tables"),
@@ -215,7 +216,8 @@ VOCABULARY: dict[str, FactSpec] = {
         _spec("args.unknown_option_certain", "bool",
               "args.unknown_option is certain (false: it depends on the engine version)"),
         _spec("args.unread_env", "string",
-              "a VLLM_* variable that the detected vLLM version does not read, with where it is read"),
+              "a VLLM_* variable that the detected vLLM version (or no version accepting the options) does not "
+              "read, with where it is read; one instance per such variable"),
         _spec("args.unread_env_certain", "bool",
               "args.unread_env is certain (false: it depends on the engine version)"),
         _spec("args.config_equals", "string", "vLLM `--config=FILE` as written (the = form is never expanded)"),

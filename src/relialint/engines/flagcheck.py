@@ -179,7 +179,9 @@ def _present(head: str) -> frozenset[int]:
     """The table indices of the versions whose parser accepts ``head`` (exact, a unique prefix, ``-qfp8``)."""
     table = vllm_table()
     if head.startswith("--"):
-        return frozenset(i for i in range(len(table.versions)) if resolve_long(head, i)[0] is not None)
+        candidates = [name for name in table.options if name.startswith(head)]
+        return frozenset(i for i in range(len(table.versions)) if table.has_option(head, i)
+                         or sum(1 for name in candidates if table.has_option(name, i)) == 1)
     return frozenset(i for i in range(len(table.versions)) if table.has_option(head, i) or _attached_short(head, i))
 
 

@@ -46,8 +46,13 @@ def test_env_var_read_outside_envs_py() -> None:
 
 
 @pytest.mark.parametrize("version", [None, "0.30.0"])
-def test_a_deployments_own_vllm_prefixed_variable_is_not_vllms(version: str | None) -> None:
-    assert _found("export VLLM_REPO_URL=https://example.org/vllm.git\nvllm serve m\n", version) == []
+@pytest.mark.parametrize("name", ["VLLM_REPO_URL", "VLLM_HOST", "VLLM_TIMEOUT", "VLLM_USE_V2", "VLLM_LOG_LEVEL"])
+def test_a_deployments_own_vllm_prefixed_variable_is_not_vllms(name: str, version: str | None) -> None:
+    assert _found(f"export {name}=x\nvllm serve m\n", version) == []
+
+
+def test_a_variable_vllm_sets_for_its_kernels_is_vllms() -> None:
+    assert _found("export VLLM_CUSTOM_ALLREDUCE_ALGO=1stage\nvllm serve m\n", "0.33.0") == []
 
 
 def test_a_near_miss_of_a_real_variable_is_definite() -> None:

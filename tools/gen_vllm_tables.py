@@ -42,8 +42,8 @@ What ``extract`` reads, per version:
 * ``vllm/scripts.py`` (0.6.6.post1-0.7.2): the ``serve_parser.add_argument`` calls of ``vllm serve`` (``--config``);
 * ``EnableDisableAction`` (0.33.0): every ``--enable-X``/``--disable-X`` boolean pair also accepts the inverse;
 * ``environment_variables`` in ``vllm/envs.py``, plus every ``VLLM_*`` name read anywhere else in the package
-  (``os.environ.get``, ``os.getenv``, ``os.environ[...]`` not assigned, ``"VLLM_X" in os.environ``): the env
-  vars. ``VLLM_SNAPSHOT_TIMEOUT_S`` (0.33.0) is read only in ``vllm/snapshot/runtime.py``.
+  (``os.environ.get``, ``os.getenv``, ``os.environ[...]``, also when vLLM assigns it for its workers or kernels,
+  ``"VLLM_X" in os.environ``): the env vars. ``VLLM_SNAPSHOT_TIMEOUT_S`` (0.33.0) is read only in ``vllm/snapshot/runtime.py``.
 
 All 55 releases from 0.6.6.post1 to 0.33.0 are extracted from their wheels::
 
@@ -477,10 +477,12 @@ def env_from_source(root: Path) -> set[str]:
     return names | env_read_elsewhere(root)
 
 
-# ``os.environ.get("VLLM_X")``, ``os.getenv("VLLM_X")``, ``os.environ["VLLM_X"]`` (not an assignment),
-# ``"VLLM_X" in os.environ``: a variable the package reads outside envs.py (``VLLM_SNAPSHOT_TIMEOUT_S`` in 0.33.0)
+# ``os.environ.get("VLLM_X")``, ``os.getenv("VLLM_X")``, ``os.environ["VLLM_X"]``, ``"VLLM_X" in os.environ``: a
+# variable the package reads outside envs.py (``VLLM_SNAPSHOT_TIMEOUT_S`` in 0.33.0). A variable vLLM assigns itself
+# (``os.environ["VLLM_CUSTOM_ALLREDUCE_ALGO"] = "1stage"``, for its workers or its compiled kernels) counts too: it
+# is vLLM's, and a kernel may read it where this reading cannot see.
 _ENV_READ = re.compile(r"""(?:environ\.get|getenv|environ\.setdefault)\(\s*["'](VLLM_\w+)["']"""
-                       r"""|environ\[\s*["'](VLLM_\w+)["']\s*\](?!\s*=[^=])"""
+                       r"""|environ\[\s*["'](VLLM_\w+)["']\s*\]"""
                        r"""|["'](VLLM_\w+)["']\s+(?:not\s+)?in\s+(?:os\.)?environ\b""")
 
 

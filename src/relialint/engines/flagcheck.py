@@ -324,8 +324,32 @@ def _env_present(name: str) -> frozenset[int]:
     return frozenset(i for lo, hi, *_ in vllm_table().env.get(name) or [] for i in range(lo, hi + 1))
 
 
-ENV_NEAR_MISS = 0.85
-"""How close an unknown ``VLLM_*`` name must be to one vLLM reads to count as a misspelling of it."""
+def _distance(a: str, b: str) -> int:
+    """Levenshtein distance (insertions, deletions, substitutions)."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def near_miss(name: str, known: Iterable[str]) -> str | None:
+    """The real ``VLLM_*`` name an unknown one misspells: at most two edits away, on a name of at least eight
+    characters after ``VLLM_``, and not the real name cut at or extended from a ``_`` boundary (``VLLM_HOST`` is
+    not ``VLLM_HOST_IP`` misspelt: it is more likely the deployment's own variable)."""
+    stem = name.removeprefix("VLLM_")
+    if len(stem) < 8:
+        return None
+    best: tuple[int, str] | None = None
+    for real in known:
+        if real.startswith(name + "_") or name.startswith(real + "_"):
+            continue
+        distance = _distance(name, real)
+        if distance <= 2 and (best is None or (distance, real) < best):
+            best = (distance, real)
+    return best[1] if best is not None else None
 
 
 def check_vllm_env(name: str, version: Version | None, options: Iterable[str] = ()) -> Verdict:
@@ -336,12 +360,12 @@ def check_vllm_env(name: str, version: Version | None, options: Iterable[str] = 
     table = vllm_table()
     present = _env_present(name)
     if not present:
-        close = difflib.get_close_matches(name, table.env_names(None), n=1, cutoff=ENV_NEAR_MISS)
-        if not close:
+        close = near_miss(name, table.env_names(None))
+        if close is None:
             return Verdict(None)
         beyond = version is not None and not table.covers(version)
         return Verdict(f"no vLLM version from {table.versions[0]} to {table.versions[-1]} reads `{name}` "
-                       f"(did you mean `{close[0]}`?)", certain=not beyond)
+                       f"(did you mean `{close}`?)", certain=not beyond)
     index = table.index(version)
     if index is not None:
         if index in present:

@@ -43,7 +43,8 @@ What ``extract`` reads, per version:
 * ``EnableDisableAction`` (0.33.0): every ``--enable-X``/``--disable-X`` boolean pair also accepts the inverse;
 * ``environment_variables`` in ``vllm/envs.py``, plus every ``VLLM_*`` name read anywhere else in the package
   (``os.environ.get``, ``os.getenv``, ``os.environ[...]``, also when vLLM assigns it for its workers or kernels,
-  ``"VLLM_X" in os.environ``): the env vars. ``VLLM_SNAPSHOT_TIMEOUT_S`` (0.33.0) is read only in ``vllm/snapshot/runtime.py``.
+  ``"VLLM_X" in os.environ``): the env vars. ``VLLM_SNAPSHOT_TIMEOUT_S`` (0.33.0) is read only in
+  ``vllm/snapshot/runtime.py``.
 
 All 55 releases from 0.6.6.post1 to 0.33.0 are extracted from their wheels::
 

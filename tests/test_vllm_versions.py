@@ -202,3 +202,13 @@ def test_rl207_quick_fix_on_0_30_edits_the_flag() -> None:
     text = f"vllm serve M {SPEC} --attention-backend FLASHINFER\n"
     edits = _rl207_edits(text, "0.30.0")
     assert edits is not None and [e.new_text for e in edits] == ["FLASH_ATTN"]
+
+
+def test_a_typo_is_matched_only_against_options_of_the_versions_the_others_allow() -> None:
+    assert _found("vllm serve M --speculative-modle d --language-model-only\n") == [
+        ("RL507", "definite", 1, 14, "`--speculative-modle` is not an option of any vLLM version from 0.6.6.post1 to "
+         f"0.33.0 (no close option): {RUN}"),
+        ("RL507", "possible", 1, 36, "`--language-model-only` exists only in vLLM 0.17.0-0.33.0: vLLM refuses to "
+         "start (\"unrecognized arguments\") (possible: depends on engine.version; set --engine-version V)"),
+    ]
+    assert "(did you mean `--speculative-model`?)" in _found("vllm serve M --speculative-modle d\n")[0][4]

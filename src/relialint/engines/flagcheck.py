@@ -258,10 +258,13 @@ def check_vllm_option(written: str, version: Version | None, others: Iterable[st
         return Verdict(f"`{head}` is not an option of vLLM {table.versions[index]}{_history(head, present, [index])}")
     if not present:
         beyond = version is not None and not table.covers(version)
-        pool = table.long_options(None) if long else [n for n in table.options if not n.startswith("--")]
+        # the nearest real option among those of the versions the other options allow
+        allowed = _accepting(h for h in (option_head(o) for o in others) if h is not None and h != head
+                             and _present(h)) if version is None else frozenset()
+        pool = sorted({o for i in allowed for o in table.long_options(i)}) if long and allowed else (
+            table.long_options(None) if long else [n for n in table.options if not n.startswith("--")])
         return Verdict(f"`{head}` is not an option of any vLLM version from {table.versions[0]} to "
-                       f"{table.versions[-1]}{_rename(head, range(len(table.versions))) or _typo_hint(head, pool)}",
-                       certain=not beyond)
+                       f"{table.versions[-1]}{_typo_hint(head, pool)}", certain=not beyond)
     if version is not None:
         if not table.covers(version):
             return Verdict(None)  # newer than the table: a known option is assumed kept

@@ -125,3 +125,41 @@ def test_takes_value_from_the_table() -> None:
     assert flagcheck.takes_value("enforce-eager", None) is False
     assert flagcheck.takes_value("gpu-memory-utilization", None) is True
     assert flagcheck.takes_value("headless", None) is False
+
+
+def test_extract_stage_reads_skipvalidation_literal_loops_scripts_and_env_reads(tmp_path: Path) -> None:
+    gen = _tool("gen_vllm_tables")
+    (tmp_path / "vllm/engine").mkdir(parents=True)
+    (tmp_path / "vllm/snapshot").mkdir(parents=True)
+    (tmp_path / "vllm/config.py").write_text(
+        "class SchedulerConfig:\n    enable_chunked_prefill: SkipValidation[bool] = None\n", encoding="utf-8")
+    (tmp_path / "vllm/engine/arg_utils.py").write_text(
+        "import argparse\n"
+        "def _compute_kwargs(cls):\n"
+        "    kwargs[name]['action'] = argparse.BooleanOptionalAction\n"
+        "class EngineArgs:\n"
+        "    @staticmethod\n"
+        "    def add_cli_args(parser):\n"
+        "        scheduler_kwargs = get_kwargs(SchedulerConfig)\n"
+        "        parser.add_argument('--enable-chunked-prefill', **scheduler_kwargs['enable_chunked_prefill'])\n"
+        "        for arg, type in [('--guided-decoding-backend', str), ('--guided-decoding-disable-fallback', bool)]:\n"
+        "            parser.add_argument(arg, type=type, deprecated=True)\n", encoding="utf-8")
+    (tmp_path / "vllm/scripts.py").write_text(
+        "def main():\n"
+        "    parser = FlexibleArgumentParser()\n"
+        "    serve_parser = subparsers.add_parser('serve')\n"
+        "    serve_parser.add_argument('--config', type=str)\n"
+        "    chat_parser = subparsers.add_parser('chat')\n"
+        "    chat_parser.add_argument('--url', type=str)\n", encoding="utf-8")
+    (tmp_path / "vllm/envs.py").write_text("environment_variables = {'VLLM_PORT': lambda: 1}\n", encoding="utf-8")
+    (tmp_path / "vllm/snapshot/runtime.py").write_text(
+        "import os\nt = os.environ.get('VLLM_SNAPSHOT_TIMEOUT_S', '900')\n"
+        "os.environ['VLLM_CUSTOM_ALLREDUCE_ALGO'] = '1stage'\nprint('VLLM_NOT_READ')\n", encoding="utf-8")
+    options = gen.options_from_source(tmp_path)
+    assert options["--enable-chunked-prefill"] == ("f", None)
+    assert options["--no-enable-chunked-prefill"] == ("n", "--enable-chunked-prefill")
+    assert options["--guided-decoding-backend"] == ("v", None)
+    assert options["--guided-decoding-disable-fallback"] == ("v", None)
+    assert options["--config"] == ("v", None)
+    assert "--url" not in options
+    assert gen.env_from_source(tmp_path) == {"VLLM_PORT", "VLLM_SNAPSHOT_TIMEOUT_S", "VLLM_CUSTOM_ALLREDUCE_ALGO"}

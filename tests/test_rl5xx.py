@@ -27,10 +27,14 @@ def test_british_spelling_on_0_30_0_is_rl507_with_did_you_mean() -> None:
 
 def test_speculative_model_on_0_9_0_is_rl507() -> None:
     text = "vllm serve Qwen/Qwen3-8B \\\n  --speculative-model Qwen/Qwen3-0.6B --num-speculative-tokens 5\n"
-    finding = _one(_lint(text, "0.9.0"), "RL507")
-    assert (finding.certainty, finding.line, finding.column) == ("definite", 2, 3)
-    assert "`--speculative-model` is not an option of vLLM 0.9.0" in finding.message
-    assert "0.6.6.post1-0.8.2" in finding.message
+    found = [(f.certainty, f.line, f.column, f.message) for f in _lint(text, "0.9.0") if f.code == "RL507"]
+    assert found == [
+        ("definite", 2, 3, "`--speculative-model` is not an option of vLLM 0.9.0; it exists in 0.6.6.post1-0.8.2; "
+         "use `--speculative-config '{\"model\": ...}'` instead: vLLM refuses to start (\"unrecognized arguments\")"),
+        ("definite", 2, 39, "`--num-speculative-tokens` is not an option of vLLM 0.9.0; it exists in "
+         "0.6.6.post1-0.8.2; use `--speculative-config '{\"num_speculative_tokens\": ...}'` instead: vLLM refuses "
+         "to start (\"unrecognized arguments\")"),
+    ]
 
 
 def test_speculative_model_still_there_on_0_8_2() -> None:

@@ -4,8 +4,7 @@
 Three stages, so that the committed data can be re-checked without network access:
 
 1. ``fetch`` (needs PyPI through pip): for each released version, ``pip download --no-deps vllm==X`` and unpack
-   only the Python files the parser is built from (``vllm/engine/arg_utils.py``, ``vllm/config*``,
-   ``vllm/entrypoints/**``, ``vllm/utils*``, ``vllm/envs.py``) into ``SRC/<version>/``; the wheel is deleted::
+   only the package's Python files (``vllm/**/*.py``) into ``SRC/<version>/``; the wheel is deleted::
 
        python tools/gen_vllm_tables.py fetch --src /tmp/vllm-src 0.30.0 0.33.0 ...
 
@@ -19,7 +18,9 @@ Three stages, so that the committed data can be re-checked without network acces
    dataclasses) and the env vars from ``vllm-env/envs_<v>.txt``; such options have an unknown kind (``?``) and
    the table lists those versions under ``incomplete``.
 
-3. ``build``: the compact table from the extraction files::
+3. ``build``: the compact table from the extraction files, with the engine's own replacements for removed options
+   and variables from ``tools/vllm-extract/renames.list`` (written by hand from the wheels' deprecation code; each
+   line names its source)::
 
        python tools/gen_vllm_tables.py build      # -> src/relialint/data/vllm_flags.json
 
@@ -34,8 +35,21 @@ What ``extract`` reads, per version:
   mutations such as ``X_kwargs["field"]["action"] = ...`` or ``del X_kwargs["field"]["nargs"]`` are applied;
 * loops ``for key, value in get_kwargs(cls).items(): add_argument(*flags, f"--{key}")`` (the frontend
   dataclasses such as ``FrontendArgs``): every field of that class and its bases, with extra ``flags``;
+* loops over a literal list, ``for arg, type in [("--guided-decoding-backend", str), ...]: add_argument(arg, ...)``
+  (the deprecated guided-decoding options of 0.11.0-0.11.2): one option per item;
+* ``SkipValidation[bool]`` read as ``bool`` (``--enable-chunked-prefill`` / ``--no-enable-chunked-prefill`` in
+  0.9.2-0.11.0);
+* ``vllm/scripts.py`` (0.6.6.post1-0.7.2): the ``serve_parser.add_argument`` calls of ``vllm serve`` (``--config``);
 * ``EnableDisableAction`` (0.33.0): every ``--enable-X``/``--disable-X`` boolean pair also accepts the inverse;
-* ``environment_variables`` in ``vllm/envs.py``: the env vars.
+* ``environment_variables`` in ``vllm/envs.py``, plus every ``VLLM_*`` name read anywhere else in the package
+  (``os.environ.get``, ``os.getenv``, ``os.environ[...]``, also when vLLM assigns it for its workers or kernels,
+  ``"VLLM_X" in os.environ``): the env vars. ``VLLM_SNAPSHOT_TIMEOUT_S`` (0.33.0) is read only in
+  ``vllm/snapshot/runtime.py``.
+
+All 55 releases from 0.6.6.post1 to 0.33.0 are extracted from their wheels::
+
+    python tools/gen_vllm_tables.py fetch --src /tmp/vllm-src      # no versions: those in tools/vllm-extract
+    python tools/gen_vllm_tables.py extract --src /tmp/vllm-src && python tools/gen_vllm_tables.py build
 
 The output is compact: versions are listed once and every option string maps to ranges of version indices with
 its kind, so a lookup for one version is a scan of a short list. Kinds: ``v`` takes a value, ``o`` takes an
@@ -82,7 +96,10 @@ def version_key(text: str) -> tuple[Any, ...]:
 
 # -- stage 1: fetch -------------------------------------------------------------------------------------------------
 
-_KEEP = ("vllm/engine/arg_utils", "vllm/config", "vllm/entrypoints/", "vllm/utils", "vllm/envs.py")
+_KEEP = ("vllm/",)  # every Python file: env vars are read outside envs.py too
+# the modules the parser is built from (the rest is read only for env-var names)
+_PARSER_FILES = ("vllm/engine/arg_utils", "vllm/config", "vllm/entrypoints/", "vllm/utils", "vllm/envs.py",
+                 "vllm/scripts.py")
 
 
 def fetch(src: Path, versions: list[str]) -> None:
@@ -123,9 +140,9 @@ def _members(node: ast.expr | None) -> list[str]:
             items = list(inner.elts) if isinstance(inner, ast.Tuple) else [inner]
             out = [m for item in items for m in _members(item)]
             return out + (["None"] if head == "Optional" else [])
-        if head == "Annotated":
+        if head in ("Annotated", "SkipValidation"):  # pydantic's SkipValidation[T] is Annotated[T, ...]
             inner = node.slice
-            first = inner.elts[0] if isinstance(inner, ast.Tuple) else inner
+            first = inner.elts[0] if isinstance(inner, ast.Tuple) and head == "Annotated" else inner
             return _members(first)
     text = ast.unparse(node)
     return ["None" if text in ("None", "NoneType") else text]
@@ -139,6 +156,8 @@ class Sources:
         self.trees: dict[Path, ast.Module] = {}
         self.classes: dict[str, list[ast.ClassDef]] = {}
         for path in sorted(root.rglob("*.py")):
+            if not path.relative_to(root).as_posix().startswith(_PARSER_FILES):
+                continue
             try:
                 tree = ast.parse(path.read_text(encoding="utf-8"))
             except (SyntaxError, UnicodeDecodeError):
@@ -225,6 +244,7 @@ class Collector:
     def __init__(self, sources: Sources) -> None:
         self.sources = sources
         self.options: dict[str, tuple[str, str | None]] = {}  # option -> (kind, canonical long name or None)
+        self.receiver: str | None = None  # only ``<receiver>.add_argument`` calls (``serve_parser`` in scripts.py)
 
     def add(self, strings: list[str], kind: str) -> None:
         longs = [s for s in strings if s.startswith("--")]
@@ -275,9 +295,43 @@ class Collector:
                     and isinstance(node.iter.func, ast.Attribute) and node.iter.func.attr == "items" \
                     and isinstance(node.iter.func.value, ast.Name) and node.iter.func.value.id in bindings:
                 self._loop(node, bindings[node.iter.func.value.id], func)
+        looped: set[int] = set()
         for node in ast.walk(func):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
-                self._call(node, bindings, mutations)
+            if isinstance(node, ast.For) and isinstance(node.iter, ast.List | ast.Tuple):
+                looped |= self._literal_loop(node, bindings, mutations)
+        for node in ast.walk(func):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr == "add_argument" and id(node) not in looped:
+                if self.receiver is None or ast.unparse(node.func.value) == self.receiver:
+                    self._call(node, bindings, mutations)
+
+    def _literal_loop(self, loop: ast.For, bindings: dict[str, tuple[str, str | None]],
+                      mutations: dict[tuple[str, str], dict[str, ast.expr | None]]) -> set[int]:
+        """``for arg, type in [("--x", str), ...]: add_argument(arg, type=type, ...)``: one call per item."""
+        names = [loop.target] if isinstance(loop.target, ast.Name) else (
+            list(loop.target.elts) if isinstance(loop.target, ast.Tuple) else [])
+        done: set[int] = set()
+        for node in (n for stmt in loop.body for n in ast.walk(stmt)):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "add_argument" and node.args and isinstance(node.args[0], ast.Name)):
+                continue
+            position = next((i for i, n in enumerate(names) if isinstance(n, ast.Name)
+                             and n.id == node.args[0].id), None)
+            if position is None:
+                continue
+            done.add(id(node))
+            for item in loop.iter.elts if isinstance(loop.iter, ast.List | ast.Tuple) else []:
+                values = item.elts if isinstance(item, ast.Tuple) else [item]
+                if len(values) != len(names):
+                    continue
+                substitute = dict(zip((n.id for n in names if isinstance(n, ast.Name)), values, strict=False))
+                call = ast.Call(func=node.func, args=[substitute.get(a.id, a) if isinstance(a, ast.Name) else a
+                                                      for a in node.args],
+                                keywords=[ast.keyword(arg=k.arg, value=substitute.get(k.value.id, k.value)
+                                                      if isinstance(k.value, ast.Name) else k.value)
+                                          for k in node.keywords])
+                self._call(call, bindings, mutations)
+        return done
 
     def _get_kwargs(self, value: ast.expr) -> tuple[str, str | None] | None:
         field = None
@@ -401,6 +455,13 @@ def options_from_source(root: Path) -> dict[str, tuple[str, str | None]]:
                                 if isinstance(item, ast.FunctionDef) and item.name == "add_cli_args":
                                     collector._function(item)
                     collector._enclosing_class = None
+    scripts = root / "vllm/scripts.py"
+    if scripts in sources.trees:  # 0.6.6.post1-0.7.2: ``vllm serve`` adds --config to its own sub-parser here
+        collector.receiver = "serve_parser"
+        for node in sources.trees[scripts].body:
+            if isinstance(node, ast.FunctionDef) and node.name == "main":
+                collector._function(node)
+        collector.receiver = None
     return collector.options
 
 
@@ -414,6 +475,26 @@ def env_from_source(root: Path) -> set[str]:
         value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
         if isinstance(target, ast.Name) and target.id == "environment_variables" and isinstance(value, ast.Dict):
             names.update(s for s in (_str(k) for k in value.keys if k is not None) if s)
+    return names | env_read_elsewhere(root)
+
+
+# ``os.environ.get("VLLM_X")``, ``os.getenv("VLLM_X")``, ``os.environ["VLLM_X"]``, ``"VLLM_X" in os.environ``: a
+# variable the package reads outside envs.py (``VLLM_SNAPSHOT_TIMEOUT_S`` in 0.33.0). A variable vLLM assigns itself
+# (``os.environ["VLLM_CUSTOM_ALLREDUCE_ALGO"] = "1stage"``, for its workers or its compiled kernels) counts too: it
+# is vLLM's, and a kernel may read it where this reading cannot see.
+_ENV_READ = re.compile(r"""(?:environ\.get|getenv|environ\.setdefault)\(\s*["'](VLLM_\w+)["']"""
+                       r"""|environ\[\s*["'](VLLM_\w+)["']\s*\]"""
+                       r"""|["'](VLLM_\w+)["']\s+(?:not\s+)?in\s+(?:os\.)?environ\b""")
+
+
+def env_read_elsewhere(root: Path) -> set[str]:
+    names: set[str] = set()
+    for path in sorted((root / "vllm").rglob("*.py")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if "VLLM_" not in text:
+            continue
+        for match in _ENV_READ.finditer(text):
+            names.add(next(g for g in match.groups() if g))
     return names
 
 
@@ -482,7 +563,7 @@ def assemble(per_version: dict[str, tuple[dict[str, tuple[str, str | None]], set
 
 def dumps(table: dict[str, Any]) -> str:
     """The committed serialisation (``tools/tablejson.py``)."""
-    return tablejson.dumps(table, nested=("options", "env"))
+    return tablejson.dumps(table, nested=("options", "env", "renames"))
 
 
 def write_extract(out_dir: Path, version: str, opts: dict[str, tuple[str, str | None]], envs: set[str],
@@ -533,10 +614,25 @@ def extract(src: Path | None, reference: Path | None, out_dir: Path, versions: l
         write_extract(out_dir, version, ref_opts, ref_env or set(), "reference add_argument list, kinds unknown")
 
 
+def read_renames(path: Path) -> dict[str, list[str]]:
+    """``renames.list``: old option or variable -> [replacement as shown, the option or variable it needs]."""
+    out: dict[str, list[str]] = {}
+    if not path.exists():
+        return out
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        old, shown, needs, _source = line.split("\t")
+        out[old] = [shown, needs]
+    return dict(sorted(out.items()))
+
+
 def build(extract_dir: Path) -> dict[str, Any]:
-    """Stage 3: the compact table from the extraction files."""
+    """Stage 3: the compact table from the extraction files (and the renames of ``renames.list``)."""
     per_version = {p.stem: read_extract(p) for p in extract_dir.glob("*.txt")}
-    return assemble(per_version)
+    table = assemble(per_version)
+    table["renames"] = read_renames(extract_dir / "renames.list")
+    return table
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -544,7 +640,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     p_fetch = sub.add_parser("fetch", help="download wheels with pip and unpack the parser sources")
     p_fetch.add_argument("--src", type=Path, required=True)
-    p_fetch.add_argument("versions", nargs="+")
+    p_fetch.add_argument("versions", nargs="*")
     p_extract = sub.add_parser("extract", help="read unpacked sources (or the reference lists) into tools/vllm-extract")
     p_extract.add_argument("--src", type=Path)
     p_extract.add_argument("--reference", type=Path)
@@ -555,7 +651,7 @@ def main(argv: list[str] | None = None) -> int:
     p_build.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     if args.command == "fetch":
-        fetch(args.src, args.versions)
+        fetch(args.src, args.versions or sorted((p.stem for p in EXTRACT_DIR.glob("*.txt")), key=version_key))
     elif args.command == "extract":
         extract(args.src, args.reference, args.out_dir, args.versions or None)
     else:

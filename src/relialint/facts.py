@@ -191,8 +191,9 @@ VOCABULARY: dict[str, FactSpec] = {
         _spec("launch.serve_repeated", "bool",
               "a vllm/vllm-openai container whose command starts with `vllm serve` again after the image entrypoint"),
         _spec("args.unknown_option", "string",
-              "an option the engine's parser does not have for the detected version (or for any version), as "
-              "written, with where it exists and a did-you-mean; unset when every option is known"),
+              "an option the engine's parser does not have for the detected version (or for any version the other "
+              "options allow), as written, with where it exists and the engine's replacement or a did-you-mean; "
+              "one instance per such option; unset when every option is known"),
         _spec("llama.flash_attn_takes_value", "bool",
               "-fa/--flash-attn takes a value in every build the deployment may run (false: a switch in every one; "
               "unset where the builds differ), from llama-server's option tables"),
@@ -215,7 +216,8 @@ VOCABULARY: dict[str, FactSpec] = {
         _spec("args.unknown_option_certain", "bool",
               "args.unknown_option is certain (false: it depends on the engine version)"),
         _spec("args.unread_env", "string",
-              "a VLLM_* variable that the detected vLLM version does not read, with where it is read"),
+              "a VLLM_* variable that the detected vLLM version (or no version accepting the options) does not "
+              "read, with where it is read; one instance per such variable"),
         _spec("args.unread_env_certain", "bool",
               "args.unread_env is certain (false: it depends on the engine version)"),
         _spec("args.config_equals", "string", "vLLM `--config=FILE` as written (the = form is never expanded)"),
@@ -332,9 +334,11 @@ class FactSet:
     facts: dict[str, Fact] = field(default_factory=dict)
     closed: set[str] = field(default_factory=set)
     blocked: set[str] = field(default_factory=set)
-    repeats: dict[str, list[dict[str, Fact]]] = field(default_factory=dict)
-    """Further instances of a located problem (key: the fact a record locates): each a set of facts that stands in
-    for the first instance's, so that every instance is reported at its own word."""
+    instances: dict[str, list[dict[str, Fact | None]]] = field(default_factory=dict)
+    """Facts that hold once per located instance (three unknown options, two unread variables): ``key`` -> one
+    group per instance, each mapping ``key`` and its companion keys to their facts (``None``: unknown in that
+    instance). ``facts[key]`` holds the first instance; a record that locates ``key`` is evaluated once per group
+    (:meth:`instance_views`)."""
 
     def get(self, key: str) -> Fact | None:
         """The fact, a synthetic unset fact for a closed prefix, or ``None`` when unknown."""
@@ -369,7 +373,33 @@ class FactSet:
 
     def copy(self) -> FactSet:
         return FactSet(dict(self.facts), set(self.closed), set(self.blocked),
-                       {k: list(v) for k, v in self.repeats.items()})
+                       {key: list(groups) for key, groups in self.instances.items()})
 
     def items(self) -> list[tuple[str, Fact]]:
         return sorted(self.facts.items())
+
+    def add_instance(self, key: str, group: dict[str, Fact | None]) -> None:
+        """One more instance of ``key`` (``group`` holds ``key`` and its companions); the first also sets the
+        plain facts, so a reader of ``facts`` sees one instance as before."""
+        if key not in self.instances:
+            for name, fact in group.items():
+                if fact is None:
+                    self.unknown(name)
+                else:
+                    self.set(name, fact)
+        self.instances.setdefault(key, []).append(group)
+
+    def instance_views(self, key: str | None) -> list[FactSet]:
+        """One fact set per instance of ``key`` (its group laid over these facts), or ``[self]`` when ``key``
+        has no instances."""
+        groups = self.instances.get(key) if key is not None else None
+        if not groups:
+            return [self]
+        views = []
+        for group in groups:
+            known = {k: f for k, f in group.items() if f is not None}
+            unknown = {k for k, f in group.items() if f is None}
+            facts = {k: f for k, f in self.facts.items() if k not in unknown}
+            facts.update(known)
+            views.append(FactSet(facts, set(self.closed) - unknown, (self.blocked - known.keys()) | unknown))
+        return views

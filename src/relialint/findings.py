@@ -25,16 +25,18 @@ def selected(code: str, select: list[str], ignore: list[str]) -> bool:
     return not any(code.startswith(i) for i in ignore)
 
 
-def worlds_of(deployment: Deployment) -> Worlds:
-    """The possible worlds of a deployment (built lazily, on the first trigger that needs them)."""
+def worlds_of(deployment: Deployment, facts: FactSet | None = None) -> Worlds:
+    """The possible worlds of a deployment (built lazily, on the first trigger that needs them); ``facts``: one
+    instance's view of the deployment's facts (:func:`instances`)."""
     from relialint.engines import flagcheck
 
+    base = facts if facts is not None else deployment.facts
     if deployment.engine == "vllm":
         from relialint.engines.vllm_defaults import version_class, version_defaults
 
-        return Worlds(deployment.engine, deployment.facts, deployment.unfinished,
+        return Worlds(deployment.engine, base, deployment.unfinished,
                       flagcheck.written_options(deployment), version_defaults, version_class)
-    return Worlds(deployment.engine, deployment.facts, deployment.unfinished, [], None)
+    return Worlds(deployment.engine, base, deployment.unfinished, [], None)
 
 
 def evaluate(deployment: Deployment, records: list[dict[str, Any]]) -> list[Finding]:
@@ -49,42 +51,26 @@ def evaluate(deployment: Deployment, records: list[dict[str, Any]]) -> list[Find
             continue
         if engines and deployment.engine not in engines:
             continue
-        try:
-            verdict = judge(trigger, worlds)
-        except PredicateError:
-            continue  # a malformed record: the loader has reported it as an error of the run
-        if verdict.value is False:
-            continue
-        finding = _finding(record, deployment, verdict.value is True, list(verdict.missing), list(verdict.notes))
-        finding.shown = verdict.value is True or points_at(trigger, deployment.facts)
-        findings.append(finding)
-        findings.extend(_repeats(record, deployment))
+        for facts in instances(deployment, trigger):
+            try:
+                verdict = judge(trigger, worlds if facts is deployment.facts else worlds_of(deployment, facts))
+            except PredicateError:
+                break  # a malformed record: the loader has reported it as an error of the run
+            if verdict.value is False:
+                continue
+            finding = _finding(record, deployment, verdict.value is True, list(verdict.missing),
+                               list(verdict.notes), facts)
+            finding.shown = verdict.value is True or points_at(trigger, facts)
+            findings.append(finding)
     return findings
 
 
-def _repeats(record: dict[str, Any], deployment: Deployment) -> list[Finding]:
-    """The further instances of the problem a record locates (``FactSet.repeats``), each judged on its own facts."""
-    from dataclasses import replace
-
-    trigger = record["trigger"]
-    out: list[Finding] = []
-    for key in (trigger.get("locate") or [])[:1]:
-        for instance in deployment.facts.repeats.get(key, []):
-            facts = deployment.facts.copy()
-            facts.repeats = {}
-            for name, fact in instance.items():
-                if fact.value is None and name.endswith("_certain"):
-                    facts.unknown(name)
-                else:
-                    facts.set(name, fact)
-            other = replace(deployment, facts=facts)
-            verdict = judge(trigger, worlds_of(other))
-            if verdict.value is False:
-                continue
-            finding = _finding(record, other, verdict.value is True, list(verdict.missing), list(verdict.notes))
-            finding.shown = verdict.value is True or points_at(trigger, facts)
-            out.append(finding)
-    return out
+def instances(deployment: Deployment, trigger: dict[str, Any]) -> list[FactSet]:
+    """The fact sets a trigger is evaluated over: one per instance of its first ``locate`` fact
+    (``FactSet.instances``: three unknown options give three findings, each at its own token), else the
+    deployment's facts."""
+    locate = trigger.get("locate") or []
+    return deployment.facts.instance_views(locate[0] if locate else None)
 
 
 # Where a fact comes from when the deployment itself states it (not an engine default, not a declared target).
@@ -122,14 +108,14 @@ def _points(pred: Any, facts: FactSet, positive: bool) -> bool:
 
 
 def _finding(record: dict[str, Any], deployment: Deployment, definite: bool, missing: list[str],
-             notes: list[str]) -> Finding:
+             notes: list[str], facts: FactSet) -> Finding:
     trigger = record["trigger"]
     where = deployment.span
     line, column, end_line, end_column = where.line, where.column, where.end_line, where.end_column
     path = where.path
     about = f"deployment:{deployment.engine}"
     located = [(key, fact) for key in trigger.get("locate") or []
-               if (fact := deployment.facts.facts.get(key)) is not None and fact.line is not None and fact.path]
+               if (fact := facts.facts.get(key)) is not None and fact.line is not None and fact.path]
     # the first located fact in the deployment's own file; else one in a file it reads (an env file, a --config
     # YAML): the line to edit is there
     for key, fact in sorted(located, key=lambda kf: kf[1].path != path):
@@ -138,9 +124,10 @@ def _finding(record: dict[str, Any], deployment: Deployment, definite: bool, mis
         end_line, end_column = fact.end_line or line, fact.end_column or column
         about = key
         break
+    from relialint.engines.fixedit import fill_settings
     from relialint.facts import fill_message
 
-    message = fill_message(trigger["message"], deployment.facts)
+    message = fill_settings(fill_message(trigger["message"], facts), deployment)
     if not definite:
         missing = sorted({DECIDED_BY_VERSION.get(m, m) for m in missing})
         decide = ", ".join(missing) if missing else "engine.version"

@@ -41,6 +41,27 @@ def fix_edits(result: FileResult, deployment: Deployment, fix_set: Mapping[str, 
     return None
 
 
+_SETTING = re.compile(r"\{set:([A-Za-z0-9_.\-]+)=([^{}]+)\}")
+
+
+def fill_settings(text: str, deployment: Deployment) -> str:
+    """``{set:KEY=VALUE}`` in a record's message: the setting as the deployment's engine spells it on the versions
+    the deployment can be on (vLLM: ``--attention-backend FLASH_ATTN`` from 0.13.0,
+    ``VLLM_ATTENTION_BACKEND=FLASH_ATTN`` before); ``KEY=VALUE`` as written where the engine does not say."""
+    if "{set:" not in text:
+        return text
+
+    def spelled(match: re.Match[str]) -> str:
+        found = None
+        if deployment.engine == "vllm":
+            from relialint.engines import vllm
+
+            found = vllm.setting_text(deployment, match.group(1), match.group(2))
+        return found or f"{match.group(1)}={match.group(2)}"
+
+    return _SETTING.sub(spelled, text)
+
+
 # -- shared helpers -------------------------------------------------------------------------------------------------
 
 

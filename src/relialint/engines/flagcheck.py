@@ -13,8 +13,8 @@ version has is certain, and one that only some versions have leaves the finding 
 from __future__ import annotations
 
 import difflib
-import itertools
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -42,6 +42,9 @@ class VllmTable:
         self.options: dict[str, list[list[Any]]] = data["options"]
         self.env: dict[str, list[list[int]]] = data["env"]
         self.incomplete: set[str] = set(data.get("incomplete") or [])
+        self.renames: dict[str, tuple[str, str]] = {old: (new[0], new[1]) for old, new in
+                                                    (data.get("renames") or {}).items()}
+        """old option or variable -> (the replacement as shown, the option string or variable it needs)"""
         self._long: dict[int | None, list[str]] = {}
 
     def index(self, version: Version | None) -> int | None:
@@ -124,13 +127,16 @@ class Verdict:
     certain: bool = True
 
 
-def _suggest(name: str, candidates: list[str]) -> str:
-    return _suggest_cached(name, tuple(candidates))
+NO_CLOSE = " (no close option)"
+
+
+def _suggest(name: str, candidates: list[str], cutoff: float = 0.8) -> str:
+    return _suggest_cached(name, tuple(candidates), cutoff)
 
 
 @lru_cache(maxsize=4096)
-def _suggest_cached(name: str, candidates: tuple[str, ...]) -> str:
-    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)
+def _suggest_cached(name: str, candidates: tuple[str, ...], cutoff: float) -> str:
+    close = difflib.get_close_matches(name, candidates, n=1, cutoff=cutoff)
     return f" (did you mean `{close[0]}`?)" if close else ""
 
 
@@ -157,61 +163,143 @@ def resolve_long(name: str, index: int | None) -> tuple[str | None, list[str]]:
     return None, matches
 
 
-def check_vllm_option(written: str, version: Version | None) -> Verdict:
-    """``written``: an option as the parser sees it (``--gpu_memory_utilization`` already dashed is fine)."""
-    table = vllm_table()
+def option_head(written: str) -> str | None:
+    """The option string the parser looks up for a written option (``--a_b.c=1`` -> ``--a-b``); ``None`` for the
+    ``-O`` forms the parser rewrites itself."""
     head = written.split("=", 1)[0]
     if head.startswith("--"):
-        head = "--" + head[2:].split(".", 1)[0].replace("_", "-")
-    elif head.startswith("-O"):
+        return "--" + head[2:].split(".", 1)[0].replace("_", "-")
+    if head.startswith("-O"):
+        return None
+    return head.split(".", 1)[0]
+
+
+@lru_cache(maxsize=8192)
+def _present(head: str) -> frozenset[int]:
+    """The table indices of the versions whose parser accepts ``head`` (exact, a unique prefix, ``-qfp8``)."""
+    table = vllm_table()
+    if head.startswith("--"):
+        candidates = [name for name in table.options if name.startswith(head)]
+        return frozenset(i for i in range(len(table.versions)) if table.has_option(head, i)
+                         or sum(1 for name in candidates if table.has_option(name, i)) == 1)
+    return frozenset(i for i in range(len(table.versions)) if table.has_option(head, i) or _attached_short(head, i))
+
+
+def _accepting(heads: Iterable[str]) -> frozenset[int]:
+    out = frozenset(range(len(vllm_table().versions)))
+    for head in heads:
+        out &= _present(head)
+    return out
+
+
+def versions_accepting(engine: str, options: Iterable[str]) -> list[Version]:
+    """The released, tabled versions of ``engine`` whose parser accepts every one of ``options`` (as written:
+    ``--max-model-len``, ``--max_model_len=8192``, ``--speculative-config.method``, ``-tp``); every tabled version
+    for no options. A deployment that passes the options runs on one of these (any other would refuse to start).
+    Words that are not options (values) are skipped. An option no tabled version has makes the list empty. Only
+    vLLM has per-version tables (``[]`` otherwise)."""
+    if engine != "vllm":
+        return []
+    table = vllm_table()
+    heads = [h for h in (option_head(o) for o in options if o.startswith("-")) if h is not None]
+    return [table.parsed[i] for i in sorted(_accepting(heads))]
+
+
+def _indices_text(indices: Iterable[int]) -> str:
+    """Table indices as version ranges (``0.6.6.post1-0.8.2, 0.33.0``)."""
+    table = vllm_table()
+    ranges: list[list[int]] = []
+    for i in sorted(indices):
+        if ranges and ranges[-1][1] == i - 1:
+            ranges[-1][1] = i
+        else:
+            ranges.append([i, i])
+    return ", ".join(table.versions[a] if a == b else f"{table.versions[a]}-{table.versions[b]}" for a, b in ranges)
+
+
+def _rename(head: str, indices: Iterable[int]) -> str:
+    """The engine's own replacement for a removed or renamed option or variable, where it is valid in every one of
+    ``indices`` (the versions the deployment can be on)."""
+    entry = vllm_table().renames.get(head)
+    if entry is None:
+        return ""
+    shown, new_head = entry
+    needed = frozenset(indices)
+    valid = _present(new_head) if new_head.startswith("-") else frozenset(
+        i for i in range(len(vllm_table().versions)) if vllm_table().has_env(new_head, i))
+    if not needed or not needed <= valid:
+        return ""
+    return f"; use `{shown}` instead"
+
+
+def _typo_hint(head: str, pool: list[str]) -> str:
+    """For a name no version has: the engine's rename, else the nearest real name, else say there is none."""
+    return _suggest(head, pool) or NO_CLOSE
+
+
+def check_vllm_option(written: str, version: Version | None, others: Iterable[str] = ()) -> Verdict:
+    """One written option (``--gpu_memory_utilization`` already dashed is fine) against ``version``; with the
+    version unknown, against the versions the ``others`` (every other option of the launch) allow."""
+    table = vllm_table()
+    head = option_head(written)
+    if head is None:
         return Verdict(None)  # -O<n>, -O.x, -O: rewritten by the parser itself
-    else:
-        head = head.split(".", 1)[0]
+    present = _present(head)
+    long = head.startswith("--")
     index = table.index(version)
     if index is not None:
-        if head.startswith("--"):
-            match, ambiguous = resolve_long(head, index)
-            if match is not None:
-                return Verdict(None)
+        if index in present:
+            return Verdict(None)
+        if long:
+            _, ambiguous = resolve_long(head, index)
             if len(ambiguous) > 1:
                 return Verdict(f"`{head}` is ambiguous in vLLM {table.versions[index]} "
                                f"(could be {', '.join(f'`{a}`' for a in sorted(ambiguous)[:4])})")
-        elif table.has_option(head, index) or _attached_short(head, index):
-            return Verdict(None)
-        pool = table.long_options(index) if head.startswith("--") else [
-            n for n in table.options if not n.startswith("--") and table.has_option(n, index)]
-        where = table.option_span(head)
-        history = f"; it exists in {where}" if where else ""
-        return Verdict(f"`{head}` is not an option of vLLM {table.versions[index]}{history}{_suggest(head, pool)}")
-    # version unknown, or not one the table lists
-    if head.startswith("--"):
-        match, ambiguous = resolve_long(head, None)
-        known_somewhere = match is not None or bool(ambiguous)
-    else:
-        known_somewhere = head in table.options or _attached_short(head, None)
-    pool = table.long_options(None) if head.startswith("--") else [n for n in table.options if not n.startswith("--")]
-    newest = table.versions[-1]
-    if not known_somewhere:
+        return Verdict(f"`{head}` is not an option of vLLM {table.versions[index]}{_history(head, present, [index])}")
+    if not present:
         beyond = version is not None and not table.covers(version)
-        return Verdict(f"`{head}` is not an option of any vLLM version from {table.versions[0]} to {newest}"
-                       f"{_suggest(head, pool)}", certain=not beyond)
-    if version is not None and table.covers(version):
-        # between two listed releases: trust the neighbours when both agree
-        before = max(i for i, v in enumerate(table.parsed) if v < version)
-        after = before + 1
-        name = match if head.startswith("--") and match else head
-        if not table.has_option(name, before) and not table.has_option(name, after):
-            return Verdict(f"`{head}` is in neither vLLM {table.versions[before]} nor {table.versions[after]} "
-                           f"(it exists in {table.option_span(name)})", certain=False)
-        return Verdict(None)
+        # the nearest real option among those of the versions the other options allow
+        allowed = _accepting(h for h in (option_head(o) for o in others) if h is not None and h != head
+                             and _present(h)) if version is None else frozenset()
+        pool = sorted({o for i in allowed for o in table.long_options(i)}) if long and allowed else (
+            table.long_options(None) if long else [n for n in table.options if not n.startswith("--")])
+        return Verdict(f"`{head}` is not an option of any vLLM version from {table.versions[0]} to "
+                       f"{table.versions[-1]}{_typo_hint(head, pool)}", certain=not beyond)
     if version is not None:
-        return Verdict(None)  # newer than the table: a known option is assumed kept
-    name = match if head.startswith("--") and match else head
-    ranges = table.options.get(name) or []
-    if ranges and ranges[0][0] == 0 and ranges[-1][1] == len(table.versions) - 1 and all(
-            a[1] + 1 == b[0] for a, b in itertools.pairwise(ranges)):
-        return Verdict(None)  # in every listed version
-    return Verdict(f"`{head}` exists only in vLLM {table.option_span(name)}", certain=False)
+        if not table.covers(version):
+            return Verdict(None)  # newer than the table: a known option is assumed kept
+        # between two listed releases (a pre-release): trust the neighbours when both agree
+        before = max(i for i, v in enumerate(table.parsed) if v < version)
+        if before not in present and before + 1 not in present:
+            return Verdict(f"`{head}` is in neither vLLM {table.versions[before]} nor {table.versions[before + 1]} "
+                           f"(it exists in {_indices_text(present)})", certain=False)
+        return Verdict(None)
+    # version unknown: the versions every other (somewhere known) option allows, leaving this one out
+    other_heads = [h for h in (option_head(o) for o in others) if h is not None and h != head and _present(h)]
+    allowed = _accepting(other_heads)
+    if not allowed:
+        allowed = frozenset(range(len(table.versions)))  # the others conflict among themselves: no narrowing
+    if allowed <= present:
+        return Verdict(None)
+    if not allowed & present:
+        blockers = [h for h in other_heads if not _present(h) & present]
+        both = f"`{head}` and `{blockers[0]}`" if blockers else f"`{head}` and the other options"
+        return Verdict(f"no vLLM release accepts both {both}: `{head}` exists in {_indices_text(present)}"
+                       f"{_rename(head, allowed)}")
+    return Verdict(f"`{head}` exists only in vLLM {_indices_text(present)}", certain=False)
+
+
+def _history(head: str, present: frozenset[int], indices: list[int]) -> str:
+    """Why an option is missing from these versions: where it exists and its replacement, else a did-you-mean."""
+    table = vllm_table()
+    if present:
+        return f"; it exists in {_indices_text(present)}{_rename(head, indices)}"
+    renamed = _rename(head, indices)
+    if renamed:
+        return renamed
+    pool = sorted({o for i in indices for o in (table.long_options(i) if head.startswith("--") else [
+        n for n in table.options if not n.startswith("--") and table.has_option(n, i)])})
+    return _typo_hint(head, pool)
 
 
 def _attached_short(head: str, index: int | None) -> bool:
@@ -235,32 +323,109 @@ def takes_value(name: str, version: Version | None) -> bool | None:
     return info.kind in ("v", "o")
 
 
-def check_vllm_env(name: str, version: Version | None) -> Verdict:
-    """A ``VLLM_*`` variable: does the version read it?"""
+def _env_present(name: str) -> frozenset[int]:
+    return frozenset(i for lo, hi, *_ in vllm_table().env.get(name) or [] for i in range(lo, hi + 1))
+
+
+def _distance(a: str, b: str) -> int:
+    """Levenshtein distance (insertions, deletions, substitutions)."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def near_miss(name: str, known: Iterable[str]) -> str | None:
+    """The real ``VLLM_*`` name an unknown one misspells: at most two edits away, on a name of at least eight
+    characters after ``VLLM_``, and not the real name cut at or extended from a ``_`` boundary (``VLLM_HOST`` is
+    not ``VLLM_HOST_IP`` misspelt: it is more likely the deployment's own variable)."""
+    stem = name.removeprefix("VLLM_")
+    if len(stem) < 8:
+        return None
+    best: tuple[int, str] | None = None
+    for real in known:
+        if real.startswith(name + "_") or name.startswith(real + "_"):
+            continue
+        distance = _distance(name, real)
+        if distance <= 2 and (best is None or (distance, real) < best):
+            best = (distance, real)
+    return best[1] if best is not None else None
+
+
+def check_vllm_env(name: str, version: Version | None, options: Iterable[str] = ()) -> Verdict:
+    """A ``VLLM_*`` variable: does the version read it? With the version unknown, the versions that accept every
+    one of ``options`` decide. A name no vLLM version ever read is a finding only as a near miss of a real one
+    (``VLLM_ATENTION_BACKEND``); any other is the deployment's own variable (``VLLM_REPO_URL`` for an install
+    script), not vLLM's, and gives nothing."""
     table = vllm_table()
+    present = _env_present(name)
+    if not present:
+        close = near_miss(name, table.env_names(None))
+        if close is None:
+            return Verdict(None)
+        beyond = version is not None and not table.covers(version)
+        return Verdict(f"no vLLM version from {table.versions[0]} to {table.versions[-1]} reads `{name}` "
+                       f"(did you mean `{close}`?)", certain=not beyond)
     index = table.index(version)
     if index is not None:
-        if table.has_env(name, index):
+        if index in present:
             return Verdict(None)
-        where = table.env_span(name)
-        history = f" (read in {where})" if where else _suggest(name, table.env_names(index))
-        return Verdict(f"vLLM {table.versions[index]} does not read `{name}`{history}")
-    where = table.env_span(name)
-    if where is None:
-        return Verdict(f"no vLLM version from {table.versions[0]} to {table.versions[-1]} reads `{name}`"
-                       f"{_suggest(name, table.env_names(None))}",
-                       certain=version is None or table.covers(version))
+        return Verdict(f"vLLM {table.versions[index]} does not read `{name}` (read in {_indices_text(present)})"
+                       f"{_rename(name, [index])}")
     if version is not None:
         if not table.covers(version):
             return Verdict(None)
         before = max(i for i, v in enumerate(table.parsed) if v < version)
-        if not table.has_env(name, before) and not table.has_env(name, before + 1):
-            return Verdict(f"`{name}` is read only by vLLM {where}", certain=False)
+        if before not in present and before + 1 not in present:
+            return Verdict(f"`{name}` is read only by vLLM {_indices_text(present)}", certain=False)
         return Verdict(None)
-    ranges = table.env[name]
-    if ranges[0][0] == 0 and ranges[-1][1] == len(table.versions) - 1 and len(ranges) == 1:
+    heads = [h for h in (option_head(o) for o in options) if h is not None and _present(h)]
+    allowed = _accepting(heads) or frozenset(range(len(table.versions)))
+    if allowed <= present:
         return Verdict(None)
-    return Verdict(f"`{name}` is read only by vLLM {where}", certain=False)
+    if not allowed & present:
+        return Verdict(f"no vLLM release that accepts these options reads `{name}` (read in "
+                       f"{_indices_text(present)}, the options need {_indices_text(allowed)})"
+                       f"{_rename(name, allowed)}")
+    return Verdict(f"`{name}` is read only by vLLM {_indices_text(present)}", certain=False)
+
+
+def possible_indices(deployment: Any) -> frozenset[int]:
+    """The table indices of the versions a vLLM deployment can be on: its version (the two neighbours of an
+    unlisted pre-release, the newest table for a newer version), else every version that accepts all its
+    written options (every version when they conflict)."""
+    table = vllm_table()
+    fact = deployment.facts.get("engine.version")
+    version = vllm_version(fact.value if fact is not None else None)
+    if version is not None:
+        index = table.index(version)
+        if index is not None:
+            return frozenset([index])
+        if not table.covers(version):
+            return frozenset([len(table.versions) - 1]) if table.parsed[-1] < version else frozenset([0])
+        before = max(i for i, v in enumerate(table.parsed) if v < version)
+        return frozenset([before, before + 1])
+    heads = [h for h in (option_head(w.text) for w in getattr(deployment, _WRITTEN, [])) if h and _present(h)]
+    return _accepting(heads) or frozenset(range(len(table.versions)))
+
+
+def setting_spelling(deployment: Any, alternatives: list[tuple[str, str]]) -> str:
+    """How to write a setting on the versions the deployment can be on. ``alternatives``: ``(text, needs)`` in
+    order of preference, ``needs`` an option string (``--attention-backend``) or a variable
+    (``VLLM_ATTENTION_BACKEND``). The first valid in every one of those versions, else each with the versions it
+    is valid in: ``--attention-backend X (vLLM 0.13.0-0.33.0) or VLLM_ATTENTION_BACKEND=X (vLLM 0.7.0-0.12.0)``."""
+    indices = possible_indices(deployment)
+    parts = []
+    for text, needs in alternatives:
+        valid = _present(needs) if needs.startswith("-") else _env_present(needs)
+        if indices <= valid:
+            return text
+        if indices & valid:
+            parts.append(f"{text} (vLLM {_indices_text(indices & valid)})")
+    return " or ".join(parts) if parts else alternatives[0][0]
 
 
 # -- facts for the RL5xx records ------------------------------------------------------------------------------------
@@ -315,41 +480,40 @@ def written_options(deployment: Any) -> list[str]:
 
 
 def finish_vllm(deployment: Any) -> None:
-    """Option and env-var checks against the final ``engine.version`` (after command-line facts are applied)."""
+    """Option and env-var checks against the final ``engine.version`` (after command-line facts are applied): one
+    instance of ``args.unknown_option`` per unknown option and of ``args.unread_env`` per unread variable, each
+    at its own token (``FactSet.instances``)."""
     from relialint.engines.common import word_fact
     from relialint.facts import Fact
 
     facts = deployment.facts
     version_fact = facts.get("engine.version")
     version = vllm_version(version_fact.value if version_fact is not None else None)
-    found = False
-    for word in getattr(deployment, _WRITTEN, []):
-        verdict = check_vllm_option(word.text, version)
+    words = getattr(deployment, _WRITTEN, [])
+    texts = [word.text for word in words]
+    facts.instances.pop("args.unknown_option", None)
+    facts.instances.pop("args.unread_env", None)
+    for position, word in enumerate(words):
+        verdict = check_vllm_option(word.text, version, texts[:position] + texts[position + 1:])
         if verdict.problem is not None:
-            facts.set("args.unknown_option", word_fact(verdict.problem, "flag", word))
-            facts.set("args.unknown_option_certain", word_fact(verdict.certain, "flag", word))
-            if not verdict.certain:
-                facts.unknown("args.unknown_option_certain")  # the version decides it
-            found = True
-            break
-    if not found:
+            certain = word_fact(verdict.certain, "flag", word)
+            facts.add_instance("args.unknown_option", {
+                "args.unknown_option": word_fact(verdict.problem, "flag", word),
+                # not certain: the version decides it
+                "args.unknown_option_certain": None if not verdict.certain else certain})
+    if "args.unknown_option" not in facts.instances:
         facts.set("args.unknown_option", Fact(None, "inferred"))
         facts.set("args.unknown_option_certain", Fact(True, "inferred"))
-    found = False
     for key in sorted(facts.facts, key=lambda k: (facts.facts[k].line or 0, facts.facts[k].column or 0)):
         if not key.startswith("env.VLLM_"):
             continue
         fact = facts.facts[key]
-        verdict = check_vllm_env(key[4:], version)
+        verdict = check_vllm_env(key[4:], version, texts)
         if verdict.problem is not None:
-            facts.set("args.unread_env", Fact(verdict.problem, fact.origin, fact.path, fact.line, fact.column,
-                                              fact.end_line, fact.end_column))
-            facts.set("args.unread_env_certain", Fact(verdict.certain, fact.origin, fact.path, fact.line,
-                                                      fact.column, fact.end_line, fact.end_column))
-            if not verdict.certain:
-                facts.unknown("args.unread_env_certain")  # the version decides it
-            found = True
-            break
-    if not found:
+            where = (fact.origin, fact.path, fact.line, fact.column, fact.end_line, fact.end_column)
+            facts.add_instance("args.unread_env", {
+                "args.unread_env": Fact(verdict.problem, *where),
+                "args.unread_env_certain": None if not verdict.certain else Fact(verdict.certain, *where)})
+    if "args.unread_env" not in facts.instances:
         facts.set("args.unread_env", Fact(None, "inferred"))
         facts.set("args.unread_env_certain", Fact(True, "inferred"))

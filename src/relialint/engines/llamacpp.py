@@ -338,7 +338,7 @@ _CHECKS = (("unknown", "llama.unknown_option"), ("value", "llama.bad_value"), ("
 
 def check_options(deployment: Deployment) -> None:
     """Every option, value and word llama-server rejects, against the deployment's final ``engine.version``: the
-    first of each kind as facts, the others as ``FactSet.repeats`` (each reported at its own word)."""
+    instances of each kind as ``FactSet.instances`` (each reported at its own word)."""
     facts = deployment.facts
     words: list[Word] = getattr(deployment, _WORDS, [])
     version_fact = facts.get("engine.version")
@@ -355,30 +355,23 @@ def check_options(deployment: Deployment) -> None:
                                             version)
     for kind, key in _CHECKS:
         found = [p for p in problems if p.kind == kind]
-        facts.repeats.pop(key, None)
-        instances = []
+        facts.instances.pop(key, None)
+        instances: list[dict[str, Fact | None]] = []
         if kind == "value":  # the variables come first: the parser reads them before the command line
             for name, problem in env_problems.items():
                 where = env[name]
                 instances.append({key: replace(where, value=problem.message),
-                                  key + "_certain": replace(where, value=True) if problem.certain
-                                  else Fact(None, "inferred")})
+                                  key + "_certain": replace(where, value=True) if problem.certain else None})
         for problem in found:
             word = words[problem.position]
             instances.append({key: word_fact(problem.message, "flag", word),
-                              key + "_certain": word_fact(True, "flag", word) if problem.certain
-                              else Fact(None, "inferred")})
+                              key + "_certain": word_fact(True, "flag", word) if problem.certain else None})
         if not instances:
             facts.set(key, Fact(None, "inferred"))
             facts.set(key + "_certain", Fact(True, "inferred"))
             continue
-        for name, fact in instances[0].items():
-            if fact.value is None:
-                facts.unknown(name)
-            else:
-                facts.set(name, fact)
-        if len(instances) > 1:
-            facts.repeats[key] = instances[1:]
+        for group in instances:
+            facts.add_instance(key, group)
 
 
 def apply_defaults(deployment: Deployment) -> None:

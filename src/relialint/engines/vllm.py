@@ -503,6 +503,32 @@ FIX_FLAGS: dict[str, str] = {
 }
 """Facts a quick fix can set, by the flag that sets them (booleans as ``--flag`` / ``--no-flag``)."""
 _FIX_BOOLEAN = {"enable-prefix-caching"}
+FIX_ENV: dict[str, str] = {"attention.backend": "VLLM_ATTENTION_BACKEND"}
+"""The variable that set a fact before its flag existed (``--attention-backend`` is 0.13.0 and newer)."""
+
+
+def _setting_alternatives(key: str, value: Any) -> list[tuple[str, str]]:
+    """The ways to set ``key`` to ``value``, in order of preference: ``(text, the option or variable it needs)``."""
+    from relialint.engines import fixedit
+
+    out: list[tuple[str, str]] = []
+    flag = FIX_FLAGS.get(key)
+    if flag is not None:
+        if flag in _FIX_BOOLEAN:
+            spelled = f"--{flag}" if value else f"--no-{flag}"
+            out.append((spelled, spelled))
+        else:
+            out.append((f"--{flag} {fixedit.render_value(value)}", f"--{flag}"))
+    env = FIX_ENV.get(key) or (key[4:] if key.startswith("env.") else None)
+    if env is not None:
+        out.append((f"{env}={fixedit.render_value(value)}", env))
+    return out
+
+
+def setting_text(deployment: Deployment, key: str, value: Any) -> str | None:
+    """``key`` set to ``value`` as the user writes it on the vLLM versions the deployment can be on."""
+    alternatives = _setting_alternatives(key, value)
+    return flagcheck.setting_spelling(deployment, alternatives) if alternatives else None
 
 
 def fix_edits(result: FileResult, deployment: Deployment, fix_set: Any) -> list[Any] | None:
@@ -521,8 +547,14 @@ def fix_edits(result: FileResult, deployment: Deployment, fix_set: Any) -> list[
     edits: list[fixedit.TextEdit] = []
     for key, value in fix_set.items():
         edit: fixedit.TextEdit | None
+        chosen = setting_text(deployment, key, value)
+        env = FIX_ENV.get(key)
         if key.startswith("env."):
             edit = fixedit.set_env(result, launch.command, key[4:], fixedit.render_value(value))
+        elif env is not None and chosen == f"{env}={fixedit.render_value(value)}":
+            edit = fixedit.set_env(result, launch.command, env, fixedit.render_value(value))
+        elif chosen is not None and " or " in chosen:
+            edit = None  # no one spelling works on every version the deployment can be on
         elif key in FIX_FLAGS:
             edit = _flag_edit(lines, result, launch, parsed, deployment, key, value)
         else:

@@ -33,7 +33,7 @@ def read(text: str, path: str) -> FileResult:
         accelerators = resources.get("accelerators") if isinstance(resources, YMap) else None
         if isinstance(accelerators, YScalar) and accelerators.text:
             # `H100:8` or `H100`; a list or a map of alternatives names no single GPU
-            name, _, count = accelerators.text.partition(":")
+            name = accelerators.text.partition(":")[0]
             labels.append(("accelerator", name.strip(), accelerators.span))
         setup = root.get("setup")
         if isinstance(setup, YScalar) and setup.text:

@@ -14,8 +14,8 @@ import re
 from pathlib import Path
 
 from relialint.readers import envfile
-from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.dockerrun import docker_run
+from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.wrappers import shell_script, unwrap
 from relialint.readers.yamlwords import Src, script_commands, shell_split
 
@@ -126,22 +126,21 @@ def _words(entry: _Entry, src: Src, env: list[EnvVar], raws: dict[int, str] | No
         text = raw.replace("%%", "%")
         source: Span | None = None
         unknown = False
-        split = False
 
         def sub(match: re.Match[str]) -> str:
-            nonlocal source, unknown, split
+            nonlocal source, unknown
             var = known.get(match.group(1) or match.group(2))
             if var is None or var.value is None:
                 unknown = True
                 return ""
             source = var.span
-            # `$FOO` alone as a word splits at whitespace; inside a longer word (a `bash -c` script) it does not
-            split = split or (match.group(2) is not None and match_splice(text))
             return var.value
 
         resolved = _VAR.sub(sub, text)
+        # `$FOO` alone as a word splits at whitespace; inside a longer word (a `bash -c` script) it does not
+        split = match_splice(text)
         if unknown:
-            words.append(Word(None, span, splice=match_splice(text)))
+            words.append(Word(None, span, splice=split))
         elif split and source is not None:
             words.extend(Word(part, span, source=source) for part in resolved.split())
         else:
@@ -189,9 +188,8 @@ def read(text: str, path: str) -> FileResult:
             if not words:
                 continue
             script = shell_script(words)
-            if words[0].text in ("docker", "podman") and len(words) > 1 and words[1].text == "run" \
-                    or (words[0].text or "").endswith(("/docker", "/podman")) and len(words) > 1 \
-                    and words[1].text == "run":
+            if len(words) > 1 and words[1].text == "run" \
+                    and (words[0].text or "").rsplit("/", 1)[-1] in ("docker", "podman"):
                 container = docker_run(words[2:], list(env), words[0].span)
                 container.env_complete = container.env_complete and complete
                 result.commands.append(container)

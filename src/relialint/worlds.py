@@ -146,19 +146,13 @@ def _gpu_worlds(known_items: tuple[tuple[str, Value | None], ...]) -> tuple[GpuW
 # -- version worlds -------------------------------------------------------------------------------------------------
 
 
-def _accepted(check: Callable[[str, Version], bool], options: list[str], versions: list[Version]) -> list[Version]:
-    """The versions that accept every option that some version accepts (an option no version has narrows nothing:
-    it is a finding of its own)."""
-    real = [o for o in options if any(check(o, v) for v in versions)]
-    allowed = [v for v in versions if all(check(o, v) for o in real)]
-    return allowed or versions
-
-
-@lru_cache(maxsize=8192)
-def _vllm_accepts(option: str, version: Version) -> bool:
+def accepted_versions(options: list[str], versions: list[Version]) -> list[Version]:
+    """The versions that accept every option that some version accepts: an option no version has narrows nothing
+    (it is a finding of its own); options that no single version accepts together narrow nothing either."""
     from relialint.engines import flagcheck
 
-    return flagcheck.check_vllm_option(option, version).problem is None
+    real = [o for o in options if flagcheck.versions_accepting("vllm", [o])]
+    return flagcheck.versions_accepting("vllm", real) or versions
 
 
 def _in_range(spec: str | None, version: Version) -> bool:
@@ -217,7 +211,7 @@ class Worlds:
         table = flagcheck.vllm_table().parsed
         spec_fact = self.base.get("engine.version_range")
         spec = str(spec_fact.value) if spec_fact is not None and spec_fact.value is not None else None
-        allowed = _accepted(_vllm_accepts, self.options, table)
+        allowed = accepted_versions(self.options, table)
         worlds: list[VersionWorld] = []
         older = self._bound(table[0], False, allowed, spec)
         if older is not None:

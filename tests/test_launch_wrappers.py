@@ -75,3 +75,17 @@ def test_skypilot_task_setup_pins_and_accelerator_names_the_gpu(tmp_path: Path) 
     assert dep["gpu.model"] == ("H100", "manifest", 2, 17)
     assert dep["model.name"] == ("meta-llama/Llama-3.1-8B-Instruct", "flag", 11, 14)
     assert dep["limits.max_model_len"] == (8192, "flag", 11, 26)
+
+
+def test_llamacpp_release_archive_gives_build_backend_and_target(tmp_path: Path) -> None:
+    text = ("@echo off\r\n"
+            "C:\\AI\\llama-b4500-bin-win-hip-x64-gfx1151\\llama-server.exe -m D:\\m-Q4_K_M.gguf -ngl 99\r\n")
+    (dep,) = facts(tmp_path, "serve.bat", text)
+    assert dep["@"] == ("llama.cpp", "batch", 2, None)
+    assert dep["engine.version"] == ("b4500", "build", 2, 1)
+    assert dep["engine.backend"] == ("hip", "build", 2, 1)
+    assert dep["gpu.arch"] == ("gfx1151", "build", 2, 1)
+    assert dep["host.os"] == ("windows", "inferred", 2, 1)
+    (cpu,) = facts(tmp_path, "run.sh", "./llama-b6000-bin-ubuntu-x64/build/bin/llama-server -m m.gguf\n")
+    assert cpu["engine.backend"] == ("cpu", "build", 1, 1)
+    assert cpu["engine.version"] == ("b6000", "build", 1, 1)

@@ -23,7 +23,7 @@ from relialint.engines.common import (
 from relialint.engines.inference import Inferred, engine_of
 from relialint.facts import Fact
 from relialint.readers.located import Command, FileResult, Span, Word
-from relialint.versions import Version, parse_engine_version
+from relialint.versions import Version, VersionError, parse_engine_version
 
 BINARIES = {"llama-server", "llama-cli", "llama-bench", "llama-perplexity", "server", "main", "llama-completion"}
 _IMAGE = re.compile(r"^(?:ghcr\.io/)?(?:ggml-org|ggerganov)/llama\.cpp(?::(?P<tag>[\w.\-]+))?(?:@.*)?$")
@@ -37,6 +37,14 @@ _CMAKE_BACKENDS = {"GGML_CUDA": "cuda", "GGML_HIP": "hip", "GGML_HIPBLAS": "hip"
                    "GGML_MUSA": "musa", "LLAMA_METAL": "metal", "LLAMA_SYCL": "sycl", "LLAMA_VULKAN": "vulkan"}
 _BUILD_DIR = re.compile(r"(?:^|/)build[-_](rocm|hip|vulkan|cuda|sycl|metal|musa|cpu)(?:/|$)", re.I)
 _DIR_BACKENDS = {"rocm": "hip"}
+# Official release archives: llama-b6400-bin-win-cuda-cu12.4-x64, -win-hip-x64-gfx1100, -win-vulkan-x64,
+# -win-sycl-x64, -win-avx2-x64, -ubuntu-x64, -ubuntu-vulkan-x64, -macos-arm64 (the release workflow's asset names)
+_RELEASE_DIR = re.compile(r"(?:^|/)llama-(b\d+)-bin-(win|ubuntu|linux|macos)(?:-(cuda|hip|vulkan|sycl|avx512|avx2|avx|"
+                          r"noavx|openblas|cpu|kompute))?-?([a-z0-9]*)", re.I)
+_RELEASE_BACKENDS = {"cuda": "cuda", "hip": "hip", "vulkan": "vulkan", "sycl": "sycl", "kompute": "vulkan",
+                     "avx512": "cpu", "avx2": "cpu", "avx": "cpu", "noavx": "cpu", "openblas": "cpu", "cpu": "cpu"}
+_RELEASE_PLAIN = {("ubuntu", "x64"): "cpu", ("linux", "x64"): "cpu", ("macos", "arm64"): "metal",
+                  ("macos", "x64"): "cpu"}
 FA_VALUES = {"on", "off", "auto", "1", "0", "-1", "enabled", "disabled", "true", "false"}  # the parser's words
 
 # short and long spellings onto one canonical long name; the value-taking ones, with their fact
@@ -202,6 +210,11 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
             facts.set("engine.name", at("llama.cpp", "inferred", launch.start.span))
         if launch.version:
             facts.set("engine.version", word_fact(launch.version[0], "image", launch.version[1]))
+        else:
+            released = release_build(launch.start)
+            if released is not None:
+                facts.set("engine.version", at(released, "build", launch.start.span,
+                                               "the build number of the release archive the program is in"))
         if launch.backend:
             facts.set("engine.backend", word_fact(launch.backend[0], "image", launch.backend[1]))
         for key, (value, span) in build_facts.items():
@@ -329,7 +342,29 @@ def _build_clues(builds: list[Build], start: Word) -> list[evidence.Clue]:
         name = folder.group(1).lower()
         out.append(evidence.Clue("engine.backend", _DIR_BACKENDS.get(name, name), "build", start.span,
                                  f"the program is in the build folder {folder.group(0).strip('/')}"))
+    archive = _RELEASE_DIR.search(path)
+    if archive is not None:
+        system, variant = archive.group(2).lower(), (archive.group(3) or "").lower()
+        kind = _RELEASE_BACKENDS.get(variant) or _RELEASE_PLAIN.get((system, variant or archive.group(4)))
+        why = f"the program is in the release archive {archive.group(0).strip('/')}"
+        if kind is not None:
+            out.append(evidence.Clue("engine.backend", kind, "build", start.span, why))
+        gfx = re.search(r"-(gfx[0-9a-f]{3,4})\b", path, re.I)
+        if kind == "hip" and gfx is not None:
+            out.append(evidence.Clue("gpu.arch", gfx.group(1).lower(), "build", start.span, why))
     return out
+
+
+def release_build(start: Word) -> Version | None:
+    """The build number of an official release archive the program was unpacked from
+    (``llama-b6400-bin-win-cuda-cu12.4-x64/llama-server.exe``)."""
+    found = _RELEASE_DIR.search((start.text or "").replace("\\", "/"))
+    if found is None:
+        return None
+    try:
+        return parse_engine_version("llama.cpp", found.group(1))
+    except VersionError:
+        return None
 
 
 _WORDS = "_relialint_llama_server_words"

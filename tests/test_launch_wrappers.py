@@ -89,3 +89,12 @@ def test_llamacpp_release_archive_gives_build_backend_and_target(tmp_path: Path)
     (cpu,) = facts(tmp_path, "run.sh", "./llama-b6000-bin-ubuntu-x64/build/bin/llama-server -m m.gguf\n")
     assert cpu["engine.backend"] == ("cpu", "build", 1, 1)
     assert cpu["engine.version"] == ("b6000", "build", 1, 1)
+
+
+def test_quadlet_exec_holds_the_arguments_as_written(tmp_path: Path) -> None:
+    """A Quadlet ``Exec=`` is not an ``ExecStart=``: a leading ``-`` is the option's own, not systemd's prefix."""
+    text = ("[Container]\nImage=ghcr.io/ggml-org/llama.cpp:server-vulkan\n"
+            "Exec=-m /models/m-Q4_K_M.gguf -ngl 99 -c 16384\n")
+    (dep,) = facts(tmp_path, "llama.container", text)
+    assert dep["model.name"] == ("/models/m-Q4_K_M.gguf", "flag", 3, 9)
+    assert dep["llama.ctx_size"] == (16384, "flag", 3, 39)

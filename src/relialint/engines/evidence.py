@@ -233,15 +233,24 @@ def program_clues(words: list[Word]) -> list[Clue]:
     return []
 
 
-def command_clues(command: Command) -> list[Clue]:
-    """Every clue of one command: reader labels (devices, runtime, resources), image, environment, program. The
-    first clue of a fact is where the fact points."""
+LINUX_ONLY = frozenset({"systemd", "kubernetes", "helm", "compose", "dockerfile", "skypilot"})
+"""Formats that only run on Linux: systemd units, and the container platforms (an image's userland is Linux)."""
+
+
+def command_clues(command: Command, file_kind: str | None = None) -> list[Clue]:
+    """Every clue of one command: reader labels (devices, runtime, resources), image, environment, program, and
+    the platform the file's format runs on. The first clue of a fact is where the fact points."""
     out: list[Clue] = label_clues(command.gpu_labels)
     if command.image is not None:
         out += image_clues(command.image)
     out += env_clues(command.env)
     words = command.entrypoint + command.argv if command.entrypoint is not None else command.argv
     out += program_clues(words)
+    if command.image is not None:
+        out.append(_clue("host.os", "linux", "image", command.image,
+                         "a container image runs the engine in a Linux userland"))
+    elif file_kind in LINUX_ONLY:
+        out.append(_clue("host.os", "linux", "inferred", command.span, f"a {file_kind} file runs on Linux"))
     return out
 
 

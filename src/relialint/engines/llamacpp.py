@@ -221,7 +221,7 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
             facts.set(key, at(value, "build", span))
         facts.closed.add("build.")
         apply_env(deployment, command, ("LLAMA_ARG_",))
-        evidence.apply(deployment, evidence.command_clues(command) + _build_clues(builds, launch.start))
+        evidence.apply(deployment, evidence.command_clues(command, result.kind) + _build_clues(builds, launch.start))
         build = launch.version[0] if launch.version else None
         for var in command.env:
             name = ENV.get(var.name)

@@ -214,7 +214,7 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
             facts.set("engine.backend", word_fact(launch.backend[0], "image", launch.backend[1]))
         apply_env(deployment, command, ("VLLM_",))
         _apply_args(deployment, launch, result, opener)
-        evidence.apply(deployment, evidence.command_clues(command))
+        evidence.apply(deployment, evidence.command_clues(command, result.kind))
         deployments.append(deployment)
     return deployments
 

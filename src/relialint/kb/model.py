@@ -104,8 +104,8 @@ class Reference(_Strict):
     locator: str | None = None
 
 
-Format = Literal["shell", "compose", "kubernetes", "helm", "env", "vllm-config", "systemd", "dockerfile", "nvidia-smi",
-                 "amd-smi"]
+Format = Literal["shell", "compose", "kubernetes", "helm", "env", "vllm-config", "systemd", "dockerfile", "windows",
+                 "nvidia-smi", "amd-smi"]
 """The file formats an example can be written in; ``nvidia-smi`` and ``amd-smi`` are captures that
 ``relialint probe`` reads (``nvidia-smi -q -x``, ``--query-gpu --format=csv``; ``amd-smi``, ``rocm-smi`` JSON or
 CSV), and test a record's ``runtime_trigger``."""

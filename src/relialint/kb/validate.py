@@ -17,6 +17,7 @@ from relialint.versions import VersionError, parse_engine_version
 DEFAULT_FILENAMES = {
     "shell": "serve.sh", "compose": "compose.yaml", "kubernetes": "deployment.yaml", "helm": "values.yaml",
     "env": ".env", "vllm-config": "vllm-config.yaml", "systemd": "vllm.service", "dockerfile": "Dockerfile",
+    "windows": "serve.bat",
     "nvidia-smi": "nvidia-smi.csv", "amd-smi": "amd-smi.json",
 }
 

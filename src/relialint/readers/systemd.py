@@ -109,7 +109,9 @@ def _env_file(entry: _Entry, unit: str, result: FileResult) -> list[EnvVar] | No
 def _words(entry: _Entry, src: Src, env: list[EnvVar], raws: dict[int, str] | None = None) -> list[Word]:
     """The command line's words; ``raws`` receives the text as written of each word that holds a specifier."""
     value = entry.value
-    prefix = len(value) - len(value.lstrip("-@:+!|"))
+    # ExecStart= may start with special prefixes (`-` ignore failure, `@`, `:`, `+`, `!`); a Quadlet `Exec=` holds
+    # the container's arguments as they are
+    prefix = len(value) - len(value.lstrip("-@:+!|")) if entry.section == "Service" else 0
     body = value[prefix:]
     tokens, _ = shell_split(body)
     offsets = src.align(value, entry.span)

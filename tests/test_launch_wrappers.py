@@ -98,3 +98,11 @@ def test_quadlet_exec_holds_the_arguments_as_written(tmp_path: Path) -> None:
     (dep,) = facts(tmp_path, "llama.container", text)
     assert dep["model.name"] == ("/models/m-Q4_K_M.gguf", "flag", 3, 9)
     assert dep["llama.ctx_size"] == (16384, "flag", 3, 39)
+
+
+def test_cmake_amdgpu_target_names_the_gpu_arch(tmp_path: Path) -> None:
+    text = ("cmake -S . -B build -DGGML_HIP=ON -DAMDGPU_TARGETS=gfx1151\ncmake --build build -j\n"
+            "./build/bin/llama-server -m m-Q8_0.gguf -ngl 999\n")
+    (dep,) = facts(tmp_path, "build.sh", text)
+    assert dep["gpu.arch"] == ("gfx1151", "build", 1, 35)
+    assert dep["engine.backend"] == ("hip", "build", 1, 21)

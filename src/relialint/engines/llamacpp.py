@@ -37,6 +37,8 @@ _CMAKE_BACKENDS = {"GGML_CUDA": "cuda", "GGML_HIP": "hip", "GGML_HIPBLAS": "hip"
                    "GGML_MUSA": "musa", "LLAMA_METAL": "metal", "LLAMA_SYCL": "sycl", "LLAMA_VULKAN": "vulkan"}
 _BUILD_DIR = re.compile(r"(?:^|/)build[-_](rocm|hip|vulkan|cuda|sycl|metal|musa|cpu)(?:/|$)", re.I)
 _DIR_BACKENDS = {"rocm": "hip"}
+_CMAKE_TARGETS = ("AMDGPU_TARGETS", "GPU_TARGETS", "CMAKE_HIP_ARCHITECTURES")
+"""CMake options naming the AMD targets a HIP build is compiled for (llama.cpp's build docs use the first two)."""
 # Official release archives: llama-b6400-bin-win-cuda-cu12.4-x64, -win-hip-x64-gfx1100, -win-vulkan-x64,
 # -win-sycl-x64, -win-avx2-x64, -ubuntu-x64, -ubuntu-vulkan-x64, -macos-arm64 (the release workflow's asset names)
 _RELEASE_DIR = re.compile(r"(?:^|/)llama-(b\d+)-bin-(win|ubuntu|linux|macos)(?:-(cuda|hip|vulkan|sycl|avx512|avx2|avx|"
@@ -326,6 +328,10 @@ def _build_clues(builds: list[Build], start: Word) -> list[evidence.Clue]:
     out: list[evidence.Clue] = []
     for build in mine or builds:
         for option, (value, span) in build.options.items():
+            if option in _CMAKE_TARGETS and re.fullmatch(r"gfx[0-9a-f]{3,4}", value.strip().lower()):
+                # one AMD target the HIP build is compiled for (several: the GPU could be any of them)
+                out.append(evidence.Clue("gpu.arch", value.strip().lower(), "build", span, f"-D{option}={value}"))
+                continue
             if option not in _CMAKE_BACKENDS or value.upper() not in ("ON", "1", "TRUE"):
                 continue
             backend = _CMAKE_BACKENDS[option]

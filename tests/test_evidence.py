@@ -270,7 +270,8 @@ def test_build_folders_tie_each_launch_to_its_build(tmp_path: Path) -> None:
               "./build-rocm/bin/llama-server -m m.gguf\n"
               "./build-vk/bin/llama-server -m m.gguf --port 8081\n")
     rocm, vulkan = facts(tmp_path, "serve.sh", script)
-    assert evidence(rocm) == {"engine.backend": ("hip", "build", 1, 21), "gpu.vendor": ("amd", "inferred", 1, 21)}
+    assert evidence(rocm) == {"engine.backend": ("hip", "build", 1, 21), "gpu.vendor": ("amd", "inferred", 1, 21),
+                              "gpu.arch": ("gfx1100", "build", 1, 35)}
     assert evidence(vulkan) == {"engine.backend": ("vulkan", "build", 2, 19)}
     # a build folder's own name, with no build line
     d = only(tmp_path, "serve.sh", "~/llama.cpp/build-vulkan/bin/llama-server -m m.gguf\n")

@@ -80,7 +80,10 @@ def version_defaults(facts: FactSet) -> None:
     # V2 model runner.
     v2 = facts.get("env.VLLM_USE_V2_MODEL_RUNNER")
     if not facts.settled("engine.v2_model_runner"):
-        if v2 is not None and v2.value is not None and _truthy(v2.value) is not None and (
+        if version is not None and version < V["0.12.0"]:
+            # no release before 0.12.0 reads VLLM_USE_V2_MODEL_RUNNER: whatever the environment holds
+            facts.set("engine.v2_model_runner", Fact(False, "default", note="no V2 model runner before 0.12.0"))
+        elif v2 is not None and v2.value is not None and _truthy(v2.value) is not None and (
                 version is None or not version < V["0.12.0"]):
             facts.set("engine.v2_model_runner", Fact(_truthy(v2.value), "env", v2.path, v2.line, v2.column))
         elif version is not None and env_closed and (v2 is None or v2.value is None):

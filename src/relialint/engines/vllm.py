@@ -93,9 +93,9 @@ class Launch:
 
 def recognise(command: Command) -> Launch | None:
     words = command.argv
-    if command.kind == "env":  # an env file on its own configures vLLM when it sets VLLM_* variables
-        if any(var.name in _vllm_env() for var in command.env):  # names vLLM reads, not just the prefix
-            return Launch(command, "serve", [], Word("vllm", command.span))
+    if command.kind == "env":
+        # an env file on its own launches nothing: its VLLM_* settings are checked where a launch loads it
+        # (docker run --env-file, compose env_file, systemd EnvironmentFile)
         return None
     if command.image is not None:
         return _recognise_image(command)

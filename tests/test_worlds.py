@@ -40,7 +40,7 @@ def test_v1_record_with_vllm_use_v1_is_possible_and_names_the_versions() -> None
     assert _rows(findings, "RL302") == [("RL302", "possible", 2, 37, True)]
     (rl302,) = [f for f in findings if f.code == "RL302"]
     assert rl302.missing_facts == ["engine.version"]
-    assert "only on vLLM 0.7.0-0.7.3;" in rl302.message
+    assert "holds on vLLM 0.7.0; unknown on 0.7.1-0.7.3;" in rl302.message
 
 
 def test_a_known_vendor_rules_out_the_other_vendors_records() -> None:

@@ -470,8 +470,9 @@ def _judge_worlds(trigger: Mapping[str, Any], worlds: Worlds, shape: _Shape, kle
         notes.append(_gpu_note(holds_gpu, len(gpus)))
     if versions is not None and len(version_classes) > 1 and _splits(results, by_gpu=False):
         missing.add("engine.version")
-        holds = {label for labels, _, v in results if v.value is not False for label in labels}
-        notes.append(_version_note(worlds.engine, [w for w in versions if w.label in holds], versions))
+        holds = {label for labels, _, v in results if v.value is True for label in labels}
+        unsure = {label for labels, _, v in results if v.value is None for label in labels} - holds
+        notes.append(_version_note(worlds.engine, holds, unsure, versions))
     return Judgement(None, frozenset(missing) or kleene.missing, tuple(notes) or kleene.notes)
 
 
@@ -552,32 +553,42 @@ def _gpu_note(holds: list[str], total: int) -> str:
     return f"holds on {len(named)} of the {total - 1} catalogue GPUs the file allows ({shown})"
 
 
-def _version_note(engine: str, holds: list[VersionWorld], every: list[VersionWorld]) -> str:
+def _version_note(engine: str, holds: set[str], unsure: set[str], every: list[VersionWorld]) -> str:
+    """Where the trigger holds over the version worlds, and where the record cannot tell."""
     name = "vLLM" if engine == "vllm" else engine
+    parts = []
+    if holds:
+        parts.append(f"holds on {name} {_runs(holds, every)}")
+    if unsure:
+        parts.append(f"unknown on {_runs(unsure, every)}" if holds else f"unknown on {name} {_runs(unsure, every)}")
+    return "; ".join(parts)
+
+
+def _runs(inside: set[str], every: list[VersionWorld]) -> str:
+    """Version labels as runs in release order (``0.7.0-0.7.3, 0.24.0 and later``)."""
     runs: list[tuple[str, str]] = []
-    ordered = [w.label for w in every]
-    inside = {w.label for w in holds}
     start: str | None = None
     prev: str | None = None
-    for label in ordered:
-        if label in inside:
-            start = start or label
-            prev = label
+    for world in every:
+        if world.label in inside:
+            start = start or world.label
+            prev = world.label
         elif start is not None and prev is not None:
             runs.append((start, prev))
             start = prev = None
     if start is not None and prev is not None:
         runs.append((start, prev))
-    older, newer = (every[0].label, every[-1].label) if every else ("", "")
+    older, newer = every[0].label, every[-1].label
 
     def run_text(a: str, b: str) -> str:
+        if a == b:
+            return a  # one release, or one of the worlds beyond the tables ("newer than 0.33.0")
         if isinstance(every[0].version, VersionBound) and a == older:
-            a = "" if b != older else a
+            a = ""
         if isinstance(every[-1].version, VersionBound) and b == newer:
             return f"{a} and later" if a else "every version"
         if not a:
             return f"up to {b}"
         return a if a == b else f"{a}-{b}"
 
-    text = ", ".join(run_text(a, b) for a, b in runs)
-    return f"only on {name} {text}" if text else f"on no tabled {name} version"
+    return ", ".join(run_text(a, b) for a, b in runs)

@@ -89,6 +89,8 @@ class Launch:
     image_version: tuple[Version, Word] | None = None
     backend: tuple[str, Word] | None = None
     inferred: Inferred | None = None
+    rolling: Word | None = None
+    """An official image with a tag that follows the newest release (``latest``, ``nightly``, no tag)."""
 
 
 def recognise(command: Command) -> Launch | None:
@@ -148,11 +150,14 @@ def _recognise_image(command: Command) -> Launch | None:
         except VersionError:
             version = None
     backend = ("hip", image) if "rocm" in repo or "rocm" in tag else None
+    # the vLLM project's own images: `latest` and `nightly` follow the newest release
+    rolling = image if version is None and tag in ("latest", "nightly") and repo.startswith("vllm/vllm-openai") \
+        else None
     if command.entrypoint is not None:
         launch = _recognise_words(command, command.entrypoint + command.argv)
         if launch is None:
             return None
-        launch.image_version, launch.backend = version, backend
+        launch.image_version, launch.backend, launch.rolling = version, backend, rolling
         return launch
     if repo != "vllm/vllm-openai":
         # Only the vllm/vllm-openai entrypoint is documented (api_server before 0.11.1, `vllm serve` from it). For
@@ -160,17 +165,18 @@ def _recognise_image(command: Command) -> Launch | None:
         # they start with one, else as options to an entrypoint whose form is unknown.
         launch = _recognise_words(command, command.argv)
         if launch is not None:
-            launch.image_version, launch.backend = version, backend
+            launch.image_version, launch.backend, launch.rolling = version, backend, rolling
             return launch
-        return Launch(command, "image", command.argv, image, version, backend)
+        return Launch(command, "image", command.argv, image, version, backend, rolling=rolling)
     args = command.argv
     if version is None:
-        form = "image"
+        # a rolling tag is at least the newest tabled release, long past the switch to `vllm serve`
+        form = "serve" if rolling is not None else "image"
     elif version[0] < SERVE_ENTRYPOINT_FROM:
         form = "api_server"
     else:
         form = "serve"
-    return Launch(command, form, args, image, version, backend)
+    return Launch(command, form, args, image, version, backend, rolling=rolling)
 
 
 def _vllm_env() -> frozenset[str]:
@@ -210,6 +216,11 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
                                                  "pip install requirement earlier in the file"))
         elif pinned is not None:
             facts.set("engine.version", at(pinned[0], "inferred", pinned[1], "pip install pin earlier in the file"))
+        elif launch.rolling is not None:
+            newest = flagcheck.vllm_table().versions[-1]
+            facts.set("engine.version_range", word_fact(f">={newest}", "image", launch.rolling,
+                                                        f"the {launch.rolling.text} tag pulls the newest release "
+                                                        f"({newest} or later)"))
         if launch.backend is not None:
             facts.set("engine.backend", word_fact(launch.backend[0], "image", launch.backend[1]))
         apply_env(deployment, command, ("VLLM_",))

@@ -347,3 +347,8 @@ def _facts_json(tmp_path: Path, name: str) -> str:
         return CliRunner().invoke(main, ["facts", name, "--format", "json"]).output
     finally:
         os.chdir(cwd)
+
+
+def test_vllm_cpu_backend_variables(tmp_path: Path) -> None:
+    d = only(tmp_path, "serve.sh", "export VLLM_CPU_KVCACHE_SPACE=16\nvllm serve org/m\n")
+    assert evidence(d) == {"engine.backend": ("cpu", "env", 1, 8)}

@@ -180,6 +180,9 @@ def gfx_from_hsa(value: str) -> str | None:
     return f"gfx{int(match.group(1))}{match.group(2)}{int(match.group(3)):x}"
 
 
+_VLLM_CPU_ENV = frozenset({"VLLM_CPU_KVCACHE_SPACE", "VLLM_CPU_OMP_THREADS_BIND", "VLLM_CPU_NUM_OF_RESERVED_CPU"})
+
+
 def env_clues(env: list[EnvVar]) -> list[Clue]:
     """Vendor, backend and AMD target from the vendors' runtime variables."""
     out: list[Clue] = []
@@ -213,6 +216,9 @@ def env_clues(env: list[EnvVar]) -> list[Clue]:
             out.append(_clue("gpu.vendor", "intel", "env", var, f"{name} is read by Intel's Level Zero runtime"))
         elif name.startswith("GGML_SYCL_"):
             out.append(_clue("engine.backend", "sycl", "env", var, f"{name} is read by llama.cpp's SYCL backend"))
+        elif name in _VLLM_CPU_ENV:
+            out.append(_clue("engine.backend", "cpu", "env", var,
+                             f"{name} is read by vLLM's CPU backend (vLLM docs: CPU installation, runtime variables)"))
         elif name == "PJRT_DEVICE" and (value or "").upper() == "TPU":
             out.append(_clue("gpu.vendor", "google", "env", var, "PJRT_DEVICE=TPU"))
             out.append(_clue("engine.backend", "tpu", "env", var, "PJRT_DEVICE=TPU"))

@@ -177,7 +177,7 @@ RL207 = ("Speculative decoding with the FLASHINFER attention backend silently do
     (f"vllm serve M {SPEC} --attention-backend FLASHINFER\n", "0.30.0", "--attention-backend FLASH_ATTN"),
     (f"VLLM_ATTENTION_BACKEND=FLASHINFER vllm serve M {SPEC}\n", None,
      "--attention-backend FLASH_ATTN (vLLM 0.13.0-0.33.0) or VLLM_ATTENTION_BACKEND=FLASH_ATTN (vLLM 0.8.2-0.14.1) "
-     "(possible: depends on attention.backend, engine.version: holds on vLLM 0.8.2-0.14.1; unknown on newer than "
+     "(possible: depends on attention.backend, engine.version: holds on vLLM 0.9.0-0.14.1; unknown on newer than "
      "0.33.0; set --engine-version V or --fact attention.backend=...)"),
 ])
 def test_rl207_names_the_setting_valid_for_the_version(text: str, version: str | None, use: str) -> None:

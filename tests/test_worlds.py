@@ -174,3 +174,13 @@ def test_declaring_the_gpu_never_contradicts_the_worlds(model: str, flags: list[
     for code, certainty in unknown.items():
         if certainty == "definite":
             assert declared.get(code) == "definite", (code, text, gpu)
+
+
+def test_a_value_only_later_releases_accept_narrows_the_versions() -> None:
+    # the MTP method exists from 0.11.0 (engine-facts §3): no world before it, where prefix caching was off
+    text = "vllm serve deepseek-ai/DeepSeek-V3.1 --speculative-config '{\"method\": \"mtp\"}'\n"
+    (rl113,) = [f for f in _lint(text) if f.code == "RL113"]
+    assert (rl113.certainty, rl113.line, rl113.column, rl113.shown) == ("possible", 1, 38, True)
+    assert "holds on vLLM 0.11.0-0.33.0; unknown on newer than 0.33.0" in rl113.message
+    (pinned,) = [f for f in _lint(text, version="0.11.0") if f.code == "RL113"]
+    assert pinned.certainty == "definite"

@@ -215,6 +215,8 @@ VOCABULARY: dict[str, FactSpec] = {
               "llama.stray_word holds in every build the deployment may run (false: it depends on the build)"),
         _spec("args.unknown_option_certain", "bool",
               "args.unknown_option is certain (false: it depends on the engine version)"),
+        _spec("args.spec_method", "string",
+              "the speculative decoding method as written in --speculative-config (deepseek_mtp, eagle3, ...)"),
         _spec("args.unread_env", "string",
               "a VLLM_* variable that the detected vLLM version (or no version accepting the options) does not "
               "read, with where it is read; one instance per such variable"),

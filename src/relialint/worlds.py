@@ -212,6 +212,9 @@ class Worlds:
         spec_fact = self.base.get("engine.version_range")
         spec = str(spec_fact.value) if spec_fact is not None and spec_fact.value is not None else None
         allowed = accepted_versions(self.options, table)
+        floor = flagcheck.value_floor(self.base)
+        if floor is not None:  # a value only later releases accept (an MTP speculative method from 0.11.0)
+            allowed = [v for v in allowed if not v < floor] or allowed
         worlds: list[VersionWorld] = []
         older = self._bound(table[0], False, allowed, spec)
         if older is not None:

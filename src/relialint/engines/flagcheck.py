@@ -192,6 +192,28 @@ def _accepting(heads: Iterable[str]) -> frozenset[int]:
     return out
 
 
+VALUE_SINCE: dict[str, dict[str, str]] = {
+    # --speculative-config `method` values (engine-facts.md §3, from the released wheels): 0.8.5 has ngram, eagle,
+    # medusa, mlp_speculator, draft_model; 0.9.2 adds eagle3 and deepseek_mtp (so from 0.9.0 at the earliest);
+    # 0.11.0 adds mtp (0.10.0-0.10.2 lack it)
+    "args.spec_method": {"eagle3": "0.9.0", "deepseek_mtp": "0.9.0", "mtp": "0.11.0"},
+}
+"""Values that a vLLM release refuses before the version given (the earliest it can accept them): a deployment that
+writes one runs on that version or a later one."""
+
+
+def value_floor(facts: Any) -> Version | None:
+    """The earliest vLLM version that accepts every value the deployment writes, by ``VALUE_SINCE``."""
+    floor: Version | None = None
+    for key, since in VALUE_SINCE.items():
+        fact = facts.get(key)
+        text = since.get(str(fact.value)) if fact is not None and fact.value is not None else None
+        if text is not None:
+            version = parse_engine_version("vllm", text)
+            floor = version if floor is None or floor < version else floor
+    return floor
+
+
 def versions_accepting(engine: str, options: Iterable[str]) -> list[Version]:
     """The released, tabled versions of ``engine`` whose parser accepts every one of ``options`` (as written:
     ``--max-model-len``, ``--max_model_len=8192``, ``--speculative-config.method``, ``-tp``); every tabled version

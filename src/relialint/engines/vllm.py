@@ -485,6 +485,7 @@ def _spec_decode(facts: FactSet, opts: list[Opt], last: dict[str, Opt]) -> None:
         if isinstance(method, str):
             normalised = "mtp" if method == "mtp" or method.endswith("_mtp") else method
             facts.set("spec_decode.method", word_fact(normalised, "flag", opt.flag))
+            facts.set("args.spec_method", word_fact(method, "flag", opt.flag))
         facts.set("spec_decode.enabled", word_fact(bool(config), "flag", opt.flag))
         tokens = config.get("num_speculative_tokens")
         if isinstance(tokens, int):

@@ -50,3 +50,21 @@ def test_any_unicode_text(kind: str, text: str) -> None:
     read = reader(kind)
     assert read is not None
     read(text, NAMES[kind])
+
+
+def test_shell_parser_survives_braces_before_non_ascii_text() -> None:
+    """tree-sitter-bash 0.25 segfaults now and then on `{` followed by non-ASCII text; the reader hands it ASCII
+    (each byte from 0x80 up as `_`, the same length) and keeps the words as written. Run in a subprocess, many
+    times, since a crash would take pytest down with it."""
+    import subprocess
+    import sys
+
+    script = ("from relialint.readers import shell\n"
+              "for _ in range(200):\n"
+              "    for text in ('{\\U000e0001', '{\\u324e\\U0002d009', 'a{\\U000ee563', 'echo {\\U000d0000} x'):\n"
+              "        shell.read(text, 'x.sh')\n"
+              "r = shell.read('echo {\\u324e} done', 'x.sh')\n"
+              "print([w.text for w in r.commands[0].argv])\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['echo', '{\u324e}', 'done']"

@@ -221,7 +221,9 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
             facts.set("engine.backend", word_fact(launch.backend[0], "image", launch.backend[1]))
         for key, (value, span) in build_facts.items():
             facts.set(key, at(value, "build", span))
-        facts.closed.add("build.")
+        if builds:
+            facts.closed.add("build.")  # the file configures the build: an option it does not set is not set
+        # else the binary comes from elsewhere (an image, a release archive): its build options are unknown
         apply_env(deployment, command, ("LLAMA_ARG_",))
         evidence.apply(deployment, evidence.command_clues(command, result.kind) + _build_clues(builds, launch.start))
         build = launch.version[0] if launch.version else None

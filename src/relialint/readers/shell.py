@@ -112,7 +112,7 @@ class _Reader:
 
     # -- walking -----------------------------------------------------------------------------------------------
     def run(self) -> FileResult:
-        tree = _parser().parse(self.state.data)
+        tree = _parser().parse(parse_safe(self.state.data))
         result = self.state.result
         assert result is not None
         self.walk(tree.root_node, conditional=False)
@@ -645,6 +645,19 @@ def _unescape_double(text: str) -> str:
     if "\\" not in text:
         return text
     return re.sub(r'\\([$`"\\])', r"\1", text.replace("\\\n", ""))
+
+
+# tree-sitter-bash 0.25's scanner crashes now and then (a segmentation fault, not an exception) on a `{` followed
+# by non-ASCII text (`{㉎𭀉`, `{` and a private-use code point): it reads past a table indexed by the code point.
+# Bash itself treats every byte from 0x80 up as an ordinary word character, so the parser is handed `_` for each
+# of them: the byte length stays, so every position and every word's text (taken from the original bytes) is as
+# written, and the tokens are the ones bash would see.
+_ASCII_ONLY = bytes(range(128)) + b"_" * 128
+
+
+def parse_safe(data: bytes) -> bytes:
+    """The bytes handed to the parser: each byte from 0x80 up as ``_``."""
+    return data.translate(_ASCII_ONLY)
 
 
 def read(text: str, path: str, env: list[EnvVar] | None = None) -> FileResult:

@@ -101,3 +101,9 @@ def test_image_with_vllm_serve_repeated_is_rl503() -> None:
     finding = _one(_lint("docker run vllm/vllm-openai:v0.30.0 vllm serve Qwen/Qwen3-8B\n"), "RL503")
     assert (finding.certainty, finding.line, finding.column) == ("definite", 1, 37)
     assert not _lint("docker run vllm/vllm-openai:v0.30.0 Qwen/Qwen3-8B\n")
+
+
+def test_every_llamacpp_equals_form_is_reported_at_its_own_word() -> None:
+    found = [f for f in _lint("llama-server -m m.gguf --ctx-size=8192 --port 8080 --n-gpu-layers=99\n")
+             if f.code == "RL505"]
+    assert [(f.certainty, f.line, f.column) for f in found] == [("definite", 1, 24), ("definite", 1, 52)]

@@ -298,15 +298,16 @@ def record_launch(deployment: Any, args: list[Any]) -> None:
 
     facts = deployment.facts
     words = fa_words()
-    equals = bare = value = None
+    equals: list[Any] = []
+    bare = value = None
     bare_word: Any = None
     for i, word in enumerate(args):
         text = word.text
         if text is None or not text.startswith("-") or text in ("-", "--"):
             continue
         head, eq, _ = text.partition("=")
-        if eq and equals is None and (head.startswith("--") or head in table().options):
-            equals = word
+        if eq and (head.startswith("--") or head in table().options):
+            equals.append(word)
         if head in FLASH_ATTN and not eq:
             nxt = args[i + 1].text if i + 1 < len(args) else ""
             if nxt is None:
@@ -315,8 +316,10 @@ def record_launch(deployment: Any, args: list[Any]) -> None:
                 value = value or (nxt, word)
             elif bare is None:
                 bare, bare_word = nxt, word
-    facts.set("args.equals_form", word_fact(equals.text, "flag", equals) if equals is not None
-              else Fact(None, "inferred"))
+    for word in equals:  # every `--flag=value`, each reported at its own word
+        facts.add_instance("args.equals_form", {"args.equals_form": word_fact(word.text, "flag", word)})
+    if not equals:
+        facts.set("args.equals_form", Fact(None, "inferred"))
     facts.set("llama.flash_attn_bare", word_fact(bare, "flag", bare_word) if bare_word is not None
               else Fact(None, "inferred"))
     facts.set("llama.flash_attn_value", word_fact(value[0], "flag", value[1]) if value is not None

@@ -13,18 +13,22 @@ def _c(text: str, style: str, color: bool) -> str:
 
 
 def counted_line(counted: list[Finding]) -> str:
-    """``4 more possible findings depend on the GPU and the vLLM version; ...``: what the hidden ones need."""
+    """``4 more possible findings ... depend on the GPU (--gpu), the engine version (--engine-version) and ...``:
+    what the findings that are counted, not listed, need to be decided."""
     needs: list[str] = []
     missing = {m for f in counted for m in f.missing_facts}
     if any(m.startswith("gpu.") and m not in ("gpu.cc_mode", "gpu.count") for m in missing):
         needs.append("the GPU (--gpu)")
     if "engine.version" in missing or any(m in VERSION_DEFAULTED for m in missing):
         needs.append("the engine version (--engine-version)")
-    rest = sorted(m for m in missing if not m.startswith("gpu.") and m != "engine.version"
-                  and m not in VERSION_DEFAULTED)
-    rest += sorted(m for m in missing if m in ("gpu.cc_mode", "gpu.count"))
-    needs.extend(f"{m} (--fact)" for m in rest)
-    what = ", ".join(needs) if needs else "facts the files do not give"
+    if "host.os" in missing:
+        needs.append("the host OS (--os)")
+    rest = sorted(m for m in missing if not (m.startswith("gpu.") and m not in ("gpu.cc_mode", "gpu.count"))
+                  and m not in ("engine.version", "host.os") and m not in VERSION_DEFAULTED)
+    if rest:
+        needs.append(f"{', '.join(rest)} (--fact KEY=VALUE)")
+    what = (", ".join(needs[:-1]) + " and " + needs[-1] if len(needs) > 1 else needs[0]) if needs \
+        else "facts the files do not give"
     return (f"{len(counted)} more possible finding{'s' if len(counted) != 1 else ''} that nothing in the files "
             f"points at depend on {what}; declare them (or set them in [tool.relialint]) or list them with "
             "--show-possible")

@@ -150,7 +150,7 @@ def test_vllm_example_chart_command_env_and_gpu_models(tmp_path: Path) -> None:
     assert fact(d, "cuda_graphs.enabled") == ("false", "flag", 4, 75)
     assert fact(d, "serve.dtype") == ("bfloat16", "flag", 5, 13)
     assert fact(d, "kv_cache.dtype") == ("fp8", "flag", 5, 36)
-    assert fact(d, "env.VLLM_ATTENTION_BACKEND") == ("FLASHINFER", "env", 7, 7)
+    assert fact(d, "env.VLLM_ATTENTION_BACKEND") == ("FLASHINFER", "env", 7, 13)
     assert fact(d, "gpu.count") == ("1", "manifest", 14, 5)
     assert fact(d, "gpu.model") == ("L40S", "manifest", 15, 1)
 

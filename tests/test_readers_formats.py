@@ -150,7 +150,7 @@ def test_kubernetes_deployment_env_refs_node_selector_limits() -> None:
     (d,) = run(FIXTURES / "k8s" / "vllm.yaml")
     assert where(d) == ("vllm", "kubernetes", "vllm.yaml", 20, 21)
     assert fact(d, "model.name") == ("Qwen/Qwen3-32B", "flag", "vllm.yaml", 22, 15)  # $(MODEL_ID)
-    assert note(d, "model.name") == f"value from {FIXTURES / 'k8s' / 'vllm.yaml'}:30:15"
+    assert note(d, "model.name") == f"value from {FIXTURES / 'k8s' / 'vllm.yaml'}:30:21"
     assert fact(d, "kv_cache.dtype") == ("fp8", "flag", "vllm.yaml", 23, 15)
     assert fact(d, "parallel.tensor") == ("2", "flag", "vllm.yaml", 25, 15)
     assert fact(d, "gpu.count") == ("2", "manifest", "vllm.yaml", 37, 15)
@@ -226,7 +226,7 @@ def test_helm_production_stack_values() -> None:
     assert fact(d, "memory.gpu_utilization") == ("0.8", "flag", "values.yaml", 14, 48)
     assert fact(d, "gpu.count") == ("1", "manifest", "values.yaml", 9, 19)
     assert fact(d, "gpu.model") == ("L4", "manifest", "values.yaml", 20, 15)
-    assert fact(d, "engine.v2_model_runner") == ("false", "env", "values.yaml", 16, 11)
+    assert fact(d, "engine.v2_model_runner") == ("false", "env", "values.yaml", 16, 17)
 
 
 def test_env_file_alone_is_a_llamacpp_deployment() -> None:

@@ -151,17 +151,22 @@ def _env(container: YMap) -> tuple[list[EnvVar], bool]:
     for item in seq_items(container.get("env")):
         if not isinstance(item, YMap):
             continue
-        name = scalar_text(item.get("name"))
-        if name is None:
+        name_node = item.get("name")
+        name = scalar_text(name_node)
+        if name is None or name_node is None:
             continue
+        # from the variable's name (where a finding points, as in an env file) to the end of the entry (where a
+        # quick fix finds its `value:`)
+        where = Span(item.span.path, name_node.span.line, name_node.span.column, item.span.end_line,
+                     item.span.end_column)
         value = item.get("value")
         if isinstance(value, YScalar) and (value.value is not None or value.quoted):
             resolved, source = _Refs(out)(value.text, value.span)
-            out.append(EnvVar(name, resolved, item.span, source))
+            out.append(EnvVar(name, resolved, where, source))
         elif item.get("valueFrom") is not None:
-            out.append(EnvVar(name, None, item.span))
+            out.append(EnvVar(name, None, where))
         else:
-            out.append(EnvVar(name, "", item.span))
+            out.append(EnvVar(name, "", where))
     return out, complete
 
 

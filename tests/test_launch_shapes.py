@@ -365,6 +365,7 @@ def test_other_tools_yaml_is_skipped_quietly(tmp_path: Path) -> None:
         ".github/workflows/ci.yml": "on: [push]\njobs:\n  t:\n    runs-on: x\n    steps: [{run: pip install vllm}]\n",
         "mkdocs.yml": "site_name: docs\n",
         "Chart.yaml": "apiVersion: v2\nname: vllm\nversion: 0.1.0\n",
+        "litellm.yaml": "model_list:\n  - model_name: m\n    litellm_params:\n      model: hosted_vllm/org/m\n",
         "weird.yaml": "server:\n  image: vllm/vllm-openai\n",
     }
     for name, text in files.items():
@@ -378,9 +379,9 @@ def test_other_tools_yaml_is_skipped_quietly(tmp_path: Path) -> None:
         os.chdir(cwd)
     assert text_out.splitlines() == [
         "weird.yaml:1:1: warning: not a compose file, Kubernetes manifest, Helm values or vLLM config; skipped",
-        "5 files, 0 deployments: 0 definite, 0 possible, 0 errors, 4 files skipped: not a deployment",
+        "6 files, 0 deployments: 0 definite, 0 possible, 0 errors, 5 files skipped: not a deployment",
     ]
-    assert json_out["summary"]["skipped"] == 4
+    assert json_out["summary"]["skipped"] == 5
 
 
 # -- issue 12: exclusive branches, a model-slot variable ----------------------------------------------------------

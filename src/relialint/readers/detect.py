@@ -63,6 +63,7 @@ _OTHER_TOOL_SHAPES = [
     re.compile(r"^updates\s*:", re.M),  # Dependabot
     re.compile(r"^channels\s*:[\s\S]*^dependencies\s*:|^dependencies\s*:[\s\S]*^channels\s*:", re.M),  # conda
     re.compile(r"^runs\s*:\s*$[\s\S]*^\s+using\s*:", re.M),  # a GitHub action
+    re.compile(r"^model_list\s*:[\s\S]*^\s+litellm_params\s*:", re.M),  # a LiteLLM proxy (a client of engines)
 ]
 _CHART = re.compile(r"^apiVersion\s*:\s*v[12]\s*$", re.M)
 _DEPLOYMENT_HINT = re.compile(r"vllm|llama[-_.]?(cpp|server)|gguf|^\s*(image|command|entrypoint|containers|args)\s*:",

@@ -106,3 +106,10 @@ def test_cmake_amdgpu_target_names_the_gpu_arch(tmp_path: Path) -> None:
     (dep,) = facts(tmp_path, "build.sh", text)
     assert dep["gpu.arch"] == ("gfx1151", "build", 1, 35)
     assert dep["engine.backend"] == ("hip", "build", 1, 21)
+
+
+def test_llama_arg_model_names_the_model(tmp_path: Path) -> None:
+    (dep,) = facts(tmp_path, "llama.env", "HSA_OVERRIDE_GFX_VERSION=11.5.1\nLLAMA_ARG_MODEL=/m/gpt-oss-120b-mxfp4.gguf\n")
+    assert dep["model.name"] == ("/m/gpt-oss-120b-mxfp4.gguf", "env", 2, 1)
+    assert dep["model.quantization"] == ("gguf-mxfp4", "inferred", 2, 1)
+    assert dep["gpu.arch"] == ("gfx1151", "env", 1, 1)

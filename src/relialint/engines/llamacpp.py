@@ -234,6 +234,10 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
                 env_value = _typed(_fa(var.value) if name == "flash-attn" else var.value, kind)
                 if env_value is not None:
                     facts.set(key, at(env_value, "env", var.span))
+            if name in ("model", "hf-repo") and var.value:  # LLAMA_ARG_MODEL / LLAMA_ARG_HF_REPO; a flag wins below
+                for key, fact in model_facts(var.value, Word(var.value, var.span, source=var.source),
+                                             name == "hf-repo").items():
+                    facts.set(key, replace(fact, origin="env") if key == "model.name" else fact)
         llamacpp_flags.record_launch(deployment, launch.args)
         if launch.server:
             setattr(deployment, _WORDS, list(launch.args))

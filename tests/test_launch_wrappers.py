@@ -109,7 +109,8 @@ def test_cmake_amdgpu_target_names_the_gpu_arch(tmp_path: Path) -> None:
 
 
 def test_llama_arg_model_names_the_model(tmp_path: Path) -> None:
-    (dep,) = facts(tmp_path, "llama.env", "HSA_OVERRIDE_GFX_VERSION=11.5.1\nLLAMA_ARG_MODEL=/m/gpt-oss-120b-mxfp4.gguf\n")
+    text = "HSA_OVERRIDE_GFX_VERSION=11.5.1\nLLAMA_ARG_MODEL=/m/gpt-oss-120b-mxfp4.gguf\n"
+    (dep,) = facts(tmp_path, "llama.env", text)
     assert dep["model.name"] == ("/m/gpt-oss-120b-mxfp4.gguf", "env", 2, 1)
     assert dep["model.quantization"] == ("gguf-mxfp4", "inferred", 2, 1)
     assert dep["gpu.arch"] == ("gfx1151", "env", 1, 1)

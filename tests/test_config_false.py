@@ -67,3 +67,10 @@ def test_a_version_pinned_in_the_file_drops_the_false_before_the_parser(tmp_path
     new = tmp_path / "new.sh"
     new.write_text("pip install vllm==0.28.0\n" + body)
     assert facts(new)["prefix_caching.enabled"] == ("False", "config-file", 4, 1)
+
+
+def test_an_equals_form_config_is_never_read_so_nothing_is_dropped(tmp_path: Path) -> None:
+    (tmp_path / "serve.yaml").write_text("enforce-eager: false\n")
+    script = tmp_path / "serve.sh"
+    script.write_text("vllm serve Qwen/Qwen3-8B --config=serve.yaml\n")  # RL501: vLLM never expands it
+    assert facts(script)["args.config_false"] == (None, "inferred", None, None)

@@ -366,7 +366,9 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
     false_key = config_false(opts)
     if false_key is not None:
         facts.set("args.config_false", word_fact(false_key.flag.text, "config-file", false_key.flag))
-    elif not any(opt.name == "config" for opt in parsed.opts) or any(opt.from_config for opt in opts):
+    elif not any(opt.name == "config" and not opt.equals for opt in parsed.opts) \
+            or any(opt.from_config for opt in opts):
+        # no --config read (none, or only `--config=FILE`, which vLLM never expands: RL501), or one read in full
         facts.set("args.config_false", Fact(None, "inferred"))
     version_fact = facts.get("engine.version")
     opts, dropped = drop_config_false(opts, version_fact.value if version_fact is not None

@@ -131,6 +131,9 @@ def _gpu_worlds(known_items: tuple[tuple[str, Value | None], ...]) -> tuple[GpuW
                                       for k, v in row.items() if k not in known}))
     vendor = known.get("gpu.vendor")
     unset: dict[str, Fact] = {}
+    if "gpu.model" not in known:
+        # whatever it is, it is none of the catalogue's GPUs: a record about one named GPU does not hold here
+        unset["gpu.model"] = Fact(UNKNOWN_GPU, "inferred")
     if vendor is not None:
         # The other vendors' identifiers are known to be unset, as for a catalogue row.
         if vendor != "nvidia" and "gpu.sm" not in known:

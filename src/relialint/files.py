@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePath
 
 from relialint.readers import detect
-from relialint.readers.located import MAX_FILE_BYTES, FileResult, ReadError, read_text
+from relialint.readers.located import MAX_FILE_BYTES, FileResult, ReadError, read_bytes, read_text
 
 # -- readers --------------------------------------------------------------------------------------------------------
 
@@ -87,14 +87,15 @@ def discover(paths: list[str]) -> tuple[list[tuple[Path, str, str]], list[ReadEr
     errors: list[ReadError] = []
     for raw in paths:
         path = Path(raw)
+        problem = _unusable(path)
+        if problem is not None:
+            errors.append(ReadError(raw, 1, 1, problem))
+            continue
         if path.is_dir():
             before, errors_before = len(found), len(errors)
             _walk(path, found, errors)
             if len(found) == before and len(errors) == errors_before:
                 errors.append(ReadError(raw, 1, 1, "no files relialint reads in this folder"))
-            continue
-        if not path.exists() and not path.is_symlink():
-            errors.append(ReadError(raw, 1, 1, "no such file or folder"))
             continue
         kind = detect.kind_by_given_name(path)
         if kind is None:
@@ -102,6 +103,19 @@ def discover(paths: list[str]) -> tuple[list[tuple[Path, str, str]], list[ReadEr
             kind = detect.kind_by_content(text or "") or "shell"
         found.append((path, raw, kind))
     return found, errors
+
+
+def _unusable(path: Path) -> str | None:
+    """Why a path named on the command line cannot be linted at all (``None``: it can, or the read says why)."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return None if path.is_symlink() else "no such file or folder"
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or 'invalid path'}"
+    except ValueError:
+        return "cannot read: invalid path"
+    return None
 
 
 def _walk(root: Path, found: list[tuple[Path, str, str]], errors: list[ReadError]) -> None:
@@ -123,12 +137,10 @@ def _walk(root: Path, found: list[tuple[Path, str, str]], errors: list[ReadError
             path = Path(current) / name
             kind = detect.kind_by_name(path)
             if kind is None and "." not in name:
-                try:
-                    with open(path, "rb") as handle:
-                        head = handle.read(64).decode("utf-8", "replace")
-                except OSError:
+                data, _ = read_bytes(path, str(path), 64, head=True)
+                if data is None:
                     continue
-                kind = detect.kind_by_content(head)
+                kind = detect.kind_by_content(data.decode("utf-8", "replace"))
             if kind == "yaml":
                 kind = _sniff_yaml(path, errors)
             if kind is not None:
@@ -143,8 +155,8 @@ def _sniff_yaml(path: Path, errors: list[ReadError]) -> str | None:
     """A YAML file found in a folder: its kind by shape, or ``None`` (skipped) when relialint does not read it."""
     try:
         size = path.stat().st_size
-    except OSError as exc:
-        errors.append(ReadError(str(path), 1, 1, f"cannot read: {exc.strerror or exc}"))
+    except (OSError, ValueError) as exc:
+        errors.append(ReadError(str(path), 1, 1, f"cannot read: {getattr(exc, 'strerror', None) or 'invalid path'}"))
         return None
     if size > MAX_FILE_BYTES:
         return None
@@ -157,8 +169,6 @@ def _sniff_yaml(path: Path, errors: list[ReadError]) -> str | None:
 def _opener(referrer: str, name: str) -> tuple[str, str] | None:
     base = Path(referrer).parent
     candidate = Path(name) if Path(name).is_absolute() else base / name
-    if not candidate.is_file():
-        return None
     text, error = read_text(candidate, str(candidate))
     if error is not None or text is None:
         return None

@@ -12,6 +12,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from relialint import bounds
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.yamlwords import Src, script_commands
 
@@ -130,7 +131,7 @@ def _substitute(text: str, values: dict[str, EnvVar]) -> tuple[str | None, Span 
         source = var.span
         return var.value
 
-    result = _VAR.sub(sub, text)
+    result = bounds.sub(_VAR, sub, text)
     return (None if unknown else result), source
 
 
@@ -279,6 +280,7 @@ def _chain(stage: Stage) -> tuple[list[Word] | None, list[Word]]:
     return entrypoint, cmd or []
 
 
+@bounds.budgeted
 def built(text: str, path: str) -> Built:
     stages, runs, errors = parse(text, path)
     if not stages:
@@ -289,6 +291,7 @@ def built(text: str, path: str) -> Built:
     return Built(final.image, list(final.env), entrypoint, cmd, runs, span, errors)
 
 
+@bounds.budgeted
 def read(text: str, path: str) -> FileResult:
     """Read a Dockerfile: its build commands, then the container its last stage runs."""
     result = FileResult(path, "dockerfile", text=text)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from relialint import bounds
 from relialint.readers.dockerrun import docker_run
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.wrappers import shell_script, unwrap
@@ -238,7 +239,7 @@ class _Reader:
     # -- values ------------------------------------------------------------------------------------------------
     def lookup(self, name: str) -> _Value:
         var = self.state.vars.get(name)
-        if var is None or var.value is None:
+        if var is None or var.value is None or not bounds.charge(len(var.value)):
             return _Value(None)
         return _Value(var.value, source=var.span)
 
@@ -305,6 +306,8 @@ class _Reader:
             if any(p.text is None for p in parts):
                 return _Value(None, splice=any(p.splice for p in parts))
             source = next((p.source for p in parts if p.source is not None), None)
+            if not bounds.within(sum(len(p.text or "") for p in parts)):
+                return _Value(None)
             return _Value("".join(p.text or "" for p in parts), source=source)
         return _Value(None)
 
@@ -343,6 +346,8 @@ class _Reader:
         end = node.end_byte - 1
         if end > cursor:
             pieces.append(_unescape_double(self.state.data[cursor:end].decode("utf-8", "replace")))
+        if not bounds.within(sum(len(p) for p in pieces)):
+            return _Value(None)
         return _Value("".join(pieces), source=source)
 
     def word(self, node: Node) -> Word:
@@ -660,6 +665,7 @@ def parse_safe(data: bytes) -> bytes:
     return data.translate(_ASCII_ONLY)
 
 
+@bounds.budgeted
 def read(text: str, path: str, env: list[EnvVar] | None = None) -> FileResult:
     """Read a shell script. Never raises on bad input; parse problems are located warnings. ``env``: variables
     the script starts with (a systemd unit's ``Environment=``, a container's env), as exported ones."""

@@ -87,7 +87,10 @@ def lint_paths(paths: list[str], options: Options) -> RunResult:
             assert error is not None
             session.run.errors.append(error)
             continue
-        results.append((path, read_file(text, display, kind)))
+        try:
+            results.append((path, read_file(text, display, kind)))
+        except (Exception, RecursionError, MemoryError) as exc:
+            session.run.errors.append(internal_error(display, exc))
     # A Dockerfile or env file that another file of the run builds or loads (compose `build:`, `env_file:`,
     # systemd `EnvironmentFile=`) is linted as part of that deployment, not again as a deployment of its own.
     used = {os.path.realpath(u) for _, result in results for u in result.used_files}
@@ -95,15 +98,27 @@ def lint_paths(paths: list[str], options: Options) -> RunResult:
         if result.kind in ("dockerfile", "env") and os.path.realpath(path) in used:
             session.run.errors.extend(e for e in result.errors if e.severity != "warning")
             continue
-        session.lint(result, path)
+        session.lint_guarded(result, path)
     return session.finish()
+
+
+def internal_error(display: str, exc: BaseException) -> ReadError:
+    """An unexpected exception while linting one file, as a located error of that file (exit 2; the other files
+    are still linted and reported)."""
+    return ReadError(display, 1, 1, f"internal error while linting this file ({type(exc).__name__}); it was not "
+                                    "linted, the other files were. Please report it with this file")
 
 
 def lint_text(text: str, display: str, kind: str, options: Options) -> RunResult:
     """Lint a buffer as if it were the file ``display`` (stdin, editors)."""
     session = Session(options)
     session.run.files = 1
-    session.lint(read_file(text, display, kind), Path(display))
+    try:
+        result = read_file(text, display, kind)
+    except (Exception, RecursionError, MemoryError) as exc:
+        session.run.errors.append(internal_error(display, exc))
+        return session.finish()
+    session.lint_guarded(result, Path(display))
     return session.finish()
 
 
@@ -239,6 +254,15 @@ class Session:
                                   end_column=d.column, note="from a relialint directive") for k, v in facts.items()}
             out = _over(out, located)
         return out
+
+    def lint_guarded(self, result: FileResult, file: Path) -> None:
+        """``lint`` with the last-resort handler: an unexpected exception is an internal error of this file."""
+        findings, suppressed = len(self.run.findings), len(self.run.suppressed)
+        try:
+            self.lint(result, file)
+        except (Exception, RecursionError, MemoryError) as exc:
+            del self.run.findings[findings:], self.run.suppressed[suppressed:]
+            self.run.errors.append(internal_error(result.path, exc))
 
     def lint(self, result: FileResult, file: Path) -> None:
         from relialint import config, suppress

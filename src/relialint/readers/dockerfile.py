@@ -8,7 +8,6 @@ build time may differ: the file's default is what the file says). The last stage
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 
@@ -141,7 +140,7 @@ def _exec_form(body: str, span: Span, src: Src) -> list[Word] | None:
     if not stripped.startswith("["):
         return None
     try:
-        items = json.loads(stripped)
+        items = bounds.json_loads(stripped)
     except ValueError:
         return None
     if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
@@ -270,13 +269,21 @@ def parse(text: str, path: str) -> tuple[list[Stage], list[Command], list[ReadEr
 
 
 def _chain(stage: Stage) -> tuple[list[Word] | None, list[Word]]:
-    """ENTRYPOINT and CMD in force in a stage, looking through ``FROM earlier-stage``."""
-    entrypoint, cmd = stage.entrypoint, stage.cmd
-    parent = stage.parent
-    if entrypoint is None and parent is not None:
-        entrypoint = _chain(parent)[0]
-    if cmd is None and parent is not None and stage.entrypoint is None:
-        cmd = _chain(parent)[1]
+    """ENTRYPOINT and CMD in force in a stage, looking through ``FROM earlier-stage`` (iteratively: a chain of
+    stages may be as long as the file)."""
+    entrypoint: list[Word] | None = None
+    node: Stage | None = stage
+    while node is not None and entrypoint is None:
+        entrypoint, node = node.entrypoint, node.parent
+    cmd: list[Word] | None = None
+    node = stage
+    while node is not None:
+        if node.cmd is not None:
+            cmd = node.cmd
+            break
+        if node.entrypoint is not None:
+            break
+        node = node.parent
     return entrypoint, cmd or []
 
 

@@ -170,3 +170,75 @@ def budgeted(read: F) -> F:
         return result
 
     return cast(F, wrapper)
+
+
+MAX_MATCH_SUBJECT = 4096
+"""The longest value a record's ``matches:`` pattern is run against; a longer value leaves the test unknown."""
+
+
+def regex_problem(pattern: str) -> str | None:
+    """Why a record's ``matches:`` pattern is not in the safe subset (``None``: it is), checked without running it.
+
+    The safe subset has no backreference and no repeated group (``*``, ``+``, ``{n,}``, ``{n,m}`` with m > 1) that
+    itself holds a repetition or an alternation (``(a+)+``, ``(a|aa)*``): those are what make a backtracking
+    engine take exponential time. Everything else (classes, anchors, lookarounds, lazy quantifiers) is kept."""
+    groups: list[bool] = [False]  # per open group: whether it holds a repetition or an alternation
+    last_group: bool | None = None  # the group just closed: whether it was risky (None: last atom not a group)
+    i, n = 0, len(pattern)
+    while i < n:
+        char = pattern[i]
+        atom_group: bool | None = None
+        if char == "\\":
+            if i + 1 < n and (pattern[i + 1] in "123456789" or pattern[i + 1] == "g"):
+                return "a backreference"
+            i += 2
+        elif char == "[":
+            i += 1
+            if i < n and pattern[i] == "^":
+                i += 1
+            if i < n and pattern[i] == "]":
+                i += 1
+            while i < n and pattern[i] != "]":
+                i += 2 if pattern[i] == "\\" else 1
+            i += 1
+        elif char == "(":
+            if pattern.startswith("(?P=", i):
+                return "a backreference"
+            groups.append(False)
+            i += 1
+        elif char == ")":
+            if len(groups) == 1:
+                return "an unbalanced parenthesis"
+            atom_group = groups.pop()
+            groups[-1] = groups[-1] or atom_group
+            i += 1
+        elif char == "|":
+            groups[-1] = True
+            i += 1
+        elif char in "*+?{":
+            repeats = char in "*+"
+            if char == "{":
+                close = pattern.find("}", i)
+                body = pattern[i + 1 : close] if close > 0 else ""
+                if close < 0 or not re.fullmatch(r"\d*(,\d*)?", body):
+                    i += 1
+                    last_group = None
+                    continue
+                low, _, high = body.partition(",")
+                repeats = ("," in body and (high == "" or int(high or 0) > 1)) or ("," not in body and int(low or 0) > 1)
+                i = close + 1
+            else:
+                i += 1
+            if i < n and pattern[i] in "?+":
+                i += 1
+            if repeats and last_group:
+                return "a repeated group that itself repeats or alternates (catastrophic backtracking)"
+            groups[-1] = True
+            last_group = None
+            continue
+        else:
+            i += 1
+        last_group = atom_group
+    if len(groups) != 1:
+        return "an unbalanced parenthesis"
+    return None

@@ -56,6 +56,28 @@ def _vllm_config(text: str, display: str) -> FileResult:
 
 
 def read_file(text: str, display: str, kind: str) -> FileResult:
+    """One file's text through the reader of its kind, with the checks every reader shares."""
+    result = _read_file(text, display, kind)
+    _unicode_dashes(result)
+    return result
+
+
+UNICODE_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
+
+
+def _unicode_dashes(result: FileResult) -> None:
+    """A word that starts with a Unicode dash (``—max-model-len``, pasted from a rich-text page) is no option to
+    any engine's parser: a located warning, once per word."""
+    for command in result.commands:
+        for word in (*command.argv, *(command.entrypoint or ())):
+            if word.text and word.text[0] in UNICODE_DASHES and len(word.text) > 1:
+                result.errors.append(ReadError(
+                    word.span.path, word.span.line, word.span.column,
+                    f"`{word.text.split('=', 1)[0]}` starts with a Unicode dash (U+{ord(word.text[0]):04X}), not "
+                    "`-`: the engine reads it as an argument, not an option", "warning"))
+
+
+def _read_file(text: str, display: str, kind: str) -> FileResult:
     if kind in ("yaml", "yaml?"):
         found = detect.yaml_kind(text)
         if found is None and detect.other_tool(PurePath(display), text):

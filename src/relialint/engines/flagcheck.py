@@ -167,6 +167,8 @@ def option_head(written: str) -> str | None:
     """The option string the parser looks up for a written option (``--a_b.c=1`` -> ``--a-b``); ``None`` for the
     ``-O`` forms the parser rewrites itself."""
     head = written.split("=", 1)[0]
+    if head.strip("-") == "":
+        return Verdict(f"`{written}` names no option")
     if head.startswith("--"):
         return "--" + head[2:].split(".", 1)[0].replace("_", "-")
     if head.startswith("-O"):

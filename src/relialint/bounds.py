@@ -225,7 +225,8 @@ def regex_problem(pattern: str) -> str | None:
                     last_group = None
                     continue
                 low, _, high = body.partition(",")
-                repeats = ("," in body and (high == "" or int(high or 0) > 1)) or ("," not in body and int(low or 0) > 1)
+                most = (high or "2") if "," in body else (low or "0")
+                repeats = len(most) > 1 or int(most) > 1
                 i = close + 1
             else:
                 i += 1

@@ -29,6 +29,9 @@ MAX_EXPANDED = 65536
 MAX_SUBSTITUTIONS = 100_000
 """The most variable references one file may substitute; past it further references are unknown."""
 
+MAX_WORDS = 10_000
+"""The most words of one command a reader turns into located words; past it the rest is unknown (a warning)."""
+
 MAX_EXPANDED_TOTAL = 16 * 1024 * 1024
 """The most characters one file may substitute in all; past it further references are unknown."""
 

@@ -9,6 +9,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from relialint import bounds
@@ -73,6 +74,7 @@ class Parsed:
     complete: bool = True
 
 
+@lru_cache(maxsize=4096)
 def canonical(name: str) -> str:
     """Underscores to dashes in the part before the first dot; unique prefixes expanded."""
     head, dot, rest = name.partition(".")

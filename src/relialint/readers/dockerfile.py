@@ -79,18 +79,18 @@ def instructions(text: str, path: str) -> tuple[list[Instruction], list[ReadErro
         keyword = match.group(2).upper()
         keyword_span = Span(path, i, match.start(2) + 1, i, match.end(2) + 1)
         start_line, start_col = i, match.end() + 1
-        body = raw[match.end():]
+        parts = [raw[match.end():]]  # joined once at the end: a long continuation stays linear
         end_line, end_col = i, len(raw) + 1
-        while body.rstrip().endswith(escape) and i < len(lines):
-            body = body.rstrip()[:-1]
+        while _continued(parts, escape) and i < len(lines):
+            while not parts[-1].rstrip():
+                parts.pop()
+            parts[-1] = parts[-1].rstrip()[:-1]
             nxt = lines[i].rstrip("\r")
             i += 1
-            if nxt.strip().startswith("#"):
-                body += ""
-                end_line, end_col = i, len(nxt) + 1
-                continue
-            body += nxt
             end_line, end_col = i, len(nxt) + 1
+            if not nxt.strip().startswith("#"):
+                parts.append(nxt)
+        body = "".join(parts)
         heredoc = _HEREDOC.search(body) if keyword in ("RUN", "COPY") else None
         if heredoc is not None:
             terminator = heredoc.group(1)
@@ -104,6 +104,15 @@ def instructions(text: str, path: str) -> tuple[list[Instruction], list[ReadErro
             body = body[: heredoc.start()] + body[heredoc.end():] + "\n" + "\n".join(content)
         out.append(Instruction(keyword, body, Span(path, start_line, start_col, end_line, end_col), keyword_span))
     return out, errors
+
+
+def _continued(parts: list[str], escape: str) -> bool:
+    """Whether the text joined from ``parts`` ends with the escape character (trailing blanks ignored)."""
+    for part in reversed(parts):
+        stripped = part.rstrip()
+        if stripped:
+            return stripped.endswith(escape)
+    return False
 
 
 def _substitute(text: str, values: dict[str, EnvVar]) -> tuple[str | None, Span | None]:

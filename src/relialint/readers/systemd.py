@@ -60,13 +60,16 @@ def entries(text: str, path: str) -> tuple[list[_Entry], list[ReadError]]:
         value_col = len(key) + 2 + (len(value) - len(value.lstrip()))
         value = value.strip()
         end_line, end_col = i, len(raw) + 1
-        while value.endswith("\\") and i < len(lines):
+        parts = [value]  # joined once at the end: a long continuation stays linear
+        while parts[-1].endswith("\\") and i < len(lines):
             nxt = lines[i].rstrip("\r")
             i += 1
             if nxt.strip()[:1] in ("#", ";"):
                 continue
-            value = value[:-1] + " " + nxt.strip()
+            parts[-1] = parts[-1][:-1]
+            parts.append(" " + nxt.strip())
             end_line, end_col = i, len(nxt) + 1
+        value = "".join(parts)
         span = Span(path, start_line, value_col, end_line, end_col)
         key_span = Span(path, start_line, key_start + 1, start_line, len(key.rstrip()) + 1)
         out.append(_Entry(section, key.strip(), value, span, key_span))

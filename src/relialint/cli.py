@@ -172,7 +172,10 @@ def check(paths: tuple[str, ...], gpu: tuple[str, ...], engine_version: str | No
         click.echo(f"relialint: wrote {count} finding{'s' if count != 1 else ''} to {write_baseline}", err=True)
         sys.exit(2 if run.errors else 0)
     color = fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    sys.stdout.write(formatter(fmt)(run, color, show_ignored))
+    # file names that are not valid UTF-8 reach here as lone surrogates: written as U+FFFD, never an encoding crash
+    out = formatter(fmt)(run, color, show_ignored).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    sys.stdout.buffer.write(out.encode("utf-8"))
+    sys.stdout.flush()
     sys.exit(2 if run.errors else (1 if run.failing else 0))
 
 

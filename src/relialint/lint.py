@@ -26,6 +26,10 @@ __all__ = [
     "load_records", "read_file", "reader", "readers", "selected", "shared_memory", "target_facts",
 ]
 
+MAX_DEPLOYMENTS = 1000
+"""The most deployments of one file that are evaluated; past it a warning says the rest were not linted."""
+TOO_MANY_DEPLOYMENTS = (f"more than {MAX_DEPLOYMENTS} deployments in one file; from here on they are not linted")
+
 # -- the run --------------------------------------------------------------------------------------------------------
 
 
@@ -42,6 +46,14 @@ def _evaluate_file(result: FileResult, given: dict[str, Fact], records: list[dic
     from relialint.engines import extract
 
     deployments = extract(result, _opener)
+    if len(deployments) > MAX_DEPLOYMENTS:
+        # a generated or hostile file: the first deployments are linted, the rest said to be left out, never a
+        # run that takes minutes
+        first = deployments[MAX_DEPLOYMENTS]
+        warning = ReadError(first.path, first.span.line, first.span.column, TOO_MANY_DEPLOYMENTS, "warning")
+        if warning not in result.errors:  # once, however many targets the file is evaluated for
+            result.errors.append(warning)
+        del deployments[MAX_DEPLOYMENTS:]
     if any(command.gpu_labels for command in result.commands):
         from relialint import manifest_facts
 
@@ -66,9 +78,9 @@ def lint_file_result(result: FileResult, given: dict[str, Fact], records: list[d
     """Lint one read file with the given target facts only (no configuration, no suppressions)."""
     if result.kind == "skipped":
         run.skipped += 1
+    deployments, found = _evaluate_file(result, given, records, options.select, options.ignore, run.notes)
     for error in result.errors:
         (run.warnings if error.severity == "warning" else run.errors).append(error)
-    deployments, found = _evaluate_file(result, given, records, options.select, options.ignore, run.notes)
     run.findings.extend(f for f, _ in found)
     run.deployments.extend(deployments)
 
@@ -277,8 +289,6 @@ class Session:
         if result.kind == "skipped":
             run.skipped += 1
             return
-        for error in result.errors:
-            (run.warnings if error.severity == "warning" else run.errors).append(error)
 
         # the targets: configuration below the command line, directives in the file above both
         configured = []
@@ -307,6 +317,8 @@ class Session:
             found.extend(hits)
             if index == 0:
                 run.deployments.extend(deployments)
+        for error in result.errors:  # after extraction, which may add a warning (too many deployments)
+            (run.warnings if error.severity == "warning" else run.errors).append(error)
 
         entries = []
         for number, entry in eff.suppressions:

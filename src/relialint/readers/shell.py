@@ -98,11 +98,14 @@ class _Reader:
         self.branch: tuple[tuple[int, int, int], ...] = ()
         self.depth = depth
         self._continuations: dict[int, list[int]] = {}
+        self._ascii = data.isascii()
 
     # -- positions ---------------------------------------------------------------------------------------------
     def _col(self, row: int, byte_col: int) -> int:
         """The 1-based character column of a byte column: the bytes minus the UTF-8 continuation bytes before it,
         found by bisection in a per-line table built once (linear in the line, however many words it holds)."""
+        if self._ascii:
+            return byte_col + 1
         inner = self._continuations.get(row)
         if inner is None:
             starts = self.state.line_starts

@@ -40,7 +40,7 @@ def uri(path: str, root: Path) -> str:
 def fingerprint(f: Finding, root: Path) -> str:
     key = "\x1f".join([f.code, repo_relative(f.path, root) or f.path, f.about or "", f.service or "",
                        f.target or ""])
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _rule(rule: dict[str, Any]) -> dict[str, Any]:

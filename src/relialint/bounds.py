@@ -32,6 +32,9 @@ MAX_SUBSTITUTIONS = 100_000
 MAX_WORDS = 10_000
 """The most words of one command a reader turns into located words; past it the rest is unknown (a warning)."""
 
+MAX_COMMANDS = 10_000
+"""The most commands read from one file; past it a warning says the rest were not read."""
+
 MAX_EXPANDED_TOTAL = 16 * 1024 * 1024
 """The most characters one file may substitute in all; past it further references are unknown."""
 
@@ -246,3 +249,12 @@ def regex_problem(pattern: str) -> str | None:
     if len(groups) != 1:
         return "an unbalanced parenthesis"
     return None
+
+
+def too_many_commands(result: Any, span: Any) -> None:
+    """The warning, once per file, that commands past ``MAX_COMMANDS`` were not read (from ``span`` on)."""
+    from relialint.readers.located import ReadError
+
+    message = f"more than {MAX_COMMANDS} commands in one file; from here on they are not read"
+    if not any(e.message == message for e in result.errors):
+        result.errors.append(ReadError(span.path, span.line, span.column, message, "warning"))

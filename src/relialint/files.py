@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path, PurePath
 
+from relialint import bounds
 from relialint.readers import detect
 from relialint.readers.located import MAX_FILE_BYTES, FileResult, ReadError, read_bytes, read_text
 
@@ -58,6 +59,9 @@ def _vllm_config(text: str, display: str) -> FileResult:
 def read_file(text: str, display: str, kind: str) -> FileResult:
     """One file's text through the reader of its kind, with the checks every reader shares."""
     result = _read_file(text, display, kind)
+    if len(result.commands) > bounds.MAX_COMMANDS:
+        bounds.too_many_commands(result, result.commands[bounds.MAX_COMMANDS].span)
+        del result.commands[bounds.MAX_COMMANDS:]
     _unicode_dashes(result)
     return result
 

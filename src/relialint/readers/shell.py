@@ -494,6 +494,11 @@ class _Reader:
 
     # -- commands ----------------------------------------------------------------------------------------------
     def command(self, node: Node, conditional: bool) -> None:
+        result = self.state.result
+        assert result is not None
+        if len(result.commands) >= bounds.MAX_COMMANDS:
+            bounds.too_many_commands(result, self.span(node))
+            return
         env: list[EnvVar] = []
         words: list[Word] = []
         nodes: dict[int, Node] = {}

@@ -34,7 +34,7 @@ def uri(path: str, root: Path) -> str:
     rel = repo_relative(path, root)
     if rel is None:
         return Path(path).resolve().as_uri()
-    return quote(rel, safe="/")
+    return quote(rel, safe="/", errors="surrogateescape")
 
 
 def fingerprint(f: Finding, root: Path) -> str:

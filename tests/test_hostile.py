@@ -355,7 +355,7 @@ def test_13_long_lines_and_continuations_finish(tmp_path: Path, good: Path, name
     bad.write_text(text)
     code, doc = lint_json(str(bad), str(good), *SELECT)
     assert GOOD_FINDING in findings(doc)
-    assert doc["errors"] == []
+    assert (code, doc["errors"]) == (1, [])
 
 
 def test_14_catastrophic_pattern_in_a_user_record(tmp_path: Path, good: Path) -> None:

@@ -490,5 +490,6 @@ def main() -> None:
     from relialint.lspframe import Frames
 
     logging.basicConfig(level=logging.WARNING)
-    make_server().start_io(Frames(sys.stdin.buffer, lambda message, _: log.warning("relialint lsp: %s", message)),
+    frames = Frames(sys.stdin.buffer, lambda message, _: log.warning("relialint lsp: %s", message))
+    make_server().start_io(frames,  # type: ignore[arg-type]  # pygls reads only readline() and read(n)
                            sys.stdout.buffer)

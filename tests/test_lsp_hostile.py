@@ -107,7 +107,7 @@ async def test_a_document_over_the_size_bound_is_said_not_linted(client: Languag
 
 
 async def test_a_one_megabyte_line_and_an_open_quote(client: LanguageClient, tmp_path: Path) -> None:
-    line = "vllm serve m " + "--x y " * 175_000 + "--kv-cache-dtype fp8\n"
+    line = "vllm serve m --kv-cache-dtype fp8 " + "--x y " * 175_000 + "\n"
     diagnostics = await open_doc(client, tmp_path / "long.sh", line)
     assert ("RL105", 0) in [(d.code, d.range.start.line) for d in diagnostics]
     env = await open_doc(client, tmp_path / ".env", 'VLLM_X="' + "x" * 200_000 + "\n")

@@ -510,14 +510,14 @@ _WRITTEN_TEXTS = "_relialint_written_texts"
 
 def written_options(deployment: Any) -> list[str]:
     """The options of a vLLM launch as written on its command line (not from a ``--config`` file); built once per
-    launch (every per-option finding asks again)."""
+    launch and shared (every per-option finding asks again): callers read it, never change it."""
     words = getattr(deployment, _WRITTEN, [])
     cached = getattr(deployment, _WRITTEN_TEXTS, None)
     if cached is not None and cached[0] is words and len(cached[1]) == len(words):
-        return list(cached[1])
-    texts = tuple(str(word.text) for word in words)
+        return cached[1]  # type: ignore[no-any-return]
+    texts = [str(word.text) for word in words]
     setattr(deployment, _WRITTEN_TEXTS, (words, texts))
-    return list(texts)
+    return texts
 
 
 def finish_vllm(deployment: Any) -> None:

@@ -17,10 +17,10 @@ the text after the GPU's own line).
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
-from relialint import bounds
 from relialint.probe.reading import Capture, Sample
 from relialint.probe.units import convert
 from relialint.readers.located import ReadError
@@ -70,7 +70,7 @@ def read(text: str, path: str) -> Capture:
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         try:
-            data = bounds.json_loads(text)
+            data = json.loads(text)
         except RecursionError:
             capture = Capture("amd-smi")
             capture.errors.append(ReadError(path, 1, 1, "JSON nested too deeply"))

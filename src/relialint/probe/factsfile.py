@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from relialint import bounds
 from relialint.facts import FactSet, json_value
 from relialint.probe.entries import Entry, FactsFile
 from relialint.readers.located import ReadError, read_text
@@ -76,7 +75,7 @@ def _entries(out: FactsFile, table: Any, text: str) -> None:
 def _json(text: str, path: str) -> FactsFile:
     out = FactsFile(path, "json")
     try:
-        data = bounds.json_loads(text)
+        data = json.loads(text)
     except RecursionError:
         out.errors.append(ReadError(path, 1, 1, "JSON nested too deeply"))
         return out

@@ -1,6 +1,7 @@
 """Time ``relialint DIR`` on a generated tree of 1,000 mixed files, and yamllint on the same YAML files.
 
     python bench/bench_tree.py [--files 1000] [--keep DIR]
+    python bench/bench_tree.py --scale      # issue 14: big single files, and 10,000 files against 1,000
 
 The tree mixes compose files with ``.env``, Kubernetes manifests, Helm values, vLLM ``--config`` files, unrelated
 YAML (CI workflows), Dockerfiles, systemd units, shell scripts and files relialint does not read (README, Python).
@@ -125,6 +126,51 @@ def build(root: Path, count: int) -> list[Path]:
     return yaml_files
 
 
+BIG_SERVICE = """  llm{i}:
+    image: vllm/vllm-openai:v0.30.0
+    command: ["Qwen/Qwen2.5-72B-Instruct", "--kv-cache-dtype", "fp8", "--max-model-len", "4096"]
+"""
+
+
+def big_files(root: Path) -> list[tuple[str, Path]]:
+    """The single large files of issue 14: 1 MiB compose files of two shapes, 1.7 MB single-line scripts."""
+    root.mkdir(parents=True, exist_ok=True)
+    many = "services:\n"
+    i = 0
+    while len(many) < 1024 * 1024 - len(BIG_SERVICE) - 16:
+        many += BIG_SERVICE.format(i=i)
+        i += 1
+    env = 'services:\n  llm:\n    image: vllm/vllm-openai:v0.30.0\n    command: ["m", "--kv-cache-dtype", "fp8"]\n' \
+          "    environment:\n"
+    j = 0
+    while len(env) < 1024 * 1024 - 64:
+        env += f'      VAR_{j}: "value-{j}-xxxxxxxxxxxxxxxxxxxx"\n'
+        j += 1
+    words = "vllm serve m " + "--x y " * 283_000 + "--kv-cache-dtype fp8\n"
+    token = 'vllm serve m --kv-cache-dtype fp8 --served-model-name "' + "x" * 1_700_000 + '"\n'
+    out = []
+    for name, text in ((f"compose-{i}-services/compose.yaml", many), (f"compose-{j}-env/compose.yaml", env),
+                       ("line-words.sh", words), ("line-token.sh", token)):
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        out.append((f"{name} ({len(text.encode()) / 1e6:.2f} MB)", path))
+    return out
+
+
+def scale(relialint: str, root: Path) -> None:
+    """Issue 14's figures: each large single file, then a tree of 10,000 files against one of 1,000."""
+    for label, path in big_files(root / "big"):
+        seconds, code = timed([relialint, str(path), "--gpu", "A100", "--format", "json"])
+        print(f"{label:46} {seconds:7.2f} s  (exit {code})")
+    times = {}
+    for count in (1000, 10_000):
+        build(root / f"tree{count}", count)
+        times[count], code = timed([relialint, str(root / f"tree{count}"), "--format", "json"])
+        print(f"tree of {count:>6} files                         {times[count]:7.2f} s  (exit {code})")
+    print(f"ratio 10,000 / 1,000 files: {times[10_000] / times[1000]:.1f} (10 is proportional)")
+
+
 def timed(command: list[str]) -> tuple[float, int]:
     start = time.perf_counter()
     done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
@@ -135,6 +181,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--keep", type=Path, help="write the tree here and keep it")
+    parser.add_argument("--scale", action="store_true", help="large single files, and 10,000 files against 1,000")
     args = parser.parse_args()
     bindir = Path(sys.executable).parent
     relialint = shutil.which("relialint", path=str(bindir)) or "relialint"
@@ -147,6 +194,9 @@ def main() -> int:
         tmp = tempfile.TemporaryDirectory(prefix="relialint-bench-")
         root = Path(tmp.name)
     try:
+        if args.scale:
+            scale(relialint, root)
+            return 0
         yaml_files = build(root, args.files)
         total = sum(1 for p in root.rglob("*") if p.is_file())
         print(f"tree: {root} ({total} files, {len(yaml_files)} YAML)")

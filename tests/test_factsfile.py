@@ -153,7 +153,7 @@ def test_configuration_names_a_missing_facts_file(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("name", "content", "error"), [
-    ("bad.json", '{"facts": {"gpu.count": "two"}}', "bad.json:1:12: gpu.count: invalid literal"),
+    ("bad.json", '{"facts": {"gpu.count": "two"}}', "bad.json:1:12: gpu.count takes an integer, not 'two'"),
     ("unknown.toml", '[facts]\n"gpu.colour" = "red"\n', "unknown.toml:2:1: unknown fact 'gpu.colour'"),
     ("nogpu.toml", '[facts]\n"gpu.model" = "Voodoo 5"\n', "nogpu.toml:2:1: unknown GPU 'Voodoo 5'"),
     ("flat.json", '{"gpu.count": 2}', 'flat.json:1:1: a facts file is a JSON object with a "facts" object'),

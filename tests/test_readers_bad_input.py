@@ -163,14 +163,14 @@ def test_deep_nesting_is_an_error_not_a_crash(tmp_path: Path) -> None:
 def test_unreadable_file_even_as_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same as above where the tests run with privileges that read mode-000 files: the read itself is made to
     fail the way the kernel fails it for an ordinary user."""
-    original = Path.read_bytes
+    original = os.open
 
-    def read_bytes(self: Path) -> bytes:
-        if self.parent.name == "bad" and self.name == "compose.yaml":
-            raise PermissionError(13, "Permission denied", str(self))
-        return original(self)
+    def guarded_open(path: str | Path, flags: int, *args: int) -> int:
+        if Path(path).parent.name == "bad" and Path(path).name == "compose.yaml":
+            raise PermissionError(13, "Permission denied", str(path))
+        return original(path, flags, *args)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(os, "open", guarded_open)
 
     def make(folder: Path) -> Path:
         path = folder / "compose.yaml"

@@ -23,6 +23,10 @@ PIECES = st.sampled_from([
     "export VLLM_X=1", "KV=${KV:-fp8}", "vllm serve m --kv-cache-dtype $KV", "llama-server -fa -c 4096",
     "servingEngineSpec:", "  modelSpec:", "  - vllmConfig: {dtype: half}", "x-a: &a", "<<: *a", "*a", "&b [1]",
     "${", "$(", "'", '"', "\\", "#", "\t", "\r", "\ufeff", "é", "\x00", ": ", "- ", "{", "}", "%YAML 1.2", "---",
+    # hostile pieces (issue 14): huge integers, infinities, deep nesting, doubling variables, Unicode dashes
+    "1" * 4400, "1e999", "--tensor-parallel-size 1e999", "[" * 150, "]" * 150, "A=${A}${A}", "B=$A$A$A$A",
+    "\u2014max-model-len", "--=", "--speculative-config.method 1", "--speculative-config.method.x 2",
+    "FROM s AS s", "CMD " + "[" * 120, "command: x\ncommand: y",
 ])
 
 
@@ -39,6 +43,7 @@ def test_readers_never_raise(kind: str, pieces: list[str], joiner: str) -> None:
 @given(st.sampled_from(KINDS), st.lists(PIECES, max_size=25))
 def test_pipeline_never_raises(kind: str, pieces: list[str]) -> None:
     run = lint_text("\n".join(pieces), NAMES[kind], kind, Options())
+    assert not [e for e in run.errors if "internal error" in e.message]  # the last resort never had to catch
     for finding in run.findings:
         assert finding.line >= 1 and finding.column >= 1
 
@@ -68,3 +73,88 @@ def test_shell_parser_survives_braces_before_non_ascii_text() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "['echo', '{\u324e}', 'done']"
+
+
+# -- the bounds and the guarded read (issue 14) ---------------------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300))
+def test_decode_any_bytes(data: bytes) -> None:
+    from relialint.readers.located import decode
+
+    text, error = decode(data, "x")
+    assert (text is None) != (error is None)
+    if text is not None:
+        assert "\r" not in text.replace("\r\n", "")  # lone CR read as a line end
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="()[]{}|*+?ab\\1^$.,:0123456789-", max_size=40))
+def test_regex_safety_check_never_raises_and_accepts_only_what_compiles_or_is_invalid(pattern: str) -> None:
+    import re
+    import time
+    import warnings
+
+    from relialint.bounds import regex_problem
+
+    problem = regex_problem(pattern)
+    if problem is None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)  # "possible nested set": a valid pattern still
+                compiled = re.compile(pattern)
+        except re.error:
+            return
+        start = time.monotonic()
+        compiled.search("a" * 40 + "!")
+        assert time.monotonic() - start < 1.0, pattern
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet='[]{}"\\,:0123456789e-', max_size=400))
+def test_bounded_json_raises_only_value_errors(text: str) -> None:
+    import contextlib
+
+    from relialint.bounds import json_loads
+
+    with contextlib.suppress(ValueError):
+        json_loads(text)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(
+    st.binary(max_size=60),
+    st.sampled_from([b"Content-Length: 2\r\n\r\n{}", b"Content-Length: abc\r\n\r\n", b"Content-Length: -5\r\n",
+                     b"Content-Length: 99999999999999\r\n\r\n", b"\n", b"\r\n",
+                     b'Content-Length: 17\r\n\r\n{"jsonrpc": "2.0"}'])), max_size=12))
+def test_lsp_framing_yields_only_clean_frames(chunks: list[bytes]) -> None:
+    import io
+    import json
+
+    from relialint.lspframe import Frames
+
+    frames = Frames(io.BytesIO(b"".join(chunks)))
+    while True:
+        header = frames.readline()
+        if not header:
+            break
+        assert header.startswith(b"Content-Length: ") and header.endswith(b"\r\n")
+        assert frames.readline() == b"\r\n"
+        body = frames.read(int(header.split(b":")[1]))
+        assert isinstance(json.loads(body), dict | list)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["gpu.count", "parallel.tensor", "memory.gpu_utilization", "engine.version", "gpu.sm",
+                        "kv_cache.dtype", "host.os", "gpu.cc_mode", "nope"]),
+       st.one_of(st.text(max_size=12), st.sampled_from(["-5", "1e999", "inf", "nan", "1" * 5000, "", "=", "0.x"])))
+def test_cli_fact_values_are_usage_errors_never_crashes(key: str, value: str) -> None:
+    from click.testing import CliRunner
+
+    from relialint.cli import main
+
+    result = CliRunner().invoke(main, ["check", "-", "--stdin-filename", "x.sh", "--fact", f"{key}={value}"],
+                                input="vllm serve m\n")
+    assert result.exit_code in (0, 1, 2)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception

@@ -18,6 +18,20 @@ FAIL_LEVELS = {"blocker": 3, "major": 2, "minor": 1, "never": 99}
 class DefaultGroup(click.Group):
     """``relialint serve-cmd.sh`` means ``relialint check serve-cmd.sh``."""
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """The last-resort handler: an unexpected exception is one line on stderr and exit 2, never a traceback
+        and never exit 1 (the code for findings). Errors in one file are caught per file in ``lint``."""
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
+            raise
+        except BrokenPipeError:
+            sys.exit(2)
+        except (Exception, RecursionError, MemoryError) as exc:
+            click.echo(f"relialint: internal error ({type(exc).__name__}); nothing was reported. Please report it "
+                       "with the input that caused it.", err=True)
+            sys.exit(2)
+
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
             args = ["check", *args]
@@ -45,6 +59,20 @@ def _usage_exit(exc: Exception) -> NoReturn:
 
 def _split(values: tuple[str, ...]) -> list[str]:
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def _not_empty(option: str, *values: str) -> None:
+    for value in values:
+        if not value.strip():
+            raise click.UsageError(f"{option} takes a value, not an empty string")
+
+
+def _working_directory() -> None:
+    try:
+        os.getcwd()
+    except OSError:
+        raise click.UsageError("the working directory no longer exists; run relialint from an existing folder") \
+            from None
 
 
 def _facts(values: tuple[str, ...]) -> dict[str, str]:
@@ -77,7 +105,7 @@ def _facts(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--strict/--no-strict", default=None, help="possible findings count toward the exit code too")
 @click.option("--show-possible", is_flag=True,
               help="list every possible finding, not only those something in the file points at")
-@click.option("--records", "records_dirs", multiple=True, type=click.Path(file_okay=False),
+@click.option("--records", "records_dirs", multiple=True, type=click.Path(exists=True, file_okay=False),
               help="a folder of your own records, used beside the shipped ones")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False),
               help="use this configuration file instead of the nearest pyproject.toml / .relialint.toml")
@@ -100,6 +128,9 @@ def check(paths: tuple[str, ...], gpu: tuple[str, ...], engine_version: str | No
     from relialint.report import formatter
 
     facts = _facts(fact)
+    _not_empty("--gpu", *gpu)
+    _not_empty("--engine-version", *(engine_version,) if engine_version is not None else ())
+    _working_directory()
     given = Path(facts_file) if facts_file else None
     targets = [Target(g, engine_version, os_name, facts, facts_file=given) for g in gpu]
     options = Options(Target(gpu[0] if gpu else None, engine_version, os_name, facts, facts_file=given),
@@ -113,11 +144,14 @@ def check(paths: tuple[str, ...], gpu: tuple[str, ...], engine_version: str | No
         if paths == ("-",):
             assert stdin_filename is not None
             from relialint.readers import detect
+            from relialint.readers.located import bounded, decode
 
-            data = sys.stdin.buffer.read()
-            from relialint.readers.located import decode
-
-            text, error = decode(data, stdin_filename)
+            if sys.stdin is None:
+                raise click.UsageError("`-` reads standard input, but standard input is closed")
+            data, error = bounded(sys.stdin.buffer, stdin_filename)
+            text = None
+            if data is not None:
+                text, error = decode(data, stdin_filename)
             kind = detect.kind_by_name(Path(stdin_filename)) or detect.kind_by_content(text or "") or "shell"
             run = lint_text(text or "", stdin_filename, kind, options)
             if error is not None:
@@ -129,11 +163,19 @@ def check(paths: tuple[str, ...], gpu: tuple[str, ...], engine_version: str | No
     if write_baseline:
         from relialint.suppress import write_baseline as write
 
-        count = write(Path(write_baseline), run)
+        try:
+            count = write(Path(write_baseline), run)
+        except OSError as exc:
+            click.echo(f"relialint: error: cannot write the baseline {write_baseline}: {exc.strerror or 'failed'}",
+                       err=True)
+            sys.exit(2)
         click.echo(f"relialint: wrote {count} finding{'s' if count != 1 else ''} to {write_baseline}", err=True)
         sys.exit(2 if run.errors else 0)
     color = fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    sys.stdout.write(formatter(fmt)(run, color, show_ignored))
+    # file names that are not valid UTF-8 reach here as lone surrogates: written as U+FFFD, never an encoding crash
+    out = formatter(fmt)(run, color, show_ignored).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    sys.stdout.buffer.write(out.encode("utf-8"))
+    sys.stdout.flush()
     sys.exit(2 if run.errors else (1 if run.failing else 0))
 
 
@@ -201,6 +243,9 @@ def facts(paths: tuple[str, ...], gpu: str | None, engine_version: str | None, o
     from relialint.facts import json_value, render
     from relialint.lint import Options, Target, UsageError, lint_paths
 
+    _not_empty("--gpu", *(gpu,) if gpu is not None else ())
+    _not_empty("--engine-version", *(engine_version,) if engine_version is not None else ())
+    _working_directory()
     try:
         target = Target(gpu, engine_version, os_name, _facts(fact),
                         facts_file=Path(facts_file) if facts_file else None)

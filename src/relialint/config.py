@@ -15,6 +15,9 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal, Union
 
+from relialint import bounds
+from relialint.readers.located import read_text
+
 if TYPE_CHECKING:
     from relialint.config_schema import Settings, Suppression, _Common
 
@@ -116,11 +119,8 @@ def _in_folder(folder: str) -> str | None:
         if not candidate.is_file():
             continue
         if name == "pyproject.toml":
-            try:
-                text = candidate.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
-            if not re.search(r"^\s*\[\[?\s*tool\.relialint\b", text, re.M):
+            text, _ = read_text(candidate, str(candidate))
+            if text is None or not re.search(r"^\s*\[\[?\s*tool\.relialint\b", text, re.M):
                 continue
         return str(candidate)
     return None
@@ -129,10 +129,12 @@ def _in_folder(folder: str) -> str | None:
 def load(path: Path) -> Config:
     """Read and validate one configuration file; ``ConfigError`` when it is not valid."""
     display = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(display, 1, 1, f"cannot read configuration: {exc}") from exc
+    text, error = read_text(path, display)
+    if text is None:
+        assert error is not None
+        raise ConfigError(display, error.line, error.column, f"cannot read configuration: {error.message}")
+    if bounds.depth(text, toml=True) > bounds.MAX_DEPTH:
+        raise ConfigError(display, 1, 1, f"invalid TOML: arrays or tables nested deeper than {bounds.MAX_DEPTH} levels")
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover
@@ -143,6 +145,12 @@ def load(path: Path) -> Config:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
         line, column = (int(m.group(1)), int(m.group(2))) if m else (1, 1)
         raise ConfigError(display, line, column, f"invalid TOML: {str(exc).split(' (at line')[0]}") from exc
+    except ValueError as exc:  # an integer past Python's conversion limit
+        big = re.search(rf"\d{{{bounds.MAX_INT_DIGITS + 1},}}", text)
+        line, column = (text.count("\n", 0, big.start()) + 1, big.start() - text.rfind("\n", 0, big.start())) \
+            if big else (1, 1)
+        raise ConfigError(display, line, column, f"invalid TOML: integer of more than {bounds.MAX_INT_DIGITS} "
+                                                 "digits") from exc
     if path.name == "pyproject.toml":
         section = "tool.relialint"
         table = data.get("tool", {}).get("relialint", {})

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
 
+from relialint.bounds import MAX_MATCH_SUBJECT, regex_problem
 from relialint.facts import Fact, FactValueError, Value, parse_value, render, spec_for
 from relialint.versions import Version, VersionBound, VersionError, parse_engine_version
 
@@ -183,11 +184,18 @@ def eval_leaf(leaf: Mapping[str, Any], facts: FactView) -> Verdict:
         if order is None:
             return Verdict(None, frozenset({key}), (f"{key}={render(value)} does not compare with {arg!r}",))
         return TRUE if {"lt": order < 0, "le": order <= 0, "gt": order > 0, "ge": order >= 0}[op] else FALSE
-    return TRUE if operand.search(render(value)) is not None else FALSE
+    subject = render(value)
+    if len(subject) > MAX_MATCH_SUBJECT:
+        return Verdict(None, frozenset({key}),
+                       (f"{key} is longer than {MAX_MATCH_SUBJECT} characters; not matched",))
+    return TRUE if operand.search(subject) is not None else FALSE
 
 
 @lru_cache(maxsize=1024)
 def _regex(pattern: str) -> re.Pattern[str]:
+    problem = regex_problem(pattern)
+    if problem is not None:
+        raise PredicateError(f"regular expression {pattern!r} has {problem}")
     try:
         return re.compile(pattern)
     except re.error as exc:

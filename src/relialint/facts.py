@@ -10,6 +10,7 @@ same thing. A fact of a deployment is in one of three states:
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Literal
@@ -253,6 +254,10 @@ class FactValueError(ValueError):
     """A value that does not parse as its fact's type."""
 
 
+_COUNTS = frozenset({"gpu.count", "parallel.tensor", "parallel.pipeline", "spec_decode.num_tokens", "llama.ubatch",
+                     "llama.batch", "engine.ready_timeout_s"})
+"""Integer facts that count something: a negative value is a usage error."""
+
 _TRUE = {"true", "on", "yes", "1", "enabled"}
 _FALSE = {"false", "off", "no", "0", "disabled"}
 
@@ -270,13 +275,23 @@ def parse_value(spec: FactSpec, raw: object) -> Value:
                 return False
             raise FactValueError(f"{spec.key} takes true/false, not {raw!r}")
         if spec.type == "int":
-            if isinstance(raw, bool):
+            text = str(raw).strip()
+            if isinstance(raw, bool) or not re.fullmatch(r"[+-]?[0-9]{1,4300}", text):
                 raise FactValueError(f"{spec.key} takes an integer, not {raw!r}")
-            return int(str(raw).strip())
+            number = int(text)
+            if number < 0 and spec.key in _COUNTS:
+                raise FactValueError(f"{spec.key} takes a non-negative integer, not {raw!r}")
+            return number
         if spec.type == "float":
             if isinstance(raw, bool):
                 raise FactValueError(f"{spec.key} takes a number, not {raw!r}")
-            return float(str(raw).strip())
+            try:
+                number_f = float(str(raw).strip())
+            except ValueError:
+                raise FactValueError(f"{spec.key} takes a number, not {raw!r}") from None
+            if not math.isfinite(number_f):
+                raise FactValueError(f"{spec.key} takes a finite number, not {raw!r}")
+            return number_f
         if spec.type == "version":
             return parse_version(str(raw))
         if spec.type == "sm":

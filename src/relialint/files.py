@@ -6,8 +6,9 @@ import os
 from collections.abc import Callable
 from pathlib import Path, PurePath
 
+from relialint import bounds
 from relialint.readers import detect
-from relialint.readers.located import MAX_FILE_BYTES, FileResult, ReadError, read_text
+from relialint.readers.located import MAX_FILE_BYTES, FileResult, ReadError, read_bytes, read_text
 
 # -- readers --------------------------------------------------------------------------------------------------------
 
@@ -56,6 +57,31 @@ def _vllm_config(text: str, display: str) -> FileResult:
 
 
 def read_file(text: str, display: str, kind: str) -> FileResult:
+    """One file's text through the reader of its kind, with the checks every reader shares."""
+    result = _read_file(text, display, kind)
+    if len(result.commands) > bounds.MAX_COMMANDS:
+        bounds.too_many_commands(result, result.commands[bounds.MAX_COMMANDS].span)
+        del result.commands[bounds.MAX_COMMANDS:]
+    _unicode_dashes(result)
+    return result
+
+
+UNICODE_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
+
+
+def _unicode_dashes(result: FileResult) -> None:
+    """A word that starts with a Unicode dash (``—max-model-len``, pasted from a rich-text page) is no option to
+    any engine's parser: a located warning, once per word."""
+    for command in result.commands:
+        for word in (*command.argv, *(command.entrypoint or ())):
+            if word.text and word.text[0] in UNICODE_DASHES and len(word.text) > 1:
+                result.errors.append(ReadError(
+                    word.span.path, word.span.line, word.span.column,
+                    f"`{word.text.split('=', 1)[0]}` starts with a Unicode dash (U+{ord(word.text[0]):04X}), not "
+                    "`-`: the engine reads it as an argument, not an option", "warning"))
+
+
+def _read_file(text: str, display: str, kind: str) -> FileResult:
     if kind in ("yaml", "yaml?"):
         found = detect.yaml_kind(text)
         if found is None and detect.other_tool(PurePath(display), text):
@@ -87,14 +113,15 @@ def discover(paths: list[str]) -> tuple[list[tuple[Path, str, str]], list[ReadEr
     errors: list[ReadError] = []
     for raw in paths:
         path = Path(raw)
+        problem = _unusable(path)
+        if problem is not None:
+            errors.append(ReadError(raw, 1, 1, problem))
+            continue
         if path.is_dir():
             before, errors_before = len(found), len(errors)
             _walk(path, found, errors)
             if len(found) == before and len(errors) == errors_before:
                 errors.append(ReadError(raw, 1, 1, "no files relialint reads in this folder"))
-            continue
-        if not path.exists() and not path.is_symlink():
-            errors.append(ReadError(raw, 1, 1, "no such file or folder"))
             continue
         kind = detect.kind_by_given_name(path)
         if kind is None:
@@ -102,6 +129,19 @@ def discover(paths: list[str]) -> tuple[list[tuple[Path, str, str]], list[ReadEr
             kind = detect.kind_by_content(text or "") or "shell"
         found.append((path, raw, kind))
     return found, errors
+
+
+def _unusable(path: Path) -> str | None:
+    """Why a path named on the command line cannot be linted at all (``None``: it can, or the read says why)."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return None if path.is_symlink() else "no such file or folder"
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or 'invalid path'}"
+    except ValueError:
+        return "cannot read: invalid path"
+    return None
 
 
 def _walk(root: Path, found: list[tuple[Path, str, str]], errors: list[ReadError]) -> None:
@@ -123,12 +163,10 @@ def _walk(root: Path, found: list[tuple[Path, str, str]], errors: list[ReadError
             path = Path(current) / name
             kind = detect.kind_by_name(path)
             if kind is None and "." not in name:
-                try:
-                    with open(path, "rb") as handle:
-                        head = handle.read(64).decode("utf-8", "replace")
-                except OSError:
+                data, _ = read_bytes(path, str(path), 64, head=True)
+                if data is None:
                     continue
-                kind = detect.kind_by_content(head)
+                kind = detect.kind_by_content(data.decode("utf-8", "replace"))
             if kind == "yaml":
                 kind = _sniff_yaml(path, errors)
             if kind is not None:
@@ -143,8 +181,8 @@ def _sniff_yaml(path: Path, errors: list[ReadError]) -> str | None:
     """A YAML file found in a folder: its kind by shape, or ``None`` (skipped) when relialint does not read it."""
     try:
         size = path.stat().st_size
-    except OSError as exc:
-        errors.append(ReadError(str(path), 1, 1, f"cannot read: {exc.strerror or exc}"))
+    except (OSError, ValueError) as exc:
+        errors.append(ReadError(str(path), 1, 1, f"cannot read: {getattr(exc, 'strerror', None) or 'invalid path'}"))
         return None
     if size > MAX_FILE_BYTES:
         return None
@@ -157,8 +195,6 @@ def _sniff_yaml(path: Path, errors: list[ReadError]) -> str | None:
 def _opener(referrer: str, name: str) -> tuple[str, str] | None:
     base = Path(referrer).parent
     candidate = Path(name) if Path(name).is_absolute() else base / name
-    if not candidate.is_file():
-        return None
     text, error = read_text(candidate, str(candidate))
     if error is not None or text is None:
         return None

@@ -26,6 +26,10 @@ __all__ = [
     "load_records", "read_file", "reader", "readers", "selected", "shared_memory", "target_facts",
 ]
 
+MAX_DEPLOYMENTS = 1000
+"""The most deployments of one file that are evaluated; past it a warning says the rest were not linted."""
+TOO_MANY_DEPLOYMENTS = (f"more than {MAX_DEPLOYMENTS} deployments in one file; from here on they are not linted")
+
 # -- the run --------------------------------------------------------------------------------------------------------
 
 
@@ -42,6 +46,14 @@ def _evaluate_file(result: FileResult, given: dict[str, Fact], records: list[dic
     from relialint.engines import extract
 
     deployments = extract(result, _opener)
+    if len(deployments) > MAX_DEPLOYMENTS:
+        # a generated or hostile file: the first deployments are linted, the rest said to be left out, never a
+        # run that takes minutes
+        first = deployments[MAX_DEPLOYMENTS]
+        warning = ReadError(first.path, first.span.line, first.span.column, TOO_MANY_DEPLOYMENTS, "warning")
+        if warning not in result.errors:  # once, however many targets the file is evaluated for
+            result.errors.append(warning)
+        del deployments[MAX_DEPLOYMENTS:]
     if any(command.gpu_labels for command in result.commands):
         from relialint import manifest_facts
 
@@ -66,9 +78,9 @@ def lint_file_result(result: FileResult, given: dict[str, Fact], records: list[d
     """Lint one read file with the given target facts only (no configuration, no suppressions)."""
     if result.kind == "skipped":
         run.skipped += 1
+    deployments, found = _evaluate_file(result, given, records, options.select, options.ignore, run.notes)
     for error in result.errors:
         (run.warnings if error.severity == "warning" else run.errors).append(error)
-    deployments, found = _evaluate_file(result, given, records, options.select, options.ignore, run.notes)
     run.findings.extend(f for f, _ in found)
     run.deployments.extend(deployments)
 
@@ -87,7 +99,10 @@ def lint_paths(paths: list[str], options: Options) -> RunResult:
             assert error is not None
             session.run.errors.append(error)
             continue
-        results.append((path, read_file(text, display, kind)))
+        try:
+            results.append((path, read_file(text, display, kind)))
+        except (Exception, RecursionError, MemoryError) as exc:
+            session.run.errors.append(internal_error(display, exc))
     # A Dockerfile or env file that another file of the run builds or loads (compose `build:`, `env_file:`,
     # systemd `EnvironmentFile=`) is linted as part of that deployment, not again as a deployment of its own.
     used = {os.path.realpath(u) for _, result in results for u in result.used_files}
@@ -95,15 +110,27 @@ def lint_paths(paths: list[str], options: Options) -> RunResult:
         if result.kind in ("dockerfile", "env") and os.path.realpath(path) in used:
             session.run.errors.extend(e for e in result.errors if e.severity != "warning")
             continue
-        session.lint(result, path)
+        session.lint_guarded(result, path)
     return session.finish()
+
+
+def internal_error(display: str, exc: BaseException) -> ReadError:
+    """An unexpected exception while linting one file, as a located error of that file (exit 2; the other files
+    are still linted and reported)."""
+    return ReadError(display, 1, 1, f"internal error while linting this file ({type(exc).__name__}); it was not "
+                                    "linted, the other files were. Please report it with this file")
 
 
 def lint_text(text: str, display: str, kind: str, options: Options) -> RunResult:
     """Lint a buffer as if it were the file ``display`` (stdin, editors)."""
     session = Session(options)
     session.run.files = 1
-    session.lint(read_file(text, display, kind), Path(display))
+    try:
+        result = read_file(text, display, kind)
+    except (Exception, RecursionError, MemoryError) as exc:
+        session.run.errors.append(internal_error(display, exc))
+        return session.finish()
+    session.lint_guarded(result, Path(display))
     return session.finish()
 
 
@@ -240,6 +267,15 @@ class Session:
             out = _over(out, located)
         return out
 
+    def lint_guarded(self, result: FileResult, file: Path) -> None:
+        """``lint`` with the last-resort handler: an unexpected exception is an internal error of this file."""
+        findings, suppressed = len(self.run.findings), len(self.run.suppressed)
+        try:
+            self.lint(result, file)
+        except (Exception, RecursionError, MemoryError) as exc:
+            del self.run.findings[findings:], self.run.suppressed[suppressed:]
+            self.run.errors.append(internal_error(result.path, exc))
+
     def lint(self, result: FileResult, file: Path) -> None:
         from relialint import config, suppress
 
@@ -253,8 +289,6 @@ class Session:
         if result.kind == "skipped":
             run.skipped += 1
             return
-        for error in result.errors:
-            (run.warnings if error.severity == "warning" else run.errors).append(error)
 
         # the targets: configuration below the command line, directives in the file above both
         configured = []
@@ -283,6 +317,8 @@ class Session:
             found.extend(hits)
             if index == 0:
                 run.deployments.extend(deployments)
+        for error in result.errors:  # after extraction, which may add a warning (too many deployments)
+            (run.warnings if error.severity == "warning" else run.errors).append(error)
 
         entries = []
         for number, entry in eff.suppressions:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import re
 import traceback
 from dataclasses import dataclass, field
@@ -16,11 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from relialint import __version__
+from relialint.readers.located import MAX_FILE_BYTES
 from relialint.results import Finding, Options, RunResult, Target
 
 log = logging.getLogger(__name__)
@@ -34,6 +38,9 @@ _LOWER = {types.DiagnosticSeverity.Error: types.DiagnosticSeverity.Warning,
           types.DiagnosticSeverity.Information: types.DiagnosticSeverity.Hint,
           types.DiagnosticSeverity.Hint: types.DiagnosticSeverity.Hint}
 REASON_PLACEHOLDER = "REASON: why this is safe here"
+MAX_DOCUMENT_CHARS = MAX_FILE_BYTES
+"""Documents larger than this are not linted: a diagnostic says so (the file limit of the command line)."""
+MAX_DEBOUNCE_MS = 10_000
 
 
 @dataclass
@@ -52,8 +59,12 @@ class Settings:
     show_possible: bool = False
 
     @classmethod
-    def parse(cls, raw: Any) -> Settings:
+    def parse(cls, raw: Any, problems: list[str] | None = None) -> Settings:
+        """Settings from the client; a value of the wrong type is left out and said in ``problems``."""
+        problems = [] if problems is None else problems
         if not isinstance(raw, dict):
+            if raw is not None:
+                problems.append(f"settings must be an object, not {type(raw).__name__}; ignored")
             return cls()
         if isinstance(raw.get("relialint"), dict):  # {"relialint": {...}} as VS Code-style clients send it
             raw = raw["relialint"]
@@ -66,17 +77,31 @@ class Settings:
                 key, eq, value = str(item).partition("=")
                 if eq and key.strip():
                     facts[key.strip()] = value.strip()
+        elif given is not None:
+            problems.append("`facts` must be an object or a list of KEY=VALUE strings; ignored")
 
         def opt(*names: str) -> str | None:
             for name in names:
                 value = raw.get(name)
-                if value not in (None, ""):
-                    return str(value)
+                if value in (None, ""):
+                    continue
+                if not isinstance(value, str | int | float) or isinstance(value, bool):
+                    problems.append(f"`{name}` must be a string; ignored")
+                    continue
+                return str(value)
             return None
 
         def codes(name: str) -> list[str]:
-            value = raw.get(name) or []
-            items = value.split(",") if isinstance(value, str) else [str(v) for v in value]
+            value = raw.get(name)
+            if value is None:
+                return []
+            if isinstance(value, str):
+                items = value.split(",")
+            elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+                items = value
+            else:
+                problems.append(f"`{name}` must be a string or a list of strings; ignored")
+                return []
             return [item.strip() for item in items if item.strip()]
 
         show = raw.get("showPossible", raw.get("show-possible"))
@@ -107,15 +132,45 @@ class Linted:
     diagnostics: list[types.Diagnostic]
 
 
+_ANSWERED = object()
+"""What ``Protocol.structure_message`` returns for a malformed request it has already answered with an error."""
+
+
+class Protocol(LanguageServerProtocol):
+    """pygls' protocol, answering every malformed request with a JSON-RPC error instead of dropping it."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if isinstance(data, dict) and "method" in data and isinstance(data.get("id"), int | str) \
+                    and not isinstance(data.get("id"), bool):
+                self._send_response(data["id"], error=types.ResponseError(
+                    code=exc.code, message=f"malformed {data['method']} request: {exc.message}"))
+                return _ANSWERED
+            raise
+
+    def handle_message(self, message: Any) -> None:
+        if message is _ANSWERED or isinstance(message, dict):
+            return  # answered already, or not JSON-RPC at all
+        super().handle_message(message)
+
+
 class RelialintServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("relialint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("relialint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=Protocol)
         self.settings = Settings()
         self.debounce_s = DEFAULT_DEBOUNCE_MS / 1000
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.linted: dict[str, Linted] = {}
         self.good: dict[str, list[types.Diagnostic]] = {}
         self._records: dict[str, dict[str, Any]] | None = None
+
+    def tell(self, problems: list[str]) -> None:
+        """Settings problems, shown to the user (allowed before the initialize response too)."""
+        for problem in problems:
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"relialint: {problem}"))
 
     def records(self) -> dict[str, dict[str, Any]]:
         if self._records is None:
@@ -158,6 +213,12 @@ class RelialintServer(LanguageServer):
 
         uri = document.uri
         text = document.source
+        if len(text) > MAX_DOCUMENT_CHARS:
+            self.linted.pop(uri, None)
+            self.good.pop(uri, None)
+            return [_file_diagnostic(f"document too large to lint ({len(text)} characters; the limit is "
+                                     f"{MAX_DOCUMENT_CHARS}); relialint reads files up to that size",
+                                     types.DiagnosticSeverity.Warning)]
         display = _display(uri)
         kind = detect.kind_by_name(Path(display)) or detect.kind_by_content(text) or "shell"
         try:
@@ -280,7 +341,9 @@ class RelialintServer(LanguageServer):
     def configure(self, raw: Any) -> None:
         """New settings replace the old ones; an empty notification (no settings) keeps them and re-lints."""
         if raw:
-            self.settings = Settings.parse(raw)
+            problems: list[str] = []
+            self.settings = Settings.parse(raw, problems)
+            self.tell(problems)
         for uri in list(self.workspace.text_documents):
             self.lint_and_publish(uri)
 
@@ -374,9 +437,14 @@ def make_server() -> RelialintServer:
     @server.feature(types.INITIALIZE)
     def initialize(ls: RelialintServer, params: types.InitializeParams) -> None:
         options = params.initialization_options
-        ls.settings = Settings.parse(options)
-        if isinstance(options, dict) and isinstance(options.get("debounceMs"), int | float):
-            ls.debounce_s = max(float(options["debounceMs"]), 0.0) / 1000
+        problems: list[str] = []
+        ls.settings = Settings.parse(options, problems)
+        debounce = options.get("debounceMs") if isinstance(options, dict) else None
+        if isinstance(debounce, int | float) and not isinstance(debounce, bool) and math.isfinite(debounce):
+            ls.debounce_s = min(max(float(debounce), 0.0), MAX_DEBOUNCE_MS) / 1000
+        elif debounce is not None:
+            problems.append("`debounceMs` must be a number of milliseconds; ignored")
+        ls.tell(problems)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: RelialintServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -417,5 +485,11 @@ def make_server() -> RelialintServer:
 
 
 def main() -> None:
+    import sys
+
+    from relialint.lspframe import Frames
+
     logging.basicConfig(level=logging.WARNING)
-    make_server().start_io()
+    frames = Frames(sys.stdin.buffer, lambda message, _: log.warning("relialint lsp: %s", message))
+    make_server().start_io(frames,  # type: ignore[arg-type]  # pygls reads only readline() and read(n)
+                           sys.stdout.buffer)

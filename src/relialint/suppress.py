@@ -307,12 +307,16 @@ def baseline_key(folder: Path, code: str, path: str, about: str | None, service:
 
 
 def load_baseline(path: Path) -> Baseline:
+    from relialint import bounds
+    from relialint.readers.located import read_text
+
+    text, error = read_text(path, str(path))
+    if text is None:
+        assert error is not None
+        raise BaselineError(f"{path}: cannot read baseline: {error.message}")
     try:
-        text = path.read_text(encoding="utf-8")
-        data = json.loads(text)
-    except OSError as exc:
-        raise BaselineError(f"{path}: cannot read baseline: {exc.strerror or exc}") from exc
-    except (ValueError, UnicodeDecodeError) as exc:
+        data = bounds.json_loads(text)
+    except ValueError as exc:
         raise BaselineError(f"{path}: not a relialint baseline (invalid JSON: {exc})") from exc
     if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION or not isinstance(
             data.get("entries"), list):

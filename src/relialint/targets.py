@@ -148,19 +148,38 @@ def shared_memory(deployments: list[Deployment]) -> None:
         key = (d.path, str(visible.value) if visible is not None and visible.value is not None else "*")
         groups.setdefault(key, []).append(d)
     for members in groups.values():
+        branched = any(m.branch for m in members)
+        if branched and len(members) > _MAX_WEIGHED:
+            continue  # too many deployments in alternatives to weigh (pairwise work): the total stays unknown
+        plain = None if branched or len(members) == 1 else _plain_total(members)
         for member in members:
-            together = [m for m in members if not exclusive(m, member)]
+            together = members if not branched else [m for m in members if not exclusive(m, member)]
             if len(together) == 1:
                 member.facts.set("memory.gpu_utilization_shared_total",
                                  Fact(None, "inferred", note="no other engine on the same GPUs in this file"))
                 continue
-            total = _largest_total(member, together)
+            total = plain if not branched else _largest_total(member, together)
             value = member.facts.get("memory.gpu_utilization")
             if total is None or value is None:
                 continue
             member.facts.set("memory.gpu_utilization_shared_total",
                              Fact(total[0], "inferred", value.path, value.line, value.column, value.end_line,
                                   value.end_column, note=f"sum over {total[1]} deployment(s) on the same GPUs"))
+
+
+_MAX_WEIGHED = 64
+"""The most deployments of one file on the same GPUs weighed pairwise for ``if`` / ``case`` alternatives."""
+
+
+def _plain_total(together: list[Deployment]) -> tuple[float, int] | None:
+    """The sum over deployments none of which sits in an ``if`` / ``case`` arm (all run together), in one pass."""
+    total = 0.0
+    for d in together:
+        fact = d.facts.get("memory.gpu_utilization")
+        if fact is None or not isinstance(fact.value, int | float) or isinstance(fact.value, bool):
+            return None
+        total += float(fact.value)
+    return round(total, 4), len(together)
 
 
 def _largest_total(member: Deployment, together: list[Deployment]) -> tuple[float, int] | None:

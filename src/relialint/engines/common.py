@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Protocol
 
+from relialint import bounds
 from relialint.deployment import Deployment
 from relialint.facts import Fact, FactSet, Origin, Value
 from relialint.readers.located import Command, EnvVar, Span, Word
@@ -134,7 +135,6 @@ def checkpoint_facts(name: str, referrer: str, opener: FileOpener | None) -> dic
     """Facts from a local checkpoint's ``config.json`` ``quantization_config`` (read only, never the network).
 
     A model id (``org/name``) is not a path here: hub checkpoints are never fetched."""
-    import json
 
     if opener is None or not _looks_local(name) or name.startswith("~"):
         return {}
@@ -143,7 +143,7 @@ def checkpoint_facts(name: str, referrer: str, opener: FileOpener | None) -> dic
         return {}
     text, display = found
     try:
-        config = json.loads(text)
+        config = bounds.json_loads(text)
     except ValueError:
         return {}
     quant = config.get("quantization_config") if isinstance(config, dict) else None

@@ -174,6 +174,13 @@ def option_head(written: str) -> str | None:
     return head.split(".", 1)[0]
 
 
+@lru_cache(maxsize=256)
+def _long_pool(allowed: frozenset[int]) -> tuple[str, ...]:
+    """The long options of any of the versions ``allowed``, sorted (once per set of versions)."""
+    table = vllm_table()
+    return tuple(sorted({o for i in allowed for o in table.long_options(i)}))
+
+
 @lru_cache(maxsize=8192)
 def _present(head: str) -> frozenset[int]:
     """The table indices of the versions whose parser accepts ``head`` (exact, a unique prefix, ``-qfp8``)."""
@@ -263,6 +270,8 @@ def check_vllm_option(written: str, version: Version | None, others: Iterable[st
     """One written option (``--gpu_memory_utilization`` already dashed is fine) against ``version``; with the
     version unknown, against the versions the ``others`` (every other option of the launch) allow."""
     table = vllm_table()
+    if written.split("=", 1)[0].strip("-") == "":
+        return Verdict(f"`{written}` names no option")  # `--=`: argparse finds it ambiguous with every option
     head = option_head(written)
     if head is None:
         return Verdict(None)  # -O<n>, -O.x, -O: rewritten by the parser itself
@@ -283,7 +292,7 @@ def check_vllm_option(written: str, version: Version | None, others: Iterable[st
         # the nearest real option among those of the versions the other options allow
         allowed = _accepting(h for h in (option_head(o) for o in others) if h is not None and h != head
                              and _present(h)) if version is None else frozenset()
-        pool = sorted({o for i in allowed for o in table.long_options(i)}) if long and allowed else (
+        pool = list(_long_pool(allowed)) if long and allowed else (
             table.long_options(None) if long else [n for n in table.options if not n.startswith("--")])
         return Verdict(f"`{head}` is not an option of any vLLM version from {table.versions[0]} to "
                        f"{table.versions[-1]}{_typo_hint(head, pool)}", certain=not beyond)
@@ -496,9 +505,19 @@ def record_vllm_launch(deployment: Any, form: str, args: list[Any], opts: list[A
         facts.set("launch.serve_repeated", Fact(False, "inferred"))
 
 
+_WRITTEN_TEXTS = "_relialint_written_texts"
+
+
 def written_options(deployment: Any) -> list[str]:
-    """The options of a vLLM launch as written on its command line (not from a ``--config`` file)."""
-    return [str(word.text) for word in getattr(deployment, _WRITTEN, [])]
+    """The options of a vLLM launch as written on its command line (not from a ``--config`` file); built once per
+    launch and shared (every per-option finding asks again): callers read it, never change it."""
+    words = getattr(deployment, _WRITTEN, [])
+    cached = getattr(deployment, _WRITTEN_TEXTS, None)
+    if cached is not None and cached[0] is words and len(cached[1]) == len(words):
+        return cached[1]  # type: ignore[no-any-return]
+    texts = [str(word.text) for word in words]
+    setattr(deployment, _WRITTEN_TEXTS, (words, texts))
+    return texts
 
 
 def finish_vllm(deployment: Any) -> None:
@@ -515,8 +534,11 @@ def finish_vllm(deployment: Any) -> None:
     texts = [word.text for word in words]
     facts.instances.pop("args.unknown_option", None)
     facts.instances.pop("args.unread_env", None)
-    for position, word in enumerate(words):
-        verdict = check_vllm_option(word.text, version, texts[:position] + texts[position + 1:])
+    # the other options matter only by their distinct heads known to some version: computed once per launch, so a
+    # command line of thousands of options stays linear (each check leaves its own head out itself)
+    known = [h for h in dict.fromkeys(option_head(str(t)) for t in texts) if h is not None and _present(h)]
+    for word in words:
+        verdict = check_vllm_option(word.text, version, known)
         if verdict.problem is not None:
             certain = word_fact(verdict.certain, "flag", word)
             facts.add_instance("args.unknown_option", {

@@ -6,10 +6,13 @@ the per-version tables (``flagcheck``) where they know, else from the lists belo
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
+from relialint import bounds
 from relialint.engines import flagcheck
 from relialint.engines.common import model_slot_variable
 from relialint.readers.located import Span, Word
@@ -71,6 +74,7 @@ class Parsed:
     complete: bool = True
 
 
+@lru_cache(maxsize=4096)
 def canonical(name: str) -> str:
     """Underscores to dashes in the part before the first dot; unique prefixes expanded."""
     head, dot, rest = name.partition(".")
@@ -160,7 +164,7 @@ def _json(opt: Opt) -> dict[str, Any] | None:
     if opt.value is None:
         return None
     try:
-        value = json.loads(opt.value)
+        value = bounds.json_loads(opt.value)
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
@@ -170,7 +174,7 @@ def _dotted_value(text: str | None) -> Any:
     if text is None:
         return None
     try:
-        return json.loads(text)
+        return bounds.json_loads(text)
     except ValueError:
         return text
 
@@ -184,10 +188,13 @@ def _merge_json(opts: list[Opt], name: str) -> tuple[dict[str, Any], Opt] | None
             continue
         last = opt
         if opt.keys:
-            target = merged
+            target: Any = merged
             for key in opt.keys[:-1]:
                 target = target.setdefault(key, {})
-            target[opt.keys[-1]] = _dotted_value(opt.value)
+                if not isinstance(target, dict):
+                    break  # `--x.a 1 --x.a.b 2`: a.b under a value that is not a mapping; vLLM rejects it
+            else:
+                target[opt.keys[-1]] = _dotted_value(opt.value)
         else:
             value = _json(opt)
             if value is not None:
@@ -274,5 +281,7 @@ def _number(text: str | None, kind: type) -> int | float | None:
     try:
         value = float(raw) * scale
     except ValueError:
+        return None
+    if not math.isfinite(value):
         return None
     return int(value) if kind is int else value

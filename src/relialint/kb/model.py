@@ -35,6 +35,13 @@ class Leaf(_Strict):
         used = [op for op in OPERATORS if getattr(self, "in_" if op == "in" else op) is not None]
         if len(used) != 1:
             raise ValueError(f"a leaf takes exactly one of {', '.join(OPERATORS)}; got {used or 'none'}")
+        if self.matches is not None:
+            from relialint.bounds import regex_problem
+
+            problem = regex_problem(self.matches)
+            if problem is not None:
+                raise ValueError(f"matches: the pattern has {problem}; records may use only patterns that cannot "
+                                 "backtrack without bound")
         return self
 
     def operator(self) -> tuple[str, object]:

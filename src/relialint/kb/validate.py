@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import tempfile
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from relialint.evaluate import PredicateError
@@ -171,6 +171,19 @@ def _example_checks(loaded: LoadedRecord) -> list[Problem]:
     return problems
 
 
+def example_path_problem(name: str) -> str | None:
+    """Why an example's ``filename:`` may not be written inside validate's own temporary folder (``None``: it may).
+    A record folder is untrusted input: no absolute path, no ``..``, no drive or backslash trickery."""
+    pure = PurePosixPath(name)
+    if not name or "\0" in name or "\\" in name or pure.is_absolute() or PureWindowsPath(name).drive:
+        return "must be a relative path"
+    if any(part in ("..", ".", "") for part in name.split("/")):
+        return "must not hold `..`, `.` or an empty part"
+    if len(name) > 200 or any(len(part) > 100 for part in pure.parts):
+        return "is too long"
+    return None
+
+
 def run_example(record: dict[str, Any], example: dict[str, Any], index: int,
                 extra_records: list[dict[str, Any]] | None = None) -> ExampleOutcome:
     """Lint one example in a scratch folder, with only this record in force, and compare the outcome. A capture
@@ -183,8 +196,16 @@ def run_example(record: dict[str, Any], example: dict[str, Any], index: int,
     target = Target(gpu=example.get("gpu"), engine_version=example.get("engine_version"), os=example.get("os"),
                     facts={k: str(v).lower() if isinstance(v, bool) else str(v)
                            for k, v in (example.get("facts") or {}).items()})
+    unsafe = example_path_problem(str(name))
+    if unsafe is not None:
+        return ExampleOutcome(record["id"], index, example["name"], example["outcome"], "error",
+                              f"filename {name!r}: {unsafe}")
     with tempfile.TemporaryDirectory(prefix="relialint-example-") as tmp:
         path = Path(tmp) / name
+        if not path.resolve().is_relative_to(Path(tmp).resolve()):
+            return ExampleOutcome(record["id"], index, example["name"], example["outcome"], "error",
+                                  f"filename {name!r}: outside the example's folder")
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(example["content"], encoding="utf-8")
         try:
             given = target_facts(target)

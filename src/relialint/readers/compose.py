@@ -10,9 +10,11 @@ variable neither ``.env`` nor a default gives is unknown.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
+from relialint import bounds
 from relialint.readers import dockerfile, envfile
 from relialint.readers.located import EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq
@@ -64,15 +66,21 @@ class Interpolator:
         return None, None
 
 
-def _dotenv(path: str) -> tuple[dict[str, EnvVar], list[str]]:
+def _dotenv(path: str, result: FileResult) -> tuple[dict[str, EnvVar], list[str]]:
     folder = Path(path).parent
     candidate = folder / ".env"
-    if not candidate.is_file():
+    if not os.path.lexists(candidate):
         return {}, []
-    env, _ = envfile.load(candidate, str(candidate))
-    return ({var.name: var for var in env or []}, [str(candidate)])
+    env, error = envfile.load(candidate, str(candidate))
+    if env is None:
+        message = error.message if error else "unreadable"
+        result.errors.append(ReadError(path, 1, 1, f".env cannot be read: {message}; its variables are unknown",
+                                       "warning"))
+        return {}, []
+    return ({var.name: var for var in env}, [str(candidate)])
 
 
+@bounds.budgeted
 def read(text: str, path: str) -> FileResult:
     """Read a compose file. Never raises on bad input: YAML problems are located errors."""
     result = FileResult(path, "compose", text=text)
@@ -86,7 +94,7 @@ def read(text: str, path: str) -> FileResult:
     if not isinstance(services, YMap):
         result.errors.append(yaml_error(path, root, "no `services:` mapping; not a compose file", "error"))
         return result
-    values, used = _dotenv(path)
+    values, used = _dotenv(path, result)
     result.used_files.extend(used)
     interp = Interpolator(values)
     src = Src(text, path)
@@ -179,7 +187,7 @@ def _build(node: YNode | None, path: str, result: FileResult) -> dockerfile.Buil
     target = (Path(path).parent / context / file_name)
     from relialint.readers.located import read_text
 
-    if not target.is_file():
+    if not os.path.lexists(target):
         result.errors.append(yaml_error(path, where, f"Dockerfile {target} not found; the built image is unknown"))
         return None
     text, error = read_text(target, str(target))
@@ -208,7 +216,7 @@ def _env_files(node: YNode | None) -> list[YScalar]:
 
 def _env_file(node: YScalar, path: str, result: FileResult) -> list[EnvVar] | None:
     target = Path(path).parent / node.text
-    if not target.is_file():
+    if not os.path.lexists(target):
         result.errors.append(yaml_error(path, node, f"env_file {node.text} not found; its variables are unknown"))
         return None
     env, error = envfile.load(target, str(target))

@@ -8,10 +8,10 @@ build time may differ: the file's default is what the file says). The last stage
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 
+from relialint import bounds
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.yamlwords import Src, script_commands
 
@@ -79,18 +79,18 @@ def instructions(text: str, path: str) -> tuple[list[Instruction], list[ReadErro
         keyword = match.group(2).upper()
         keyword_span = Span(path, i, match.start(2) + 1, i, match.end(2) + 1)
         start_line, start_col = i, match.end() + 1
-        body = raw[match.end():]
+        parts = [raw[match.end():]]  # joined once at the end: a long continuation stays linear
         end_line, end_col = i, len(raw) + 1
-        while body.rstrip().endswith(escape) and i < len(lines):
-            body = body.rstrip()[:-1]
+        while _continued(parts, escape) and i < len(lines):
+            while not parts[-1].rstrip():
+                parts.pop()
+            parts[-1] = parts[-1].rstrip()[:-1]
             nxt = lines[i].rstrip("\r")
             i += 1
-            if nxt.strip().startswith("#"):
-                body += ""
-                end_line, end_col = i, len(nxt) + 1
-                continue
-            body += nxt
             end_line, end_col = i, len(nxt) + 1
+            if not nxt.strip().startswith("#"):
+                parts.append(nxt)
+        body = "".join(parts)
         heredoc = _HEREDOC.search(body) if keyword in ("RUN", "COPY") else None
         if heredoc is not None:
             terminator = heredoc.group(1)
@@ -104,6 +104,15 @@ def instructions(text: str, path: str) -> tuple[list[Instruction], list[ReadErro
             body = body[: heredoc.start()] + body[heredoc.end():] + "\n" + "\n".join(content)
         out.append(Instruction(keyword, body, Span(path, start_line, start_col, end_line, end_col), keyword_span))
     return out, errors
+
+
+def _continued(parts: list[str], escape: str) -> bool:
+    """Whether the text joined from ``parts`` ends with the escape character (trailing blanks ignored)."""
+    for part in reversed(parts):
+        stripped = part.rstrip()
+        if stripped:
+            return stripped.endswith(escape)
+    return False
 
 
 def _substitute(text: str, values: dict[str, EnvVar]) -> tuple[str | None, Span | None]:
@@ -130,7 +139,7 @@ def _substitute(text: str, values: dict[str, EnvVar]) -> tuple[str | None, Span 
         source = var.span
         return var.value
 
-    result = _VAR.sub(sub, text)
+    result = bounds.sub(_VAR, sub, text)
     return (None if unknown else result), source
 
 
@@ -140,7 +149,7 @@ def _exec_form(body: str, span: Span, src: Src) -> list[Word] | None:
     if not stripped.startswith("["):
         return None
     try:
-        items = json.loads(stripped)
+        items = bounds.json_loads(stripped)
     except ValueError:
         return None
     if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
@@ -269,16 +278,25 @@ def parse(text: str, path: str) -> tuple[list[Stage], list[Command], list[ReadEr
 
 
 def _chain(stage: Stage) -> tuple[list[Word] | None, list[Word]]:
-    """ENTRYPOINT and CMD in force in a stage, looking through ``FROM earlier-stage``."""
-    entrypoint, cmd = stage.entrypoint, stage.cmd
-    parent = stage.parent
-    if entrypoint is None and parent is not None:
-        entrypoint = _chain(parent)[0]
-    if cmd is None and parent is not None and stage.entrypoint is None:
-        cmd = _chain(parent)[1]
+    """ENTRYPOINT and CMD in force in a stage, looking through ``FROM earlier-stage`` (iteratively: a chain of
+    stages may be as long as the file)."""
+    entrypoint: list[Word] | None = None
+    node: Stage | None = stage
+    while node is not None and entrypoint is None:
+        entrypoint, node = node.entrypoint, node.parent
+    cmd: list[Word] | None = None
+    node = stage
+    while node is not None:
+        if node.cmd is not None:
+            cmd = node.cmd
+            break
+        if node.entrypoint is not None:
+            break
+        node = node.parent
     return entrypoint, cmd or []
 
 
+@bounds.budgeted
 def built(text: str, path: str) -> Built:
     stages, runs, errors = parse(text, path)
     if not stages:
@@ -289,6 +307,7 @@ def built(text: str, path: str) -> Built:
     return Built(final.image, list(final.env), entrypoint, cmd, runs, span, errors)
 
 
+@bounds.budgeted
 def read(text: str, path: str) -> FileResult:
     """Read a Dockerfile: its build commands, then the container its last stage runs."""
     result = FileResult(path, "dockerfile", text=text)

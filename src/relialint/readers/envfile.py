@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from relialint import bounds
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, read_text
 
 _LINE = re.compile(r"^(?P<indent>[ \t]*)(?P<export>export[ \t]+)?(?P<key>[A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=[ \t]*"
@@ -95,10 +96,11 @@ def _expand(value: str, known: dict[str, str | None]) -> str | None:
             return ""
         return found
 
-    result = _REF.sub(sub, value)
+    result = bounds.sub(_REF, sub, value)
     return None if unknown else result
 
 
+@bounds.budgeted
 def load(path: Path, display: str) -> tuple[list[EnvVar] | None, ReadError | None]:
     """An env file another file refers to; ``None`` with the reason when it cannot be read."""
     text, error = read_text(path, display)
@@ -108,6 +110,7 @@ def load(path: Path, display: str) -> tuple[list[EnvVar] | None, ReadError | Non
     return env, None
 
 
+@bounds.budgeted
 def read(text: str, path: str) -> FileResult:
     """An env file on its own: one ``env`` command carrying its assignments (an engine model decides whether they
     configure a deployment)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from relialint import bounds
 from relialint.readers.located import EnvVar, FileResult, Span, Word
 from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq
 from relialint.readers.yamlwords import (
@@ -50,6 +51,7 @@ class _Refs:
         return var.value, var.source or var.span
 
 
+@bounds.budgeted
 def read(text: str, path: str) -> FileResult:
     """Read a Kubernetes manifest. Never raises on bad input: YAML problems are located errors."""
     result = FileResult(path, "kubernetes", text=text)

@@ -6,8 +6,12 @@ it runs in, or a container image with its arguments), each word with ``path:line
 
 from __future__ import annotations
 
+import os
+import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 """Files larger than this are not read: an error, never a slow parse."""
@@ -119,27 +123,84 @@ class FileResult:
     as standalone files."""
 
 
-def read_text(path: Path, display: str) -> tuple[str | None, ReadError | None]:
-    """Read a file as text: UTF-8 (a BOM is dropped), CRLF kept for the parser, never more than
-    ``MAX_FILE_BYTES``. Binary and undecodable files are errors located at the first bad byte."""
+def _kind_of(mode: int) -> str | None:
+    """What a non-regular file is, in words (``None`` for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def read_bytes(path: Path | str, display: str, limit: int = MAX_FILE_BYTES,
+               head: bool = False) -> tuple[bytes | None, ReadError | None]:
+    """The one guarded read every file relialint opens goes through.
+
+    Only regular files are read, decided by ``stat`` type (a FIFO, a device, a socket or a folder is a located
+    error, never opened for a blocking read); at most ``limit`` bytes are read, counted as they are read rather
+    than trusted from ``st_size`` (a file that grows, ``/proc`` files). ``head``: the first ``limit`` bytes of a
+    file of any size (sniffing a file's kind)."""
     try:
-        if path.is_dir():
-            return None, ReadError(display, 1, 1, "is a directory with no files relialint reads")
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return None, ReadError(display, 1, 1, f"file too large ({size} bytes; the limit is {MAX_FILE_BYTES})")
-        data = path.read_bytes()
+        info = os.stat(path)
+        kind = _kind_of(info.st_mode)
+        if kind is not None:
+            return None, ReadError(display, 1, 1, f"not a regular file ({kind}); not read")
+        if info.st_size > limit and not head:
+            return None, ReadError(display, 1, 1, f"file too large ({info.st_size} bytes; the limit is {limit})")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        try:
+            kind = _kind_of(os.fstat(fd).st_mode)  # the file may have been swapped since the stat
+            if kind is not None:
+                return None, ReadError(display, 1, 1, f"not a regular file ({kind}); not read")
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                return (handle.read(limit), None) if head else bounded(handle, display, limit)
+        finally:
+            os.close(fd)
     except FileNotFoundError:
         return None, ReadError(display, 1, 1, "no such file")
     except PermissionError:
         return None, ReadError(display, 1, 1, "permission denied")
-    except OSError as exc:
-        return None, ReadError(display, 1, 1, f"cannot read: {exc.strerror or exc}")
+    except (OSError, ValueError) as exc:
+        return None, ReadError(display, 1, 1, f"cannot read: {getattr(exc, 'strerror', None) or 'invalid path'}")
+
+
+def bounded(stream: BinaryIO, display: str, limit: int = MAX_FILE_BYTES) -> tuple[bytes | None, ReadError | None]:
+    """At most ``limit`` bytes of a stream (a file, standard input): more is a located error, never read."""
+    chunks: list[bytes] = []
+    total = 0
+    while total <= limit:
+        chunk = stream.read(min(1 << 20, limit + 1 - total))
+        if not chunk:
+            return b"".join(chunks), None
+        chunks.append(chunk)
+        total += len(chunk)
+    return None, ReadError(display, 1, 1, f"file too large (more than {limit} bytes; the limit is {limit})")
+
+
+def read_text(path: Path | str, display: str) -> tuple[str | None, ReadError | None]:
+    """Read a file as text through ``read_bytes``: UTF-8 (a BOM is dropped) or UTF-16 with its BOM, never more than
+    ``MAX_FILE_BYTES``. Binary and undecodable files are errors located at the first bad byte."""
+    data, error = read_bytes(path, display)
+    if data is None:
+        return None, error
     return decode(data, display)
 
 
 def decode(data: bytes, display: str) -> tuple[str | None, ReadError | None]:
-    """Bytes to text, or a located error for binary or non-UTF-8 input."""
+    """Bytes to text, or a located error for binary or non-UTF-8 input. UTF-16 with a byte-order mark is decoded;
+    lone CR line ends (old Mac) become LF so lines are counted as an editor counts them."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError:
+            return None, ReadError(display, 1, 1, "not valid UTF-16 (the file starts with a UTF-16 byte-order mark)")
+        return _lines(text.replace("\x00", "\ufffd") if "\x00" in text else text), None
     nul = data.find(b"\x00")
     if nul >= 0:
         line, column = _position(data, nul)
@@ -147,10 +208,20 @@ def decode(data: bytes, display: str) -> tuple[str | None, ReadError | None]:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
-        return data.decode("utf-8"), None
+        return _lines(data.decode("utf-8")), None
     except UnicodeDecodeError as exc:
         line, column = _position(data, exc.start)
         return None, ReadError(display, line, column, f"not valid UTF-8 (byte 0x{data[exc.start]:02x})")
+
+
+def _lines(text: str) -> str:
+    """CR-only line ends read as LF (one character for one, so columns do not move); CRLF is kept."""
+    if "\r" not in text:
+        return text
+    return _LONE_CR.sub("\n", text)
+
+
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 
 def _position(data: bytes, offset: int) -> tuple[int, int]:

@@ -10,10 +10,12 @@ later ``--config FILE`` can read them.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from relialint import bounds
 from relialint.readers.dockerrun import docker_run
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.wrappers import shell_script, unwrap
@@ -33,6 +35,7 @@ _CONDITIONAL = {
     "subshell",
 }
 _EXPANSION = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+?])(.*))?\}$", re.DOTALL)
+_CONTINUATION = re.compile(rb"[\x80-\xbf]")
 _SPLICE_EXPANSION = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*\[[@*]\]\}$")
 
 
@@ -90,18 +93,27 @@ _MAX_DEPTH = 4
 class _Reader:
     def __init__(self, text: str, path: str, depth: int = 0) -> None:
         data = text.encode("utf-8", errors="surrogateescape")
-        starts = [0]
-        for index, byte in enumerate(data):
-            if byte == 10:
-                starts.append(index + 1)
+        starts = [0, *(match.end() for match in re.finditer(b"\n", data))]
         self.state = _State(path, data, starts, result=FileResult(path, "shell", text=text))
         self.branch: tuple[tuple[int, int, int], ...] = ()
         self.depth = depth
+        self._continuations: dict[int, list[int]] = {}
+        self._ascii = data.isascii()
 
     # -- positions ---------------------------------------------------------------------------------------------
     def _col(self, row: int, byte_col: int) -> int:
-        start = self.state.line_starts[row] if row < len(self.state.line_starts) else 0
-        return len(self.state.data[start : start + byte_col].decode("utf-8", errors="replace")) + 1
+        """The 1-based character column of a byte column: the bytes minus the UTF-8 continuation bytes before it,
+        found by bisection in a per-line table built once (linear in the line, however many words it holds)."""
+        if self._ascii:
+            return byte_col + 1
+        inner = self._continuations.get(row)
+        if inner is None:
+            starts = self.state.line_starts
+            start = starts[row] if row < len(starts) else 0
+            end = starts[row + 1] if row + 1 < len(starts) else len(self.state.data)
+            inner = self._continuations[row] = [m.start() for m in _CONTINUATION.finditer(self.state.data, start, end)]
+            inner[:] = [offset - start for offset in inner]
+        return byte_col - bisect_left(inner, byte_col) + 1
 
     def span(self, node: Node) -> Span:
         (r0, c0), (r1, c1) = node.start_point, node.end_point
@@ -238,7 +250,7 @@ class _Reader:
     # -- values ------------------------------------------------------------------------------------------------
     def lookup(self, name: str) -> _Value:
         var = self.state.vars.get(name)
-        if var is None or var.value is None:
+        if var is None or var.value is None or not bounds.charge(len(var.value)):
             return _Value(None)
         return _Value(var.value, source=var.span)
 
@@ -305,6 +317,8 @@ class _Reader:
             if any(p.text is None for p in parts):
                 return _Value(None, splice=any(p.splice for p in parts))
             source = next((p.source for p in parts if p.source is not None), None)
+            if not bounds.within(sum(len(p.text or "") for p in parts)):
+                return _Value(None)
             return _Value("".join(p.text or "" for p in parts), source=source)
         return _Value(None)
 
@@ -343,6 +357,8 @@ class _Reader:
         end = node.end_byte - 1
         if end > cursor:
             pieces.append(_unescape_double(self.state.data[cursor:end].decode("utf-8", "replace")))
+        if not bounds.within(sum(len(p) for p in pieces)):
+            return _Value(None)
         return _Value("".join(pieces), source=source)
 
     def word(self, node: Node) -> Word:
@@ -478,10 +494,23 @@ class _Reader:
 
     # -- commands ----------------------------------------------------------------------------------------------
     def command(self, node: Node, conditional: bool) -> None:
+        result = self.state.result
+        assert result is not None
+        if len(result.commands) >= bounds.MAX_COMMANDS:
+            bounds.too_many_commands(result, self.span(node))
+            return
         env: list[EnvVar] = []
         words: list[Word] = []
         nodes: dict[int, Node] = {}
         for child in node.children:
+            if len(words) >= bounds.MAX_WORDS:
+                span = self.span(child)
+                words.append(Word(None, span, splice=True))  # the rest is unknown, never read word by word
+                result = self.state.result
+                assert result is not None
+                result.errors.append(ReadError(self.state.path, span.line, span.column, f"a command of more than "
+                                               f"{bounds.MAX_WORDS} words; the rest of it is not read", "warning"))
+                break
             if child.type == "variable_assignment":
                 name_node = child.child_by_field_name("name")
                 value_node = child.child_by_field_name("value")
@@ -660,6 +689,7 @@ def parse_safe(data: bytes) -> bytes:
     return data.translate(_ASCII_ONLY)
 
 
+@bounds.budgeted
 def read(text: str, path: str, env: list[EnvVar] | None = None) -> FileResult:
     """Read a shell script. Never raises on bad input; parse problems are located warnings. ``env``: variables
     the script starts with (a systemd unit's ``Environment=``, a container's env), as exported ones."""

@@ -10,9 +10,11 @@ is a literal). Quadlet ``[Container]`` sections give a container command (``Imag
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
+from relialint import bounds
 from relialint.readers import envfile
 from relialint.readers.dockerrun import docker_run
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
@@ -58,13 +60,16 @@ def entries(text: str, path: str) -> tuple[list[_Entry], list[ReadError]]:
         value_col = len(key) + 2 + (len(value) - len(value.lstrip()))
         value = value.strip()
         end_line, end_col = i, len(raw) + 1
-        while value.endswith("\\") and i < len(lines):
+        parts = [value]  # joined once at the end: a long continuation stays linear
+        while parts[-1].endswith("\\") and i < len(lines):
             nxt = lines[i].rstrip("\r")
             i += 1
             if nxt.strip()[:1] in ("#", ";"):
                 continue
-            value = value[:-1] + " " + nxt.strip()
+            parts[-1] = parts[-1][:-1]
+            parts.append(" " + nxt.strip())
             end_line, end_col = i, len(nxt) + 1
+        value = "".join(parts)
         span = Span(path, start_line, value_col, end_line, end_col)
         key_span = Span(path, start_line, key_start + 1, start_line, len(key.rstrip()) + 1)
         out.append(_Entry(section, key.strip(), value, span, key_span))
@@ -91,7 +96,7 @@ def _env_file(entry: _Entry, unit: str, result: FileResult) -> list[EnvVar] | No
     base = Path(unit).parent
     candidates = [base / name] if not Path(name).is_absolute() else [base / Path(name).name]
     for candidate in candidates:
-        if candidate.is_file():
+        if os.path.lexists(candidate):
             env, error = envfile.load(candidate, str(candidate))
             if env is not None:
                 result.used_files.append(str(candidate))
@@ -138,7 +143,9 @@ def _words(entry: _Entry, src: Src, env: list[EnvVar], raws: dict[int, str] | No
             source = var.span
             return var.value
 
-        resolved = _VAR.sub(sub, text)
+        expanded = bounds.sub(_VAR, sub, text)
+        unknown = unknown or expanded is None
+        resolved = expanded or ""
         # `$FOO` alone as a word splits at whitespace; inside a longer word (a `bash -c` script) it does not
         split = match_splice(text)
         if unknown:
@@ -164,6 +171,7 @@ def match_splice(text: str) -> bool:
     return bool(re.fullmatch(r"\$[A-Za-z_][A-Za-z0-9_]*", text))
 
 
+@bounds.budgeted
 def read(text: str, path: str) -> FileResult:
     result = FileResult(path, "systemd", text=text)
     items, errors = entries(text, path)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from relialint import bounds
 from relialint.readers.located import EnvVar, FileResult, Word
 from relialint.readers.yamlsafe import YamlError, YMap, YScalar
 from relialint.readers.yamlwords import Src, container_commands, load, map_items, split_words
@@ -15,6 +16,7 @@ from relialint.readers.yamlwords import Src, container_commands, load, map_items
 _PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}")
 
 
+@bounds.budgeted
 def read(text: str, path: str) -> FileResult:
     result = FileResult(path, "truss", text=text)
     try:

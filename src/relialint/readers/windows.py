@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from relialint import bounds
 from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
 
 _Char = tuple[str, int, int]  # a character with its line and column
@@ -109,8 +110,8 @@ class _Script:
             source = source or found[2]
             return found[1]
 
-        value = re.sub(pattern, sub, raw)
-        if unknown:
+        value = bounds.sub(re.compile(pattern), sub, raw)
+        if unknown or value is None:
             return None, None
         return value, source
 
@@ -243,6 +244,7 @@ def _look_through_batch(tokens: list[tuple[str, list[_Char], bool]]) -> list[tup
     return tokens
 
 
+@bounds.budgeted
 def read(text: str, path: str) -> FileResult:
     """A ``.bat`` / ``.cmd`` (batch) or ``.ps1`` (PowerShell) script."""
     return _Script(text, path, path.lower().endswith(".ps1")).run()

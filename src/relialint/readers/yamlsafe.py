@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from relialint import bounds
 from relialint.readers.located import ReadError, Span
 
 MAX_NODES = 200_000
@@ -129,7 +130,10 @@ class _Converter:
             quoted = node.style in ("'", '"')
             plain_style = node.style in (None, "")
             text = str(node.value)
-            value = _core_value(str(node.tag), text) if plain_style else text
+            try:
+                value = _core_value(str(node.tag), text) if plain_style else text
+            except ValueError:  # an integer past Python's conversion limit
+                raise self.fail(node, f"integer of more than {bounds.MAX_INT_DIGITS} digits; not read") from None
             return YScalar(self.span(node), value, text, quoted)
         if id(node) in self.stack:
             raise self.fail(node, "recursive YAML alias; not read")
@@ -146,6 +150,7 @@ class _Converter:
     def mapping(self, node: object, depth: int) -> YMap:
         result = YMap(self.span(node))
         merged: list[tuple[YScalar, YNode]] = []
+        seen: dict[str, int] = {}
         for key_node, value_node in node.value:  # type: ignore[attr-defined]
             if key_node.tag.endswith(":merge") or (key_node.value == "<<" and key_node.style in (None, "")):
                 value = self.convert(value_node, depth + 1)
@@ -157,6 +162,11 @@ class _Converter:
             key = self.convert(key_node, depth + 1)
             if not isinstance(key, YScalar):
                 key = YScalar(key.span, None, "", False)
+            first = seen.get(key.text) if isinstance(key_node.value, str) else None
+            if first is not None:
+                raise self.fail(key_node, f"duplicate key {key.text!r} (first at line {first}); YAML does not allow "
+                                          "the same key twice in one mapping")
+            seen[key.text] = key.span.line
             result.items.append((key, self.convert(value_node, depth + 1)))
         own = set(result.keys())
         for key, value in merged:

@@ -12,6 +12,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable
 
+from relialint import bounds
 from relialint.readers.located import Command, EnvVar, ReadError, Span, Word
 from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq, load_all
 
@@ -145,8 +146,8 @@ def substitute(raw: str, pattern: re.Pattern[str], resolve: Callable[[re.Match[s
             source = where
         return text
 
-    result = pattern.sub(one, raw)
-    return (None, source) if unknown else (result, source)
+    result = bounds.sub(pattern, one, raw)
+    return (None, source) if unknown or result is None else (result, source)
 
 
 def no_interp(raw: str, span: Span) -> tuple[str | None, Span | None]:

@@ -48,8 +48,8 @@ def render(run: RunResult, color: bool = False, show_ignored: bool = False) -> s
     if show_ignored:
         for s in run.suppressed:
             f = s.finding
-            lines.append(f"{_file(f.path, root)}:{f.line}:{f.column}: {f.code} suppressed by {s.by} ({s.where}): "
-                         f"{s.reason}")
+            lines.append(escape_data(f"{_file(f.path, root)}:{f.line}:{f.column}: {f.code} suppressed by {s.by} "
+                                     f"({s.where}): {s.reason}"))
     definite = sum(1 for f in run.findings if f.certainty == "definite")
     counted = len(run.counted())
     lines.append(f"relialint: {run.files} file{'s' if run.files != 1 else ''}, {definite} definite, "

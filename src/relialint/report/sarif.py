@@ -34,13 +34,13 @@ def uri(path: str, root: Path) -> str:
     rel = repo_relative(path, root)
     if rel is None:
         return Path(path).resolve().as_uri()
-    return quote(rel, safe="/")
+    return quote(rel, safe="/", errors="surrogateescape")
 
 
 def fingerprint(f: Finding, root: Path) -> str:
     key = "\x1f".join([f.code, repo_relative(f.path, root) or f.path, f.about or "", f.service or "",
                        f.target or ""])
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _rule(rule: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from relialint.bounds import MAX_MATCH_SUBJECT, regex_problem
 from relialint.facts import Fact, FactValueError, Value, parse_value, render, spec_for
@@ -22,10 +22,12 @@ from relialint.versions import Version, VersionBound, VersionError, parse_engine
 Tri = bool | None
 
 
-class FactView(Protocol):
-    """What the evaluator reads: a deployment's ``FactSet``, or one possible world laid over it."""
+if TYPE_CHECKING:  # a Protocol class costs start-up time; only the type checker needs it
 
-    def get(self, key: str) -> Fact | None: ...
+    class FactView(Protocol):
+        """What the evaluator reads: a deployment's ``FactSet``, or one possible world laid over it."""
+
+        def get(self, key: str) -> Fact | None: ...
 
 
 @dataclass(frozen=True)

@@ -124,10 +124,13 @@ def _finding(record: dict[str, Any], deployment: Deployment, definite: bool, mis
         end_line, end_column = fact.end_line or line, fact.end_column or column
         about = key
         break
-    from relialint.engines.fixedit import fill_settings
     from relialint.facts import fill_message
 
-    message = fill_settings(fill_message(trigger["message"], facts), deployment)
+    message = fill_message(trigger["message"], facts)
+    if "{set:" in message:  # a setting spelled as the deployment's versions take it (imported only then)
+        from relialint.engines.fixedit import fill_settings
+
+        message = fill_settings(message, deployment)
     if not definite:
         missing = sorted({DECIDED_BY_VERSION.get(m, m) for m in missing})
         decide = ", ".join(missing) if missing else "engine.version"

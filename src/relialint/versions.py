@@ -130,13 +130,22 @@ def parse_sm(text: str) -> Version:
     return parse_version(f"{int(major)}.{int(minor)}")
 
 
-@dataclass(frozen=True)
 class VersionBound:
     """A version known only to lie beyond the versions relialint tables: newer than ``edge`` (``above``) or older
-    than it. It compares definitely with any version on the near side of ``edge`` and is unknown otherwise."""
+    than it. It compares definitely with any version on the near side of ``edge`` and is unknown otherwise. (A plain
+    class: a dataclass costs start-up time.)"""
 
-    edge: Version
-    above: bool
+    __slots__ = ("above", "edge")
+
+    def __init__(self, edge: Version, above: bool) -> None:
+        self.edge = edge
+        self.above = above
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, VersionBound) and (self.edge, self.above) == (other.edge, other.above)
+
+    def __hash__(self) -> int:
+        return hash((self.edge, self.above))
 
     def order(self, other: Version) -> int | None:
         """-1 or 1 when this bound is definitely below or above ``other``; ``None`` when it cannot tell."""

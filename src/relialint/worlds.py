@@ -20,14 +20,16 @@ and version.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from relialint.evaluate import FactView, Verdict, eval_leaf, eval_trigger
+from relialint.evaluate import Verdict, eval_leaf, eval_trigger
 from relialint.facts import Fact, FactSet, Value, render
 from relialint.results import VERSION_DEFAULTED
 from relialint.versions import Version, VersionBound
+
+if TYPE_CHECKING:
+    from relialint.evaluate import FactView
 
 ROW_KEYS = ("gpu.model", "gpu.vendor", "gpu.sm", "gpu.arch", "gpu.native_fp8", "gpu.native_fp4", "gpu.cc_capable",
             "gpu.memory_gb")
@@ -51,28 +53,42 @@ class Overlay:
         return self.base.get(key)
 
 
-@dataclass(frozen=True)
+# Plain classes, not dataclasses: creating a dataclass costs start-up time on every run (issue 18).
+
+
 class GpuWorld:
-    name: str
-    facts: Mapping[str, Fact]
+    """One GPU of the catalogue (or the one it does not know) and the facts it sets."""
+
+    __slots__ = ("facts", "name")
+
+    def __init__(self, name: str, facts: Mapping[str, Fact]) -> None:
+        self.name = name
+        self.facts = facts
 
 
-@dataclass(frozen=True)
 class VersionWorld:
-    label: str
-    version: Version | VersionBound | None
-    facts: FactView
-    group: int = -1
-    """Worlds of one group share every fact but the version (the engine's defaults are the same)."""
+    """One release (or one beyond the tables) and the facts in force there. Worlds of one ``group`` share every
+    fact but the version (the engine's defaults are the same)."""
+
+    __slots__ = ("facts", "group", "label", "version")
+
+    def __init__(self, label: str, version: Version | VersionBound | None, facts: FactView,
+                 group: int = -1) -> None:
+        self.label = label
+        self.version = version
+        self.facts = facts
+        self.group = group
 
 
-@dataclass(frozen=True)
 class Judgement:
     """A trigger's verdict over the worlds: ``value`` True (every world), False (none) or None (some)."""
 
-    value: bool | None
-    missing: frozenset[str] = frozenset()
-    notes: tuple[str, ...] = ()
+    __slots__ = ("missing", "notes", "value")
+
+    def __init__(self, value: bool | None, missing: frozenset[str] = frozenset(), notes: tuple[str, ...] = ()) -> None:
+        self.value = value
+        self.missing = missing
+        self.notes = notes
 
 
 # -- GPU worlds -----------------------------------------------------------------------------------------------------
@@ -169,25 +185,27 @@ def _in_range(spec: str | None, version: Version) -> bool:
         return True
 
 
-@dataclass(repr=False, eq=False)
 class Worlds:
-    """The worlds of one deployment, built on first use."""
+    """The worlds of one deployment, built on first use. ``version_class``: versions of one class get the same
+    defaults (the thresholds the engine's defaults compare with)."""
 
-    engine: str
-    base: FactSet
-    unfinished: FactSet | None
-    options: list[str]
-    defaults: Callable[[FactSet], None] | None
-    version_class: Callable[[Version], tuple[object, ...]] | None = None
-    """Versions with the same class get the same defaults (the thresholds the engine's defaults compare with)."""
-    _gpu: list[GpuWorld] | None = field(default=None)
-    _gpu_done: bool = False
-    _versions: list[VersionWorld] | None = None
-    _versions_done: bool = False
-    classes: dict[tuple[Any, ...], Any] = field(default_factory=dict)
-    _reads: dict[str, object] = field(default_factory=dict)
-    version_key: tuple[Any, ...] = ()
-    """Worlds grouped by what one trigger reads, kept for the next trigger that reads the same."""
+    def __init__(self, engine: str, base: FactSet, unfinished: FactSet | None, options: list[str],
+                 defaults: Callable[[FactSet], None] | None,
+                 version_class: Callable[[Version], tuple[object, ...]] | None = None) -> None:
+        self.engine = engine
+        self.base = base
+        self.unfinished = unfinished
+        self.options = options
+        self.defaults = defaults
+        self.version_class = version_class
+        self._gpu: list[GpuWorld] | None = None
+        self._gpu_done = False
+        self._versions: list[VersionWorld] | None = None
+        self._versions_done = False
+        self.classes: dict[tuple[Any, ...], Any] = {}
+        """Worlds grouped by what one trigger reads, kept for the next trigger that reads the same."""
+        self._reads: dict[str, object] = {}
+        self.version_key: tuple[Any, ...] = ()
 
     def gpus(self) -> list[GpuWorld] | None:
         if not self._gpu_done:
@@ -387,15 +405,19 @@ def keys_read(trigger: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(keys)
 
 
-@dataclass(frozen=True)
 class _Shape:
-    """What a trigger reads, computed once per trigger."""
+    """What a trigger reads, computed once per trigger. The trigger is held, so that no other object takes its id
+    while the entry lives."""
 
-    trigger: Mapping[str, Any]  # held, so that no other object takes its id while the entry lives
-    keys: frozenset[str]
-    ordered_keys: tuple[str, ...]
-    leaves: tuple[Mapping[str, Any], ...]
-    literals: tuple[Version, ...]
+    __slots__ = ("keys", "leaves", "literals", "ordered_keys", "trigger")
+
+    def __init__(self, trigger: Mapping[str, Any], keys: frozenset[str], ordered_keys: tuple[str, ...],
+                 leaves: tuple[Mapping[str, Any], ...], literals: tuple[Version, ...]) -> None:
+        self.trigger = trigger
+        self.keys = keys
+        self.ordered_keys = ordered_keys
+        self.leaves = leaves
+        self.literals = literals
 
 
 _SHAPES: dict[int, _Shape] = {}

@@ -208,10 +208,12 @@ def _largest_total(member: Deployment, together: list[Deployment]) -> tuple[floa
 
 
 def finish(deployment: Deployment) -> None:
-    from relialint.engines import llamacpp, vllm
-
     deployment.unfinished = deployment.facts.copy()
     if deployment.engine == "vllm":
+        from relialint.engines import vllm
+
         vllm.apply_defaults(deployment)
     elif deployment.engine == "llama.cpp":
+        from relialint.engines import llamacpp
+
         llamacpp.apply_defaults(deployment)

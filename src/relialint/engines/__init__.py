@@ -8,11 +8,16 @@ from relialint.readers.located import FileResult
 
 def extract(result: FileResult, read_file: FileOpener | None = None) -> list[Deployment]:
     """Every deployment that the commands of one file launch, in file order."""
-    from relialint.engines import bench, llamacpp, vllm
+    from relialint.engines import bench, vllm
+    from relialint.engines.common import may_launch_llama
 
     found: list[Deployment] = []
-    for module in (vllm, llamacpp, bench):
-        found.extend(module.extract(result, read_file))
+    found.extend(vllm.extract(result, read_file))
+    if may_launch_llama(result):
+        from relialint.engines import llamacpp
+
+        found.extend(llamacpp.extract(result, read_file))
+    found.extend(bench.extract(result, read_file))
     found.sort(key=lambda d: (d.span.line, d.span.column, d.engine))
     return found
 

@@ -10,7 +10,7 @@ from typing import Protocol
 from relialint import bounds
 from relialint.deployment import Deployment
 from relialint.facts import Fact, FactSet, Origin, Value
-from relialint.readers.located import Command, EnvVar, Span, Word
+from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
 from relialint.versions import VersionError, parse_version
 
 
@@ -22,6 +22,28 @@ class FileOpener(Protocol):
 
     def __call__(self, referrer: str, name: str) -> tuple[str, str] | None: ...
 
+
+LLAMA_OPTIONS = frozenset({
+    "-ngl", "--n-gpu-layers", "--gpu-layers", "--ctx-size", "-ctk", "-ctv", "--cache-type-k", "--cache-type-v",
+    "-ub", "--ubatch-size", "--mlock", "--no-mmap", "-fa", "-ot", "--override-tensor", "--n-cpu-moe", "-ncmoe",
+    "-np", "-cb", "--cont-batching", "--jinja", "-hf", "--hf-repo", "--hf-file", "-sm",
+})
+"""llama-server options that no other engine here spells so (llama-cpp-python writes ``--n_gpu_layers``)."""
+
+
+_LLAMA_HINTS = ("llama-server", "llama.cpp", "llama serve", "llama server", "llama-cpp", "llama_cpp", "ggml", "gguf",
+                "llama_arg_", "llama-b")
+"""Words only a llama.cpp deployment has (the program, its images, GGUF files); not "llama" alone, which model
+names hold."""
+
+
+def may_launch_llama(result: FileResult) -> bool:
+    """Whether a file can hold a llama.cpp launch at all (its name, a GGUF file, one of its options or variables):
+    the llama.cpp engine is imported only then, so a vLLM script does not pay for it at start-up."""
+    text = result.text.lower()
+    if any(hint in text for hint in _LLAMA_HINTS) or any(o in text for o in LLAMA_OPTIONS):
+        return True
+    return any(var.name.startswith("LLAMA_ARG_") for command in result.commands for var in command.env)
 
 def at(value: Value | None, origin: Origin, span: Span | None, note: str | None = None) -> Fact:
     if span is None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from relialint.engines.common import LLAMA_OPTIONS as _LLAMA_OPTIONS
 from relialint.readers.located import Command, Span
 
 _VLLM_OPTIONS = {
@@ -25,12 +26,6 @@ _VLLM_OPTIONS = {
 }
 """vLLM options that SGLang, TGI, LMDeploy and TensorRT-LLM do not have (Aphrodite, a vLLM fork, is told apart by
 its own options, variables and image names below)."""
-_LLAMA_OPTIONS = {
-    "-ngl", "--n-gpu-layers", "--gpu-layers", "--ctx-size", "-ctk", "-ctv", "--cache-type-k", "--cache-type-v",
-    "-ub", "--ubatch-size", "--mlock", "--no-mmap", "-fa", "-ot", "--override-tensor", "--n-cpu-moe", "-ncmoe",
-    "-np", "-cb", "--cont-batching", "--jinja", "-hf", "--hf-repo", "--hf-file", "-sm",
-}
-"""llama-server options that no other engine here spells so (llama-cpp-python writes ``--n_gpu_layers``)."""
 _OTHER_OPTIONS = {
     # SGLang
     "--mem-fraction-static", "--model-path", "--context-length", "--tp-size", "--max-running-requests",

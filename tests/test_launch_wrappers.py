@@ -114,3 +114,14 @@ def test_llama_arg_model_names_the_model(tmp_path: Path) -> None:
     assert dep["model.name"] == ("/m/gpt-oss-120b-mxfp4.gguf", "env", 2, 1)
     assert dep["model.quantization"] == ("gguf-mxfp4", "inferred", 2, 1)
     assert dep["gpu.arch"] == ("gfx1151", "env", 1, 1)
+
+
+def test_options_that_only_later_releases_have_give_the_version_range(tmp_path: Path) -> None:
+    text = ("export VLLM_ATTENTION_BACKEND=FLASHINFER\n"
+            "vllm serve Qwen/Qwen2.5-VL-7B-Instruct --language-model-only --max-model-len 32768\n")
+    (dep,) = facts(tmp_path, "serve.sh", text)
+    assert dep["engine.version_range"] == (">=0.17.0", "inferred", 2, 40)
+    assert dep["@notes"][0]["engine.version_range"] == "--language-model-only exists only in vLLM 0.17.0-0.33.0"
+    # a pin in the file says more than the options do
+    (pinned,) = facts(tmp_path, "pinned.sh", "pip install vllm==0.20.0\nvllm serve org/m --language-model-only\n")
+    assert "engine.version_range" not in pinned

@@ -221,6 +221,31 @@ def value_floor(facts: Any) -> Version | None:
     return floor
 
 
+def options_window(words: list[Any]) -> tuple[str, Any, str] | None:
+    """The releases a launch's options allow, as a PEP 440 range (``>=0.17.0``, ``>=0.8.2,<=0.16.0``), with the
+    option that bounds it and why; ``None`` when they allow every tabled release. An option no release has, and
+    options no single release accepts together, narrow nothing (they are findings of their own)."""
+    table = vllm_table()
+    real = [w for w in words if w.text and versions_accepting("vllm", [w.text])]
+    allowed = versions_accepting("vllm", [w.text for w in real])
+    if not allowed or len(allowed) == len(table.parsed):
+        return None
+    low, high = allowed[0], allowed[-1]
+    parts = ([f">={low}"] if low != table.parsed[0] else []) + ([f"<={high}"] if high != table.parsed[-1] else [])
+    if not parts:
+        return None
+    for word in real:
+        own = versions_accepting("vllm", [word.text])
+        if (low != table.parsed[0] and own[0] == low) or (high != table.parsed[-1] and own[-1] == high):
+            name = word.text.split("=", 1)[0]
+            return ",".join(parts), word, f"{name} exists only in vLLM {_span_text_of(own)}"
+    return ",".join(parts), real[0], "the options exist together only in these releases"
+
+
+def _span_text_of(versions: list[Version]) -> str:
+    return f"{versions[0]}-{versions[-1]}" if versions[0] != versions[-1] else str(versions[0])
+
+
 def versions_accepting(engine: str, options: Iterable[str]) -> list[Version]:
     """The released, tabled versions of ``engine`` whose parser accepts every one of ``options`` (as written:
     ``--max-model-len``, ``--max_model_len=8192``, ``--speculative-config.method``, ``-tp``); every tabled version
@@ -506,6 +531,11 @@ def record_vllm_launch(deployment: Any, form: str, args: list[Any], opts: list[A
 
 
 _WRITTEN_TEXTS = "_relialint_written_texts"
+
+
+def written_words(deployment: Any) -> list[Any]:
+    """The option words of a vLLM launch as written on its command line (located)."""
+    return list(getattr(deployment, _WRITTEN, []))
 
 
 def written_options(deployment: Any) -> list[str]:

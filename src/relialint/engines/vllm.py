@@ -225,6 +225,12 @@ def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
             facts.set("engine.backend", word_fact(launch.backend[0], "image", launch.backend[1]))
         apply_env(deployment, command, ("VLLM_",))
         _apply_args(deployment, launch, result, opener)
+        if facts.get("engine.version") is None and facts.get("engine.version_range") is None:
+            # the options the launch passes say which releases it can run on (any other refuses to start)
+            window = flagcheck.options_window(flagcheck.written_words(deployment))
+            if window is not None:
+                spec, word, why = window
+                facts.set("engine.version_range", word_fact(spec, "inferred", word, why))
         evidence.apply(deployment, evidence.command_clues(command, result.kind))
         deployments.append(deployment)
     return deployments

@@ -15,13 +15,13 @@ import re
 
 from relialint import bounds
 from relialint.readers.located import EnvVar, FileResult, Span, Word
-from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq
+from relialint.readers.yamlsafe import YMap, YNode, YScalar, YSeq
 from relialint.readers.yamlwords import (
     Resolved,
     Src,
     container_commands,
-    load,
     map_items,
+    mappings,
     scalar_text,
     seq_items,
     substitute,
@@ -55,15 +55,9 @@ class _Refs:
 def read(text: str, path: str) -> FileResult:
     """Read a Kubernetes manifest. Never raises on bad input: YAML problems are located errors."""
     result = FileResult(path, "kubernetes", text=text)
-    try:
-        documents = load(text, path)
-    except YamlError as exc:
-        result.errors.append(exc.error)
-        return result
-    src = Src(text, path)
+    src, documents = mappings(text, path, result)
     for document in documents:
-        if isinstance(document, YMap):
-            _object(document, src, result, [], 0)
+        _object(document, src, result, [], 0)
     return result
 
 

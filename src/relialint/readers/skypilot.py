@@ -8,21 +8,14 @@ the ``run`` script starts, as it would in one script.
 from __future__ import annotations
 
 from relialint.readers.located import EnvVar, FileResult
-from relialint.readers.yamlsafe import YamlError, YMap, YScalar
-from relialint.readers.yamlwords import Src, load, map_items, script_commands
+from relialint.readers.yamlsafe import YMap, YScalar
+from relialint.readers.yamlwords import map_items, mappings, script_commands
 
 
 def read(text: str, path: str) -> FileResult:
     result = FileResult(path, "skypilot", text=text)
-    try:
-        documents = load(text, path)
-    except YamlError as exc:
-        result.errors.append(exc.error)
-        return result
-    src = Src(text, path)
+    src, documents = mappings(text, path, result)
     for root in documents:
-        if not isinstance(root, YMap):
-            continue
         run = root.get("run")
         if not isinstance(run, YScalar) or not run.text:
             continue

@@ -10,8 +10,8 @@ import re
 
 from relialint import bounds
 from relialint.readers.located import EnvVar, FileResult, Word
-from relialint.readers.yamlsafe import YamlError, YMap, YScalar
-from relialint.readers.yamlwords import Src, container_commands, load, map_items, split_words
+from relialint.readers.yamlsafe import YMap, YScalar
+from relialint.readers.yamlwords import container_commands, map_items, mappings, split_words
 
 _PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}")
 
@@ -19,15 +19,8 @@ _PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}")
 @bounds.budgeted
 def read(text: str, path: str) -> FileResult:
     result = FileResult(path, "truss", text=text)
-    try:
-        documents = load(text, path)
-    except YamlError as exc:
-        result.errors.append(exc.error)
-        return result
-    src = Src(text, path)
+    src, documents = mappings(text, path, result)
     for root in documents:
-        if not isinstance(root, YMap):
-            continue
         server = root.get("docker_server")
         start = server.get("start_command") if isinstance(server, YMap) else None
         if not isinstance(start, YScalar) or start.value is None:

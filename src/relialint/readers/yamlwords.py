@@ -13,7 +13,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 
 from relialint import bounds
-from relialint.readers.located import Command, EnvVar, ReadError, Span, Word
+from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq, load_all
 
 MAX_YAML_CHARS = 1024 * 1024
@@ -31,6 +31,17 @@ def load(text: str, path: str) -> list[YNode | None]:
         raise YamlError(ReadError(path, 1, 1, f"YAML file too large to parse ({len(text)} characters; the limit "
                                               f"is {MAX_YAML_CHARS})"))
     return load_all(text, path)
+
+
+def mappings(text: str, path: str, result: FileResult) -> tuple[Src, list[YMap]]:
+    """The file's top-level mappings, one per YAML document; a YAML problem is a located error of ``result`` and
+    gives none."""
+    try:
+        documents = load(text, path)
+    except YamlError as exc:
+        result.errors.append(exc.error)
+        return Src(text, path), []
+    return Src(text, path), [d for d in documents if isinstance(d, YMap)]
 
 
 class Src:

@@ -12,7 +12,7 @@ options alone is read this way: a named program is recognised by the engine mode
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from relialint.engines.common import LLAMA_OPTIONS as _LLAMA_OPTIONS
 from relialint.readers.located import Command, Span
@@ -53,8 +53,7 @@ _OTHER_IMAGE = re.compile(r"sglang|text-generation-inference|(?<![a-z])tgi(?![a-
                           r"(?<![a-z])nim(?![a-z])|mlc-llm", re.I)
 
 
-@dataclass(frozen=True)
-class Inferred:
+class Inferred(NamedTuple):  # a NamedTuple: cheaper to create at start-up than a dataclass
     """The engine a container's options and variables point at, and the token that decided it."""
 
     engine: str

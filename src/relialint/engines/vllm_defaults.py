@@ -3,6 +3,7 @@ depends on a version that is not known, the fact stays unknown."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from functools import lru_cache
 
 from relialint.deployment import Deployment
@@ -30,11 +31,15 @@ def apply_defaults(deployment: Deployment) -> None:
     version_defaults(deployment.facts)
 
 
+_THRESHOLDS = sorted(V.values())
+
+
 @lru_cache(maxsize=1024)
 def version_class(version: Version) -> tuple[object, ...]:
     """The defaults below read the version only through comparisons with the thresholds in ``V`` (keep it so):
-    versions on the same side of every threshold get the same defaults."""
-    return tuple(version < threshold for threshold in V.values())
+    versions on the same side of every threshold get the same defaults. The class is how many thresholds the
+    version has reached (the thresholds are ordered, so that count says on which side of each it is)."""
+    return (bisect_right(_THRESHOLDS, version),)
 
 
 def version_defaults(facts: FactSet) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relialint.deployment import Deployment
 from relialint.engines import evidence, flagcheck
@@ -20,7 +20,6 @@ from relialint.engines.common import (
     program,
     word_fact,
 )
-from relialint.engines.inference import Inferred, engine_of
 from relialint.engines.vllm_args import (
     BOOLEAN_FLAGS,
     JSON_FLAGS,
@@ -39,6 +38,9 @@ from relialint.engines.vllm_defaults import _truthy, apply_defaults
 from relialint.facts import Fact, FactSet, Origin
 from relialint.readers.located import Command, FileResult, Span, Word
 from relialint.versions import Version, VersionError, parse_engine_version
+
+if TYPE_CHECKING:
+    from relialint.engines.inference import Inferred
 
 __all__ = [
     "BOOLEAN_FLAGS", "JSON_FLAGS", "SHORT_ALIASES", "Launch", "Opt", "Parsed", "apply_defaults", "canonical",
@@ -137,6 +139,8 @@ def _recognise_image(command: Command) -> Launch | None:
             launch = _recognise_words(command, (command.entrypoint or []) + command.argv)
             if launch is not None:
                 return launch
+        from relialint.engines.inference import engine_of  # only for an image that does not say its engine
+
         inferred = engine_of(command, _vllm_env())
         if inferred is None or inferred.engine != "vllm":
             return None

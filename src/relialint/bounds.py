@@ -15,6 +15,8 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any, TypeVar, cast
 
+from relialint import lazyre
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 MAX_DEPTH = 100
@@ -38,9 +40,9 @@ MAX_COMMANDS = 10_000
 MAX_EXPANDED_TOTAL = 16 * 1024 * 1024
 """The most characters one file may substitute in all; past it further references are unknown."""
 
-_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
-_TOML_TOKEN = re.compile(r'"""[\s\S]*?(?:"""|$)|\'\'\'[\s\S]*?(?:\'\'\'|$)|"(?:[^"\\\n]|\\.)*"?|\'[^\'\n]*\'?|#[^\n]*|'
-                         r'[\[\]{}]')
+_JSON_TOKEN = lazyre.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
+_TOML_TOKEN = lazyre.compile(r'"""[\s\S]*?(?:"""|$)|\'\'\'[\s\S]*?(?:\'\'\'|$)|"(?:[^"\\\n]|\\.)*"?|'
+                             r'\'[^\'\n]*\'?|#[^\n]*|[\[\]{}]')
 
 
 class BoundError(ValueError):

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Protocol
 
-from relialint import bounds
+from relialint import bounds, lazyre
 from relialint.deployment import Deployment
 from relialint.facts import Fact, FactSet, Origin, Value
 from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
@@ -63,7 +63,7 @@ def word_fact(value: Value | None, origin: Origin, word: Word, note: str | None 
     return replace(at(value, origin, word.span, note), source=(src.path, src.line, src.column))
 
 
-_ARGUMENT_LIST = re.compile(r"ARG|OPT|FLAG|PARAM|EXTRA|CMD|COMMAND|CLI|SERVE|VLLM|LLAMA", re.I)
+_ARGUMENT_LIST = lazyre.compile(r"ARG|OPT|FLAG|PARAM|EXTRA|CMD|COMMAND|CLI|SERVE|VLLM|LLAMA", re.I)
 
 
 def model_slot_variable(word: Word) -> bool:

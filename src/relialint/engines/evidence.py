@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from relialint import lazyre
 from relialint.deployment import Deployment
 from relialint.facts import Fact, Origin, Value, render
 from relialint.readers.located import Command, EnvVar, Span, Word
@@ -81,7 +82,7 @@ LLAMA_IMAGE_TYPES: dict[str, tuple[str | None, str | None]] = {
     "rocm": ("hip", "amd"), "vulkan": ("vulkan", None), "intel": ("sycl", "intel"), "musa": ("musa", "moore-threads"),
     "s390x": ("cpu", None),
 }
-_LLAMA_TAG = re.compile(r"^(?:full|light|server)(?:-(?P<type>[a-z0-9]+))?(?:-b\d+)?$")
+_LLAMA_TAG = lazyre.compile(r"^(?:full|light|server)(?:-(?P<type>[a-z0-9]+))?(?:-b\d+)?$")
 _LLAMA_REPOS = ("ggml-org/llama.cpp", "ggerganov/llama.cpp")
 
 
@@ -166,7 +167,7 @@ _ROCM_ENV = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HSA_OVERRIDE_GFX_VE
              "HSA_ENABLE_SDMA", "HSA_NO_SCRATCH_RECLAIM")
 _ROCM_PREFIXES = ("VLLM_ROCM_", "MIOPEN_", "ROCBLAS_", "HIPBLASLT_", "RCCL_")
 _NVIDIA_ENV = ("NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES")
-_GFX = re.compile(r"^gfx[0-9]{1,2}[0-9a-f]{2}$")
+_GFX = lazyre.compile(r"^gfx[0-9]{1,2}[0-9a-f]{2}$")
 
 
 def gfx_from_hsa(value: str) -> str | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from relialint import lazyre
 from relialint.engines.common import LLAMA_OPTIONS as _LLAMA_OPTIONS
 from relialint.readers.located import Command, Span
 
@@ -46,9 +47,9 @@ _OTHER_OPTIONS = {
     # KoboldCpp, llama-cpp-python
     "--gpulayers", "--contextsize", "--usecublas", "--n_gpu_layers", "--n_ctx",
 }
-_OTHER_ENV = re.compile(r"^(SGLANG_|OLLAMA_|APHRODITE_|LMDEPLOY_|TRTLLM_|TLLM_|KOBOLDCPP_)|^(MODEL_ID|NUM_SHARD|"
+_OTHER_ENV = lazyre.compile(r"^(SGLANG_|OLLAMA_|APHRODITE_|LMDEPLOY_|TRTLLM_|TLLM_|KOBOLDCPP_)|^(MODEL_ID|NUM_SHARD|"
                         r"MAX_TOTAL_TOKENS|MAX_INPUT_LENGTH|MAX_INPUT_TOKENS|MAX_BATCH_PREFILL_TOKENS)$")
-_OTHER_IMAGE = re.compile(r"sglang|text-generation-inference|(?<![a-z])tgi(?![a-z])|ollama|tensorrt|trtllm|"
+_OTHER_IMAGE = lazyre.compile(r"sglang|text-generation-inference|(?<![a-z])tgi(?![a-z])|ollama|tensorrt|trtllm|"
                           r"triton|lmdeploy|aphrodite|kobold|llama-cpp-python|localai|tabbyapi|exllama|"
                           r"(?<![a-z])nim(?![a-z])|mlc-llm", re.I)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from relialint import lazyre
 from relialint.deployment import Deployment
 from relialint.engines import evidence, llamacpp_flags
 from relialint.engines.common import (
@@ -26,23 +27,24 @@ from relialint.readers.located import Command, FileResult, Span, Word
 from relialint.versions import Version, VersionError, parse_engine_version
 
 BINARIES = {"llama-server", "llama-cli", "llama-bench", "llama-perplexity", "server", "main", "llama-completion"}
-_IMAGE = re.compile(r"^(?:ghcr\.io/)?(?:ggml-org|ggerganov)/llama\.cpp(?::(?P<tag>[\w.\-]+))?(?:@.*)?$")
+_IMAGE = lazyre.compile(r"^(?:ghcr\.io/)?(?:ggml-org|ggerganov)/llama\.cpp(?::(?P<tag>[\w.\-]+))?(?:@.*)?$")
 # kind, backend type, and the build (-b6123) or, from the release scheme of August 2026, the release (-v0.4.1)
-_TAG = re.compile(r"^(?P<kind>full|light|server)(?:-(?P<type>(?!v\d)[a-z0-9]+))?"
+_TAG = lazyre.compile(r"^(?P<kind>full|light|server)(?:-(?P<type>(?!v\d)[a-z0-9]+))?"
                   r"(?:-b(?P<build>\d+)|-(?P<release>v\d+\.\d+\.\d+))?$")
 _BACKENDS = {"cuda": "cuda", "cuda12": "cuda", "cuda13": "cuda", "rocm": "hip", "vulkan": "vulkan",
              "intel": "sycl", "musa": "musa"}
 _CMAKE_BACKENDS = {"GGML_CUDA": "cuda", "GGML_HIP": "hip", "GGML_HIPBLAS": "hip", "LLAMA_HIPBLAS": "hip",
                    "GGML_VULKAN": "vulkan", "GGML_SYCL": "sycl", "GGML_METAL": "metal", "LLAMA_CUDA": "cuda",
                    "GGML_MUSA": "musa", "LLAMA_METAL": "metal", "LLAMA_SYCL": "sycl", "LLAMA_VULKAN": "vulkan"}
-_BUILD_DIR = re.compile(r"(?:^|/)build[-_](rocm|hip|vulkan|cuda|sycl|metal|musa|cpu)(?:/|$)", re.I)
+_BUILD_DIR = lazyre.compile(r"(?:^|/)build[-_](rocm|hip|vulkan|cuda|sycl|metal|musa|cpu)(?:/|$)", re.I)
 _DIR_BACKENDS = {"rocm": "hip"}
 _CMAKE_TARGETS = ("AMDGPU_TARGETS", "GPU_TARGETS", "CMAKE_HIP_ARCHITECTURES")
 """CMake options naming the AMD targets a HIP build is compiled for (llama.cpp's build docs use the first two)."""
 # Official release archives: llama-b6400-bin-win-cuda-cu12.4-x64, -win-hip-x64-gfx1100, -win-vulkan-x64,
 # -win-sycl-x64, -win-avx2-x64, -ubuntu-x64, -ubuntu-vulkan-x64, -macos-arm64 (the release workflow's asset names)
-_RELEASE_DIR = re.compile(r"(?:^|/)llama-(b\d+)-bin-(win|ubuntu|linux|macos)(?:-(cuda|hip|vulkan|sycl|avx512|avx2|avx|"
-                          r"noavx|openblas|cpu|kompute))?-?([a-z0-9]*)", re.I)
+_RELEASE_DIR = lazyre.compile(r"(?:^|/)llama-(b\d+)-bin-(win|ubuntu|linux|macos)"
+                              r"(?:-(cuda|hip|vulkan|sycl|avx512|avx2|avx|noavx|openblas|cpu|kompute))?-?([a-z0-9]*)",
+                              re.I)
 _RELEASE_BACKENDS = {"cuda": "cuda", "hip": "hip", "vulkan": "vulkan", "sycl": "sycl", "kompute": "vulkan",
                      "avx512": "cpu", "avx2": "cpu", "avx": "cpu", "noavx": "cpu", "openblas": "cpu", "cpu": "cpu"}
 _RELEASE_PLAIN = {("ubuntu", "x64"): "cpu", ("linux", "x64"): "cpu", ("macos", "arm64"): "metal",

@@ -32,6 +32,8 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
+from relialint import lazyre
+
 Value = str | bool | None
 
 
@@ -51,28 +53,14 @@ _B = r"(?<![a-z0-9])"  # token boundary before
 _E = r"(?![a-z0-9])"  # token boundary after
 
 
-class _Pattern:
-    """A case-insensitive pattern compiled on first use: most runs read a model name they have read before (the
-    answers are cached on disk), and then none of these patterns is needed."""
-
-    __slots__ = ("_compiled", "pattern")
-
-    def __init__(self, pattern: str) -> None:
-        self.pattern = pattern
-        self._compiled: re.Pattern[str] | None = None
-
-    def search(self, text: str) -> re.Match[str] | None:
-        if self._compiled is None:
-            self._compiled = re.compile(self.pattern, re.IGNORECASE)
-        return self._compiled.search(text)
-
-
-def _rx(pattern: str) -> _Pattern:
-    return _Pattern(pattern)
+def _rx(pattern: str) -> re.Pattern[str]:
+    """Case-insensitive, compiled on first use: most runs read a model name they have read before (the answers are
+    cached on disk), and then none of these patterns is needed."""
+    return lazyre.compile(pattern, re.IGNORECASE)
 
 
 # (pattern, scheme, the scheme's own weight-only answer); the first match wins, so specific tokens come first
-_QUANT: list[tuple[_Pattern, str, bool | None]] = [
+_QUANT: list[tuple[re.Pattern[str], str, bool | None]] = [
     (_rx(_B + r"nv-?fp4" + _E), "nvfp4", None),
     (_rx(_B + r"mxfp4" + _E), "mxfp4", None),
     (_rx(_B + r"fp4" + _E), "nvfp4", None),
@@ -94,14 +82,14 @@ _NOT_PLAIN = _rx(r"mlx|\d(?:\.\d+)?-?bits?(?![a-z])|exl[23]|onnx|openvino|qat|bi
 """Tokens of other formats and quantizers: a name that has one is never taken for a full-precision checkpoint."""
 _DISTILLED = _rx(r"distill|qwen|llama")
 """DeepSeek-R1 distillations (``DeepSeek-R1-Distill-Qwen-7B``, ``DeepSeek-R1-0528-Qwen3-8B``) are dense BF16."""
-_MOE_TOKENS: list[_Pattern] = [
+_MOE_TOKENS: list[re.Pattern[str]] = [
     _rx(r"\d+(?:\.\d+)?[bm][-_]a\d+(?:\.\d+)?[bm]" + _E),  # Qwen3-30B-A3B, granite-3.1-3b-a800m
     _rx(r"(?<=[-_])a\d+(?:\.\d+)?b" + _E),  # Qwen1.5-MoE-A2.7B, ...-A22B
     _rx(_B + r"\d+x\d+(?:\.\d+)?b" + _E),  # Mixtral-8x7B
     _rx(r"\d+b[-_]\d+e" + _E),  # Llama-4-Scout-17B-16E
     _rx(_B + r"moe" + _E),
 ]
-_MOE_FAMILIES: list[tuple[_Pattern, str]] = [
+_MOE_FAMILIES: list[tuple[re.Pattern[str], str]] = [
     (_rx(r"mixtral"), "Mixtral"),
     (_rx(_B + r"deepseek-(?:v2|v2\.5|v3(?:\.\d)?|r1)" + _E), "DeepSeek-V2/V3/R1"),
     (_rx(_B + r"deepseek-coder-v2"), "DeepSeek-Coder-V2"),
@@ -116,14 +104,14 @@ _MOE_FAMILIES: list[tuple[_Pattern, str]] = [
     (_rx(_B + r"snowflake-arctic-instruct|arctic-base"), "Snowflake Arctic"),
     (_rx(_B + r"grok-1"), "Grok-1"),
 ]
-_DENSE: list[tuple[_Pattern, str]] = [
+_DENSE: list[tuple[re.Pattern[str], str]] = [
     (_rx(_B + r"(?:meta-)?llama-(?:2|3(?:\.\d)?)-\d+b"), "Llama 2/3.x"),
     (_rx(_B + r"qwen(?:2\.5|3)(?:-coder|-math)?-\d+(?:\.\d+)?b" + _E), "Qwen2.5/Qwen3"),
     (_rx(_B + r"gemma-[23]-\d+b"), "Gemma 2/3"),
     (_rx(_B + r"mistral-7b"), "Mistral-7B"),
 ]
 _FP8_FAMILIES = _rx(_B + r"deepseek-(?:v3(?:\.\d)?|r1)" + _E)
-_SLIDING: list[tuple[_Pattern, bool, str]] = [
+_SLIDING: list[tuple[re.Pattern[str], bool, str]] = [
     (_rx(_B + r"mistral-7b(?:-instruct)?-v0\.1" + _E), True, "Mistral-7B v0.1"),
     (_rx(_B + r"mistral-7b(?:-instruct)?-v0\.[23]" + _E), False, "Mistral-7B v0.2/v0.3"),
     (_rx(_B + r"gemma-2-\d+b"), True, "Gemma 2"),

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from relialint import lazyre
 from relialint.deployment import Deployment
 from relialint.engines import evidence, flagcheck
 from relialint.engines.common import (
@@ -71,14 +72,15 @@ _WEIGHT_ONLY_QUANT = {"awq", "gptq", "awq_marlin", "gptq_marlin", "auto_awq", "a
 
 # -- recognising launches -------------------------------------------------------------------------------------------
 
-_IMAGE = re.compile(
+_IMAGE = lazyre.compile(
     r"^(?:[\w.\-]+(?::\d+)?/)?(?P<repo>vllm/vllm-openai(?:-[a-z0-9]+)?|rocm/vllm(?:-dev)?)"
     r"(?::(?P<tag>[\w.\-]+))?(?:@.*)?$"
 )
-_MIRROR = re.compile(r"^(?:[\w.\-]+(?::\d+)?/)+(?P<repo>vllm-openai(?:-[a-z0-9]+)?)(?P<rest>(?::[\w.\-]+)?(?:@.*)?)$")
+_MIRROR = lazyre.compile(
+    r"^(?:[\w.\-]+(?::\d+)?/)+(?P<repo>vllm-openai(?:-[a-z0-9]+)?)(?P<rest>(?::[\w.\-]+)?(?:@.*)?)$")
 """A registry mirror of the vLLM image under another path (``registry.example.com/mirror/vllm-openai:v0.9.2``)."""
-_TAG_VERSION = re.compile(r"^v(\d+\.\d+\.\d+(?:\.post\d+)?(?:rc\d+)?)(?:-.*)?$")
-_ROCM_TAG = re.compile(r"rocm[\d.]+_(?:instinct_)?vllm_?(\d+(?:\.\d+)+)_\d{8}")
+_TAG_VERSION = lazyre.compile(r"^v(\d+\.\d+\.\d+(?:\.post\d+)?(?:rc\d+)?)(?:-.*)?$")
+_ROCM_TAG = lazyre.compile(r"rocm[\d.]+_(?:instinct_)?vllm_?(\d+(?:\.\d+)+)_\d{8}")
 SERVE_ENTRYPOINT_FROM = parse_engine_version("vllm", "0.11.1")
 
 
@@ -273,8 +275,8 @@ def _config_file_deployment(result: FileResult) -> list[Deployment]:
     return [deployment]
 
 
-_CUSTOM_TAG_VERSION = re.compile(r"(?<![\w.])(?:vllm[-_]?)?v?(0\.\d+\.\d+(?:\.post\d+)?)(?![\w.]*\d)", re.I)
-_REQUIREMENT = re.compile(r"vllm(?:\[[\w,\-]+\])?\s*((?:===?|!=|~=|<=?|>=?)\s*[\w.*+!]+"
+_CUSTOM_TAG_VERSION = lazyre.compile(r"(?<![\w.])(?:vllm[-_]?)?v?(0\.\d+\.\d+(?:\.post\d+)?)(?![\w.]*\d)", re.I)
+_REQUIREMENT = lazyre.compile(r"vllm(?:\[[\w,\-]+\])?\s*((?:===?|!=|~=|<=?|>=?)\s*[\w.*+!]+"
                           r"(?:\s*,\s*(?:===?|!=|~=|<=?|>=?)\s*[\w.*+!]+)*)", re.I)
 
 

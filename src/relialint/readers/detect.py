@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
+from relialint import lazyre
+
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "env", "__pycache__", ".tox", ".mypy_cache",
              ".ruff_cache", ".pytest_cache", "site-packages", ".cache"}
 
-_SHEBANG = re.compile(r"^#!\s*(/usr/bin/env\s+)?(/\S*/)?(ba|z|k|da)?sh\b")
+_SHEBANG = lazyre.compile(r"^#!\s*(/usr/bin/env\s+)?(/\S*/)?(ba|z|k|da)?sh\b")
 
 
 def kind_by_name(path: PurePath) -> str | None:
@@ -55,19 +57,19 @@ _OTHER_TOOL_NAMES = {
     "meta.yaml", "ansible.cfg", "galaxy.yml", "mkdocs.insiders.yml",
 }
 _OTHER_TOOL_SHAPES = [
-    re.compile(r"^repos\s*:", re.M),  # pre-commit
-    re.compile(r"^(on|\"on\"|'on'|true)\s*:[\s\S]*^jobs\s*:", re.M),  # GitHub Actions
-    re.compile(r"^site_name\s*:", re.M),  # MkDocs
-    re.compile(r"^stages\s*:", re.M),  # GitLab CI
-    re.compile(r"^(openapi|swagger)\s*:", re.M),
-    re.compile(r"^updates\s*:", re.M),  # Dependabot
-    re.compile(r"^channels\s*:[\s\S]*^dependencies\s*:|^dependencies\s*:[\s\S]*^channels\s*:", re.M),  # conda
-    re.compile(r"^runs\s*:\s*$[\s\S]*^\s+using\s*:", re.M),  # a GitHub action
-    re.compile(r"^model_list\s*:[\s\S]*^\s+litellm_params\s*:", re.M),  # a LiteLLM proxy (a client of engines)
+    lazyre.compile(r"^repos\s*:", re.M),  # pre-commit
+    lazyre.compile(r"^(on|\"on\"|'on'|true)\s*:[\s\S]*^jobs\s*:", re.M),  # GitHub Actions
+    lazyre.compile(r"^site_name\s*:", re.M),  # MkDocs
+    lazyre.compile(r"^stages\s*:", re.M),  # GitLab CI
+    lazyre.compile(r"^(openapi|swagger)\s*:", re.M),
+    lazyre.compile(r"^updates\s*:", re.M),  # Dependabot
+    lazyre.compile(r"^channels\s*:[\s\S]*^dependencies\s*:|^dependencies\s*:[\s\S]*^channels\s*:", re.M),  # conda
+    lazyre.compile(r"^runs\s*:\s*$[\s\S]*^\s+using\s*:", re.M),  # a GitHub action
+    lazyre.compile(r"^model_list\s*:[\s\S]*^\s+litellm_params\s*:", re.M),  # a LiteLLM proxy (a client of engines)
 ]
-_CHART = re.compile(r"^apiVersion\s*:\s*v[12]\s*$", re.M)
-_DEPLOYMENT_HINT = re.compile(r"vllm|llama[-_.]?(cpp|server)|gguf|^\s*(image|command|entrypoint|containers|args)\s*:",
-                              re.I | re.M)
+_CHART = lazyre.compile(r"^apiVersion\s*:\s*v[12]\s*$", re.M)
+_DEPLOYMENT_HINT = lazyre.compile(
+    r"vllm|llama[-_.]?(cpp|server)|gguf|^\s*(image|command|entrypoint|containers|args)\s*:", re.I | re.M)
 
 
 def other_tool(path: PurePath, text: str) -> bool:
@@ -109,8 +111,8 @@ def yaml_kind(text: str) -> str | None:
     return None
 
 
-_HELM_ARGS = re.compile(r"^\s*(args|extraArgs|extra_args)\s*:\s*(\[\s*[\"']?--|$)", re.M)
-_HELM_OPTION_ITEM = re.compile(r"^\s*-\s*[\"']?--[A-Za-z]", re.M)
+_HELM_ARGS = lazyre.compile(r"^\s*(args|extraArgs|extra_args)\s*:\s*(\[\s*[\"']?--|$)", re.M)
+_HELM_OPTION_ITEM = lazyre.compile(r"^\s*-\s*[\"']?--[A-Za-z]", re.M)
 
 
 def _helm_values(text: str) -> bool:
@@ -138,7 +140,7 @@ _VLLM_KEYS = {
     "max-num-partial-prefills", "disable-log-requests", "enable-auto-tool-choice", "tool-call-parser",
     "reasoning-parser", "api-key", "uvicorn-log-level", "chat-template", "limit-mm-per-prompt", "revision",
 }
-_TOP_KEY = re.compile(r"^([A-Za-z][A-Za-z0-9_\-]*)\s*:", re.M)
+_TOP_KEY = lazyre.compile(r"^([A-Za-z][A-Za-z0-9_\-]*)\s*:", re.M)
 
 
 def _vllm_config_keys(text: str) -> bool:

@@ -26,7 +26,7 @@ __all__ = [
     "load_records", "read_file", "reader", "readers", "selected", "shared_memory", "target_facts",
 ]
 
-MAX_DEPLOYMENTS = 1000
+MAX_DEPLOYMENTS = 256
 """The most deployments of one file that are evaluated; past it a warning says the rest were not linted."""
 TOO_MANY_DEPLOYMENTS = (f"more than {MAX_DEPLOYMENTS} deployments in one file; from here on they are not linted")
 
@@ -45,7 +45,7 @@ def _evaluate_file(result: FileResult, given: dict[str, Fact], records: list[dic
                    ignore: list[str], notes: list[str]) -> tuple[list[Deployment], list[tuple[Finding, Deployment]]]:
     from relialint.engines import extract
 
-    deployments = extract(result, _opener)
+    deployments = extract(result, _opener, MAX_DEPLOYMENTS + 1)
     if len(deployments) > MAX_DEPLOYMENTS:
         # a generated or hostile file: the first deployments are linted, the rest said to be left out, never a
         # run that takes minutes

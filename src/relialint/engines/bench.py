@@ -54,11 +54,13 @@ def _value(words: list[Word], names: tuple[str, ...]) -> tuple[str | None, Word]
     return found
 
 
-def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
+def extract(result: FileResult, opener: FileOpener | None, limit: int | None = None) -> list[Deployment]:
     del opener
     deployments: list[Deployment] = []
     locked: Span | None = None
     for command in result.commands:
+        if limit is not None and len(deployments) >= limit:
+            break  # a generated file: the first deployments are enough (the caller says the rest are left out)
         span = _clock_lock(command)
         if span is not None:
             locked = span

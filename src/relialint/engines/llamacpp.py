@@ -193,12 +193,14 @@ def parse(args: list[Word], build: Version | None) -> list[Opt]:
     return opts
 
 
-def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
+def extract(result: FileResult, opener: FileOpener | None, limit: int | None = None) -> list[Deployment]:
     del opener
     deployments: list[Deployment] = []
     build_facts: dict[str, tuple[str, Span]] = {}
     builds: list[Build] = []
     for command in result.commands:
+        if limit is not None and len(deployments) >= limit:
+            break  # a generated file: the first deployments are enough (the caller says the rest are left out)
         configured = _cmake(command, build_facts)
         if configured is not None:
             builds.append(configured)

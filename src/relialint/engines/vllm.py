@@ -192,12 +192,14 @@ def _vllm_env() -> frozenset[str]:
 # -- facts ----------------------------------------------------------------------------------------------------------
 
 
-def extract(result: FileResult, opener: FileOpener | None) -> list[Deployment]:
+def extract(result: FileResult, opener: FileOpener | None, limit: int | None = None) -> list[Deployment]:
     if result.kind == "vllm-config":
         return _config_file_deployment(result)
     deployments: list[Deployment] = []
     pinned: tuple[Version | str, Span] | None = None
     for command in result.commands:
+        if limit is not None and len(deployments) >= limit:
+            break  # a generated file: the first deployments are enough (the caller says the rest are left out)
         pin = _pip_pin(command)
         if pin is not None:
             pinned = pin

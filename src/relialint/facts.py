@@ -340,6 +340,11 @@ def json_value(value: Value | None) -> object:
     return str(value)
 
 
+MAX_INSTANCES = 100
+"""The most instances of one problem one deployment reports (every unknown option of a real command line, the first
+hundred of a generated one)."""
+
+
 @dataclass(repr=False, eq=False)
 class FactSet:
     """The facts of one deployment.
@@ -404,7 +409,9 @@ class FactSet:
                     self.unknown(name)
                 else:
                     self.set(name, fact)
-        self.instances.setdefault(key, []).append(group)
+        found = self.instances.setdefault(key, [])
+        if len(found) < MAX_INSTANCES:  # a generated command line: the first ones are reported, not 5,000
+            found.append(group)
 
     def instance_views(self, key: str | None) -> list[FactSet]:
         """One fact set per instance of ``key`` (its group laid over these facts), or ``[self]`` when ``key``

@@ -125,3 +125,14 @@ def test_options_that_only_later_releases_have_give_the_version_range(tmp_path: 
     # a pin in the file says more than the options do
     (pinned,) = facts(tmp_path, "pinned.sh", "pip install vllm==0.20.0\nvllm serve org/m --language-model-only\n")
     assert "engine.version_range" not in pinned
+
+
+def test_an_env_file_that_is_a_device_is_a_located_warning(tmp_path: Path) -> None:
+    from relialint.lint import Options, lint_paths
+
+    script = tmp_path / "run.sh"
+    script.write_text("docker run --env-file /dev/zero vllm/vllm-openai:v0.30.0 --model m\n")
+    run = lint_paths([str(script)], Options(isolated=True))
+    assert [(w.line, w.column, w.message) for w in run.warnings] == [
+        (1, 23, "--env-file /dev/zero: not a regular file (a device); not read; its variables are unknown")]
+    assert len(run.deployments) == 1

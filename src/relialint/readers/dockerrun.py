@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from relialint.readers.located import Command, EnvVar, Span, Word
+from relialint.readers.located import Command, EnvVar, ReadError, Span, Word
 
 _DOCKER_VALUE_FLAGS = {
     "-e", "--env", "--env-file", "--gpus", "--entrypoint", "-v", "--volume", "-p", "--publish", "--name",
@@ -56,14 +56,15 @@ def docker_run(words: list[Word], env: list[EnvVar], span: Span) -> Command:
         i += 1
     image = words[i] if i < len(words) else None
     argv = words[i + 1 :]
-    from_files, complete = _env_files(env_files, span.path)
+    from_files, complete, problems = _env_files(env_files, span.path)
     command = Command("container", argv, image.span if image else span, from_files + run_env, image=image,
                       entrypoint=entrypoint, gpu_count=gpu_count, gpu_count_span=gpu_span,
-                      env_complete=complete, argv_complete=not any(w.splice for w in argv), gpu_labels=labels)
+                      env_complete=complete, argv_complete=not any(w.splice for w in argv), gpu_labels=labels,
+                      problems=problems)
     return command
 
 
-def _env_files(words: list[Word], script: str) -> tuple[list[EnvVar], bool]:
+def _env_files(words: list[Word], script: str) -> tuple[list[EnvVar], bool, list[ReadError]]:
     """``--env-file FILE`` variables, read relative to the script (never sourced or expanded); ``-e`` wins."""
     from pathlib import Path
 
@@ -71,17 +72,21 @@ def _env_files(words: list[Word], script: str) -> tuple[list[EnvVar], bool]:
 
     env: list[EnvVar] = []
     complete = True
+    problems: list[ReadError] = []
     for word in words:
         if word.text is None:
             complete = False
             continue
         target = Path(word.text) if Path(word.text).is_absolute() else Path(script).parent / word.text
-        loaded, _ = load(target, str(target))
+        loaded, error = load(target, str(target))
         if loaded is None:
             complete = False
+            reason = error.message if error is not None else "not readable"
+            problems.append(ReadError(word.span.path, word.span.line, word.span.column,
+                                      f"--env-file {word.text}: {reason}; its variables are unknown", "warning"))
             continue
         env.extend(loaded)
-    return env, complete
+    return env, complete, problems
 
 
 def _gpus(text: str) -> int | None:

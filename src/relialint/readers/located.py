@@ -79,6 +79,8 @@ class Command:
     argv_complete: bool = True
     branch: Branch = ()
     """Where the command sits in the file's alternatives (see ``exclusive``)."""
+    problems: list[ReadError] = field(default_factory=list)
+    """What could not be read for it (an ``--env-file`` that is a device, a FIFO or missing), located."""
 
 
 Branch = tuple[tuple[int, int, int], ...]

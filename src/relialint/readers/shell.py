@@ -553,6 +553,7 @@ class _Reader:
             container = docker_run(words[3:], full_env, words[0].span)
         if container is not None:
             container.branch = self.branch
+            result.errors.extend(container.problems)
             result.commands.extend(self.container_script(container, nodes) or [container])
             return
         if words[0].text is None:

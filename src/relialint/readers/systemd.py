@@ -201,6 +201,7 @@ def read(text: str, path: str) -> FileResult:
             if len(words) > 1 and words[1].text == "run" \
                     and (words[0].text or "").rsplit("/", 1)[-1] in ("docker", "podman"):
                 container = docker_run(words[2:], list(env), words[0].span)
+                result.errors.extend(container.problems)
                 container.env_complete = container.env_complete and complete
                 result.commands.append(container)
             elif script is not None and script.text is not None:

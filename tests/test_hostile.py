@@ -329,7 +329,8 @@ def test_12_fifo_as_env_file_and_dotenv(tmp_path: Path, good: Path) -> None:
     assert findings(doc) == [("RL105", "compose.yaml", 4, 44), ("RL105", "run.sh", 1, 55)]
     assert located(doc["warnings"]) == [
         ("compose.yaml", 1, 1, ".env cannot be read: not a regular file (a FIFO); not read; its variables are "
-                               "unknown")]
+                               "unknown"),
+        ("run.sh", 1, 23, "--env-file .env: not a regular file (a FIFO); not read; its variables are unknown")]
 
 
 def test_12_fifo_in_a_records_folder(tmp_path: Path, good: Path) -> None:

@@ -345,6 +345,10 @@ MAX_INSTANCES = 100
 hundred of a generated one)."""
 
 
+CLOSED_UNSET = Fact(None, "inferred")
+"""What a key under a closed prefix reads as: known to be unset (one shared object; facts are frozen)."""
+
+
 @dataclass(repr=False, eq=False)
 class FactSet:
     """The facts of one deployment.
@@ -371,7 +375,7 @@ class FactSet:
             return None
         for prefix in self.closed:
             if key.startswith(prefix) and (key == prefix or prefix.endswith(".")):
-                return Fact(None, "inferred")
+                return CLOSED_UNSET
         return None
 
     def set(self, key: str, fact: Fact) -> None:

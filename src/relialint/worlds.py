@@ -185,6 +185,17 @@ def _in_range(spec: str | None, version: Version) -> bool:
         return True
 
 
+@lru_cache(maxsize=64)
+def _plan(allowed: tuple[Version, ...], spec: str | None,
+          version_class: Callable[[Version], tuple[object, ...]] | None
+          ) -> tuple[tuple[Version, tuple[object, ...], Mapping[str, Fact | None]], ...]:
+    """The tabled versions in the stated range, each with its defaults class and the facts that pin it: the same
+    for every deployment that allows the same versions (the mappings are shared and never written)."""
+    return tuple((version, version_class(version) if version_class is not None else (version,),
+                  {"engine.version": Fact(version, "inferred", note="a possible world")})
+                 for version in allowed if _in_range(spec, version))
+
+
 class Worlds:
     """The worlds of one deployment, built on first use. ``version_class``: versions of one class get the same
     defaults (the thresholds the engine's defaults compare with)."""
@@ -244,17 +255,13 @@ class Worlds:
         by_class: dict[tuple[object, ...], FactView] = {}
         groups: dict[tuple[object, ...], int] = {}
         changes: list[dict[str, Fact | None]] = []
-        for version in allowed:
-            if not _in_range(spec, version):
-                continue
-            cls = self.version_class(version) if self.version_class is not None else (version,)
+        for version, cls, top in _plan(tuple(allowed), spec, self.version_class):
             facts = by_class.get(cls)
             if facts is None:
                 groups[cls] = len(groups)
                 changes.append(self._defaults_for(version, cls))
                 facts = by_class[cls] = Overlay(self.unfinished, {**carried, **changes[-1]})
-            worlds.append(VersionWorld(str(version), version, Overlay(facts, {
-                "engine.version": Fact(version, "inferred", note="a possible world")}), groups[cls]))
+            worlds.append(VersionWorld(version.text, version, Overlay(facts, top), groups[cls]))
         newer = self._bound(table[-1], True, allowed, spec)
         if newer is not None:
             worlds.append(newer)

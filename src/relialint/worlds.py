@@ -217,6 +217,13 @@ class Worlds:
         """Worlds grouped by what one trigger reads, kept for the next trigger that reads the same."""
         self._reads: dict[str, object] = {}
         self.version_key: tuple[Any, ...] = ()
+        self._gpu_key: tuple[Any, ...] | None = None
+
+    def gpu_key(self) -> tuple[Any, ...]:
+        """:func:`gpu_key` of the deployment's facts, computed once (every trigger's memo key holds it)."""
+        if self._gpu_key is None:
+            self._gpu_key = gpu_key(self.base)
+        return self._gpu_key
 
     def gpus(self) -> list[GpuWorld] | None:
         if not self._gpu_done:
@@ -457,7 +464,7 @@ def judge(trigger: Mapping[str, Any], worlds: Worlds) -> Judgement:
     # The same trigger over the same facts and the same worlds is the same judgement (a tree of similar files).
     ordered = shape.ordered_keys
     memo_key = (id(trigger), worlds.engine, tuple(_sig(worlds.base.get(k)) for k in ordered),
-                gpu_key(worlds.base) if gpus is not None else None,
+                worlds.gpu_key() if gpus is not None else None,
                 (worlds.version_key[:3], tuple(_sig(worlds.unfinished.get(k)) for k in ordered))
                 if versions is not None and worlds.unfinished is not None else None)
     memo = _JUDGED.get(memo_key)
@@ -532,7 +539,7 @@ def _gpu_classes(worlds: Worlds, gpus: list[GpuWorld] | None, leaves: tuple[Mapp
     """The GPU worlds grouped by how the trigger's GPU conditions come out: rows that answer every one of them
     alike are one class, since the trigger cannot tell them apart."""
     # The GPU worlds and the GPU conditions depend only on the known GPU facts: shared by every deployment.
-    key = (gpu_key(worlds.base), tuple(id(leaf) for leaf in leaves))
+    key = (worlds.gpu_key(), tuple(id(leaf) for leaf in leaves))
     found = _GPU_CLASSES.get(key)
     if found is None:
         classes: dict[tuple[bool | None, ...], tuple[Mapping[str, Fact], list[str]]] = {}

@@ -196,6 +196,22 @@ def _plan(allowed: tuple[Version, ...], spec: str | None,
                  for version in allowed if _in_range(spec, version))
 
 
+class _VersionPlan:
+    """The version worlds of one deployment before they are built: the worlds beyond the tables, the tabled
+    versions with their defaults classes, and each class's facts."""
+
+    __slots__ = ("class_facts", "groups", "newer", "older", "versions")
+
+    def __init__(self, older: VersionWorld | None, newer: VersionWorld | None,
+                 versions: tuple[tuple[Version, tuple[object, ...], Mapping[str, Fact | None]], ...],
+                 groups: list[int], class_facts: list[FactView]) -> None:
+        self.older = older
+        self.newer = newer
+        self.versions = versions
+        self.groups = groups
+        self.class_facts = class_facts
+
+
 class Worlds:
     """The worlds of one deployment, built on first use. ``version_class``: versions of one class get the same
     defaults (the thresholds the engine's defaults compare with)."""
@@ -213,6 +229,8 @@ class Worlds:
         self._gpu_done = False
         self._versions: list[VersionWorld] | None = None
         self._versions_done = False
+        self._plan: _VersionPlan | None = None
+        self._plan_done = False
         self.classes: dict[tuple[Any, ...], Any] = {}
         """Worlds grouped by what one trigger reads, kept for the next trigger that reads the same."""
         self._reads: dict[str, object] = {}
@@ -231,15 +249,23 @@ class Worlds:
         return self._gpu
 
     def versions(self) -> list[VersionWorld] | None:
+        """The version worlds (``None``: the version is known, or the engine has no version tables)."""
         if not self._versions_done:
             self._versions, self._versions_done = self._build_versions(), True
         return self._versions
+
+    def has_versions(self) -> bool:
+        """Whether there are version worlds; sets :attr:`version_key` without building the worlds themselves (a
+        judgement found in the memo needs only the key)."""
+        if not self._plan_done:
+            self._plan, self._plan_done = self._version_plan(), True
+        return self._plan is not None
 
     def varying(self) -> frozenset[str]:
         """Keys whose value can differ between version worlds: the version and the defaults it decides."""
         return VERSION_KEYS if self.engine == "vllm" else frozenset({"engine.version"})
 
-    def _build_versions(self) -> list[VersionWorld] | None:
+    def _version_plan(self) -> _VersionPlan | None:
         known = self.base.get("engine.version")
         if known is not None and known.value is not None:
             return None
@@ -254,30 +280,39 @@ class Worlds:
         floor = flagcheck.value_floor(self.base)
         if floor is not None:  # a value only later releases accept (an MTP speculative method from 0.11.0)
             allowed = [v for v in allowed if not v < floor] or allowed
-        worlds: list[VersionWorld] = []
         older = self._bound(table[0], False, allowed, spec)
-        if older is not None:
-            worlds.append(older)
-        carried = {k: f for k, f in self.base.facts.items() if k.startswith("args.")}
-        by_class: dict[tuple[object, ...], FactView] = {}
-        groups: dict[tuple[object, ...], int] = {}
-        changes: list[dict[str, Fact | None]] = []
-        for version, cls, top in _plan(tuple(allowed), spec, self.version_class):
-            facts = by_class.get(cls)
-            if facts is None:
-                groups[cls] = len(groups)
-                changes.append(self._defaults_for(version, cls))
-                facts = by_class[cls] = Overlay(self.unfinished, {**carried, **changes[-1]})
-            worlds.append(VersionWorld(version.text, version, Overlay(facts, top), groups[cls]))
         newer = self._bound(table[-1], True, allowed, spec)
-        if newer is not None:
-            worlds.append(newer)
+        carried = {k: f for k, f in self.base.facts.items() if k.startswith("args.")}
+        plan = _plan(tuple(allowed), spec, self.version_class)
+        by_class: dict[tuple[object, ...], int] = {}
+        class_facts: list[FactView] = []
+        changes: list[dict[str, Fact | None]] = []
+        groups: list[int] = []
+        for version, cls, _top in plan:
+            group = by_class.get(cls)
+            if group is None:
+                group = by_class[cls] = len(changes)
+                changes.append(self._defaults_for(version, cls))
+                class_facts.append(Overlay(self.unfinished, {**carried, **changes[-1]}))
+            groups.append(group)
+        labels = (*((older.label,) if older else ()), *(version.text for version, _cls, _top in plan),
+                  *((newer.label,) if newer else ()))
         # What the worlds are made of besides the deployment's own facts: equal for two deployments whose defaults
         # read the same values (the change dicts are shared then, and the key holds them).
-        self.version_key = (tuple(w.label for w in worlds), tuple(groups.values()), tuple(map(id, changes)),
-                            tuple(changes))
-        return worlds
+        self.version_key = (labels, tuple(range(len(changes))), tuple(map(id, changes)), tuple(changes))
+        return _VersionPlan(older, newer, plan, groups, class_facts)
 
+    def _build_versions(self) -> list[VersionWorld] | None:
+        if not self.has_versions():
+            return None
+        plan = self._plan
+        assert plan is not None
+        worlds: list[VersionWorld] = [plan.older] if plan.older is not None else []
+        for (version, _cls, top), group in zip(plan.versions, plan.groups, strict=True):
+            worlds.append(VersionWorld(version.text, version, Overlay(plan.class_facts[group], top), group))
+        if plan.newer is not None:
+            worlds.append(plan.newer)
+        return worlds
 
     def _defaults_for(self, version: Version, cls: tuple[object, ...]) -> dict[str, Fact | None]:
         """What the engine's defaults change for a version of class ``cls`` (``None``: made unknown). A deployment
@@ -458,18 +493,19 @@ def judge(trigger: Mapping[str, Any], worlds: Worlds) -> Judgement:
     open_keys = {k for k in keys if worlds.base.get(k) is None}  # only what is unknown can split the worlds
     gpu_keys = sorted(k for k in open_keys if k in ROW_KEYS)
     gpus = worlds.gpus() if gpu_keys else None
-    versions = worlds.versions() if open_keys & worlds.varying() else None
-    if gpus is None and versions is None:
+    by_version = bool(open_keys & worlds.varying()) and worlds.has_versions()
+    if gpus is None and not by_version:
         return Judgement(None, kleene.missing, kleene.notes)
     # The same trigger over the same facts and the same worlds is the same judgement (a tree of similar files).
     ordered = shape.ordered_keys
     memo_key = (id(trigger), worlds.engine, tuple(_sig(worlds.base.get(k)) for k in ordered),
                 worlds.gpu_key() if gpus is not None else None,
                 (worlds.version_key[:3], tuple(_sig(worlds.unfinished.get(k)) for k in ordered))
-                if versions is not None and worlds.unfinished is not None else None)
+                if by_version and worlds.unfinished is not None else None)
     memo = _JUDGED.get(memo_key)
     if memo is not None:
         return memo[1]
+    versions = worlds.versions() if by_version else None
     judged = _judge_worlds(trigger, worlds, shape, kleene, open_keys, gpu_keys, gpus, versions)
     if len(_JUDGED) > 65536:
         _JUDGED.clear()
@@ -567,15 +603,35 @@ def _version_classes(worlds: Worlds, versions: list[VersionWorld] | None, litera
     if found is None:
         found = worlds.classes[key] = {}
         by_group: dict[int, tuple[bool | None, ...]] = {}
-        for v in versions or [VersionWorld("", None, worlds.base)]:
+        listed = versions or [VersionWorld("", None, worlds.base)]
+        orders = _orders(listed, worlds.version_key[:1] if versions else (), literals)
+        for v, order in zip(listed, orders, strict=True):
             rest = by_group.get(v.group) if v.group >= 0 else None
             if rest is None:
                 rest = _leaf_sig(leaves, v.facts)
                 if v.group >= 0:
                     by_group[v.group] = rest
-            sig = (*(_order_sig(v.version, lit) for lit in literals), *rest)
-            found.setdefault(sig, (v.facts, []))[1].append(v.label)
+            found.setdefault((*order, *rest), (v.facts, []))[1].append(v.label)
     return found  # type: ignore[no-any-return]
+
+
+# (the worlds' labels, the trigger's version literals) -> how each world's version compares with each literal
+_ORDERS: dict[tuple[Any, ...], list[tuple[str, ...]]] = {}
+
+
+def _orders(versions: list[VersionWorld], labels: tuple[Any, ...], literals: tuple[Version, ...]
+            ) -> list[tuple[str, ...]]:
+    """How each world's version compares with each literal; the same for every deployment with the same worlds
+    (the labels name them), so kept."""
+    key = (labels, literals) if labels else None
+    found = _ORDERS.get(key) if key is not None else None
+    if found is None:
+        found = [tuple(_order_sig(v.version, lit) for lit in literals) for v in versions]
+        if key is not None:
+            if len(_ORDERS) > 4096:
+                _ORDERS.clear()
+            _ORDERS[key] = found
+    return found
 
 
 def _splits(results: list[tuple[list[str], list[str], Verdict]], by_gpu: bool) -> bool:

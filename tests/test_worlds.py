@@ -4,7 +4,9 @@ shown by default (``../shared/design/possible-worlds.md``)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -86,30 +88,30 @@ def test_a_record_nothing_in_the_file_points_at_is_counted_not_shown() -> None:
 # -- shown and counted through the command line ---------------------------------------------------------------------
 
 
-def test_text_lists_only_shown_findings_and_counts_the_rest() -> None:
+def test_text_lists_only_shown_findings_and_counts_the_rest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
     runner = CliRunner()
-    with runner.isolated_filesystem():
-        with open("serve.sh", "w", encoding="utf-8") as handle:
-            handle.write("vllm serve Qwen/Qwen3-8B\n")
-        result = runner.invoke(main, ["serve.sh", "--isolated"])
-        assert result.exit_code == 0
-        assert "RL107" not in result.output
-        lines = result.output.splitlines()
-        assert lines[0] == "1 file, 1 deployment: 0 definite, 0 possible, 0 errors"
-        assert lines[1] == (
-            "2 more possible findings that nothing in the files points at depend on the GPU (--gpu), the engine "
-            "version (--engine-version) and gpu.cc_mode (--fact KEY=VALUE); declare them (or set them in "
-            "[tool.relialint]) or list them with --show-possible")
-        assert lines[1].endswith("or list them with --show-possible")
-        listed = runner.invoke(main, ["serve.sh", "--isolated", "--show-possible"])
-        assert "serve.sh:1:12: RL107 [blocker, possible]" in listed.output
-        strict = runner.invoke(main, ["serve.sh", "--isolated", "--strict"])
-        assert strict.exit_code == 0  # counted findings never fail a commit
-        assert runner.invoke(main, ["serve.sh", "--isolated", "--strict", "--show-possible"]).exit_code == 1
-        doc = json.loads(runner.invoke(main, ["serve.sh", "--isolated", "--format", "json"]).output)
-        assert {(f["code"], f["shown"]) for f in doc["findings"]} == {
-            ("RL107", False), ("RL206", False)}  # Qwen/Qwen3-8B is known unquantized: no MXFP4 or FP8 record
-        assert doc["summary"]["possible_counted"] == 2
+    with open("serve.sh", "w", encoding="utf-8") as handle:
+        handle.write("vllm serve Qwen/Qwen3-8B\n")
+    result = runner.invoke(main, ["serve.sh", "--isolated"])
+    assert result.exit_code == 0
+    assert "RL107" not in result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "1 file, 1 deployment: 0 definite, 0 possible, 0 errors"
+    assert lines[1] == (
+        "2 more possible findings that nothing in the files points at depend on the GPU (--gpu), the engine "
+        "version (--engine-version) and gpu.cc_mode (--fact KEY=VALUE); declare them (or set them in "
+        "[tool.relialint]) or list them with --show-possible")
+    assert lines[1].endswith("or list them with --show-possible")
+    listed = runner.invoke(main, ["serve.sh", "--isolated", "--show-possible"])
+    assert "serve.sh:1:12: RL107 [blocker, possible]" in listed.output
+    strict = runner.invoke(main, ["serve.sh", "--isolated", "--strict"])
+    assert strict.exit_code == 0  # counted findings never fail a commit
+    assert runner.invoke(main, ["serve.sh", "--isolated", "--strict", "--show-possible"]).exit_code == 1
+    doc = json.loads(runner.invoke(main, ["serve.sh", "--isolated", "--format", "json"]).output)
+    assert {(f["code"], f["shown"]) for f in doc["findings"]} == {
+        ("RL107", False), ("RL206", False)}  # Qwen/Qwen3-8B is known unquantized: no MXFP4 or FP8 record
+    assert doc["summary"]["possible_counted"] == 2
 
 
 # -- versions beyond the tables -------------------------------------------------------------------------------------

@@ -237,7 +237,7 @@ class Worlds:
         self.version_key: tuple[Any, ...] = ()
         self._gpu_key: tuple[Any, ...] | None = None
 
-    def gpu_key(self) -> tuple[Any, ...]:
+    def gpu_signature(self) -> tuple[Any, ...]:
         """:func:`gpu_key` of the deployment's facts, computed once (every trigger's memo key holds it)."""
         if self._gpu_key is None:
             self._gpu_key = gpu_key(self.base)
@@ -299,7 +299,7 @@ class Worlds:
                   *((newer.label,) if newer else ()))
         # What the worlds are made of besides the deployment's own facts: equal for two deployments whose defaults
         # read the same values (the change dicts are shared then, and the key holds them).
-        self.version_key = (labels, tuple(range(len(changes))), tuple(map(id, changes)), tuple(changes))
+        self.version_key = (labels, tuple(map(id, changes)), tuple(changes))
         return _VersionPlan(older, newer, plan, groups, class_facts)
 
     def _build_versions(self) -> list[VersionWorld] | None:
@@ -499,8 +499,8 @@ def judge(trigger: Mapping[str, Any], worlds: Worlds) -> Judgement:
     # The same trigger over the same facts and the same worlds is the same judgement (a tree of similar files).
     ordered = shape.ordered_keys
     memo_key = (id(trigger), worlds.engine, tuple(_sig(worlds.base.get(k)) for k in ordered),
-                worlds.gpu_key() if gpus is not None else None,
-                (worlds.version_key[:3], tuple(_sig(worlds.unfinished.get(k)) for k in ordered))
+                worlds.gpu_signature() if gpus is not None else None,
+                (worlds.version_key[:2], tuple(_sig(worlds.unfinished.get(k)) for k in ordered))
                 if by_version and worlds.unfinished is not None else None)
     memo = _JUDGED.get(memo_key)
     if memo is not None:
@@ -575,7 +575,7 @@ def _gpu_classes(worlds: Worlds, gpus: list[GpuWorld] | None, leaves: tuple[Mapp
     """The GPU worlds grouped by how the trigger's GPU conditions come out: rows that answer every one of them
     alike are one class, since the trigger cannot tell them apart."""
     # The GPU worlds and the GPU conditions depend only on the known GPU facts: shared by every deployment.
-    key = (worlds.gpu_key(), tuple(id(leaf) for leaf in leaves))
+    key = (worlds.gpu_signature(), tuple(id(leaf) for leaf in leaves))
     found = _GPU_CLASSES.get(key)
     if found is None:
         classes: dict[tuple[bool | None, ...], tuple[Mapping[str, Fact], list[str]]] = {}
@@ -604,7 +604,7 @@ def _version_classes(worlds: Worlds, versions: list[VersionWorld] | None, litera
         found = worlds.classes[key] = {}
         by_group: dict[int, tuple[bool | None, ...]] = {}
         listed = versions or [VersionWorld("", None, worlds.base)]
-        orders = _orders(listed, worlds.version_key[:1] if versions else (), literals)
+        orders = _orders(listed, worlds.version_key[0] if versions else None, literals)
         for v, order in zip(listed, orders, strict=True):
             rest = by_group.get(v.group) if v.group >= 0 else None
             if rest is None:
@@ -619,11 +619,11 @@ def _version_classes(worlds: Worlds, versions: list[VersionWorld] | None, litera
 _ORDERS: dict[tuple[Any, ...], list[tuple[str, ...]]] = {}
 
 
-def _orders(versions: list[VersionWorld], labels: tuple[Any, ...], literals: tuple[Version, ...]
+def _orders(versions: list[VersionWorld], labels: tuple[str, ...] | None, literals: tuple[Version, ...]
             ) -> list[tuple[str, ...]]:
     """How each world's version compares with each literal; the same for every deployment with the same worlds
-    (the labels name them), so kept."""
-    key = (labels, literals) if labels else None
+    (the labels name them), so kept. ``labels`` ``None``: the one world of a known version, not kept."""
+    key = (labels, literals) if labels is not None else None
     found = _ORDERS.get(key) if key is not None else None
     if found is None:
         found = [tuple(_order_sig(v.version, lit) for lit in literals) for v in versions]

@@ -19,7 +19,7 @@ import html
 import json
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -549,7 +549,7 @@ def facts_page(records: Sequence[SiteRecord]) -> str:
 
 
 def hardware_page() -> str:
-    from relialint.hardware import catalogue
+    from relialint.hardware import Gpu, catalogue
 
     def yes(value: bool | None) -> str:
         return "unknown" if value is None else ("yes" if value else "no")
@@ -577,30 +577,26 @@ def hardware_page() -> str:
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     gpus = catalogue()
-    for g in gpus:
-        if g.vendor != "nvidia":
-            continue
+
+    def rows(vendor: str, cells: Callable[[Gpu], list[str]]) -> list[str]:
+        """One vendor's table rows: the name, the vendor's own columns, the aliases and the note."""
+        return [" | ".join(["", f"**{cell(g.name)}**", *cells(g), ", ".join(code(a) for a in g.aliases),
+                            cell(g.note or ""), ""]).strip()
+                for g in gpus if g.vendor == vendor]
+
+    def nvidia(g: Gpu) -> list[str]:
         sm = f"{g.sm} ({code('sm_' + str(g.sm).replace('.', ''))})" if g.sm is not None else ""
-        aliases = ", ".join(code(a) for a in g.aliases)
-        out.append(f"| **{cell(g.name)}** | {sm} | {yes(g.native_fp8)} | {yes(g.native_fp4)} | {memory(g.memory_gb)} "
-                   f"| {yes(g.cc_capable)} | {aliases} | {cell(g.note or '')} |")
+        return [sm, yes(g.native_fp8), yes(g.native_fp4), memory(g.memory_gb), yes(g.cc_capable)]
+
+    out += rows("nvidia", nvidia)
     out += ["", "## AMD", "",
             "AMD native FP8/FP4 are left unknown: the reference gives vLLM's software gates, not tensor-core facts.",
             "", "| GPU | target (`gpu.arch`) | memory | also written as | note |", "| --- | --- | --- | --- | --- |"]
-    for g in gpus:
-        if g.vendor != "amd":
-            continue
-        aliases = ", ".join(code(a) for a in g.aliases)
-        out.append(f"| **{cell(g.name)}** | {code(g.arch or '')} | {memory(g.memory_gb)} | {aliases} | "
-                   f"{cell(g.note or '')} |")
+    out += rows("amd", lambda g: [code(g.arch or ""), memory(g.memory_gb)])
     out += ["", "## Intel", "",
             "Intel GPUs (vLLM XPU, llama.cpp SYCL) have neither a compute capability nor an AMD target.",
             "", "| GPU | memory | also written as | note |", "| --- | --- | --- | --- |"]
-    for g in gpus:
-        if g.vendor != "intel":
-            continue
-        aliases = ", ".join(code(a) for a in g.aliases)
-        out.append(f"| **{cell(g.name)}** | {memory(g.memory_gb)} | {aliases} | {cell(g.note or '')} |")
+    out += rows("intel", lambda g: [memory(g.memory_gb)])
     out.append("")
     return "\n".join(out)
 

@@ -70,14 +70,16 @@ class VersionWorld:
     """One release (or one beyond the tables) and the facts in force there. Worlds of one ``group`` share every
     fact but the version (the engine's defaults are the same)."""
 
-    __slots__ = ("facts", "group", "label", "version")
+    __slots__ = ("facts", "group", "label", "top", "version")
 
     def __init__(self, label: str, version: Version | VersionBound | None, facts: FactView,
-                 group: int = -1) -> None:
+                 group: int = -1, top: Mapping[str, Fact | None] | None = None) -> None:
         self.label = label
         self.version = version
         self.facts = facts
         self.group = group
+        self.top = top
+        """A tabled version's own facts, laid over its defaults class in a deployment (``Worlds.world_facts``)."""
 
 
 class Judgement:
@@ -185,30 +187,52 @@ def _in_range(spec: str | None, version: Version) -> bool:
         return True
 
 
+class _Tabled:
+    """The tabled versions a deployment allows, the same for every deployment that allows the same versions (kept,
+    never written): each version's world without the deployment's facts (its ``facts`` are only the version that
+    pins it), the defaults class of each (``groups``, numbered in order of first appearance) and the first version
+    of each class, whose defaults stand for the class."""
+
+    __slots__ = ("first", "labels", "worlds")
+
+    def __init__(self, worlds: tuple[VersionWorld, ...], first: tuple[tuple[Version, tuple[object, ...]], ...]
+                 ) -> None:
+        self.worlds = worlds
+        self.first = first
+        self.labels = tuple(world.label for world in worlds)
+
+
 @lru_cache(maxsize=64)
 def _plan(allowed: tuple[Version, ...], spec: str | None,
-          version_class: Callable[[Version], tuple[object, ...]] | None
-          ) -> tuple[tuple[Version, tuple[object, ...], Mapping[str, Fact | None]], ...]:
-    """The tabled versions in the stated range, each with its defaults class and the facts that pin it: the same
-    for every deployment that allows the same versions (the mappings are shared and never written)."""
-    return tuple((version, version_class(version) if version_class is not None else (version,),
-                  {"engine.version": Fact(version, "inferred", note="a possible world")})
-                 for version in allowed if _in_range(spec, version))
+          version_class: Callable[[Version], tuple[object, ...]] | None) -> _Tabled:
+    """The tabled versions in the stated range, grouped by defaults class."""
+    by_class: dict[tuple[object, ...], int] = {}
+    worlds: list[VersionWorld] = []
+    first: list[tuple[Version, tuple[object, ...]]] = []
+    for version in allowed:
+        if not _in_range(spec, version):
+            continue
+        cls = version_class(version) if version_class is not None else (version,)
+        group = by_class.get(cls)
+        if group is None:
+            group = by_class[cls] = len(first)
+            first.append((version, cls))
+        pin = {"engine.version": Fact(version, "inferred", note="a possible world")}
+        worlds.append(VersionWorld(version.text, version, FactSet(pin), group, pin))
+    return _Tabled(tuple(worlds), tuple(first))
 
 
 class _VersionPlan:
     """The version worlds of one deployment before they are built: the worlds beyond the tables, the tabled
-    versions with their defaults classes, and each class's facts."""
+    versions, and the facts of each defaults class in this deployment."""
 
-    __slots__ = ("class_facts", "groups", "newer", "older", "versions")
+    __slots__ = ("class_facts", "newer", "older", "tabled")
 
-    def __init__(self, older: VersionWorld | None, newer: VersionWorld | None,
-                 versions: tuple[tuple[Version, tuple[object, ...], Mapping[str, Fact | None]], ...],
-                 groups: list[int], class_facts: list[FactView]) -> None:
+    def __init__(self, older: VersionWorld | None, newer: VersionWorld | None, tabled: _Tabled,
+                 class_facts: list[FactView]) -> None:
         self.older = older
         self.newer = newer
-        self.versions = versions
-        self.groups = groups
+        self.tabled = tabled
         self.class_facts = class_facts
 
 
@@ -283,36 +307,28 @@ class Worlds:
         older = self._bound(table[0], False, allowed, spec)
         newer = self._bound(table[-1], True, allowed, spec)
         carried = {k: f for k, f in self.base.facts.items() if k.startswith("args.")}
-        plan = _plan(tuple(allowed), spec, self.version_class)
-        by_class: dict[tuple[object, ...], int] = {}
-        class_facts: list[FactView] = []
-        changes: list[dict[str, Fact | None]] = []
-        groups: list[int] = []
-        for version, cls, _top in plan:
-            group = by_class.get(cls)
-            if group is None:
-                group = by_class[cls] = len(changes)
-                changes.append(self._defaults_for(version, cls))
-                class_facts.append(Overlay(self.unfinished, {**carried, **changes[-1]}))
-            groups.append(group)
-        labels = (*((older.label,) if older else ()), *(version.text for version, _cls, _top in plan),
-                  *((newer.label,) if newer else ()))
+        tabled = _plan(tuple(allowed), spec, self.version_class)
+        changes = [self._defaults_for(version, cls) for version, cls in tabled.first]
+        class_facts: list[FactView] = [Overlay(self.unfinished, {**carried, **change}) for change in changes]
+        labels = (*((older.label,) if older else ()), *tabled.labels, *((newer.label,) if newer else ()))
         # What the worlds are made of besides the deployment's own facts: equal for two deployments whose defaults
         # read the same values (the change dicts are shared then, and the key holds them).
         self.version_key = (labels, tuple(map(id, changes)), tuple(changes))
-        return _VersionPlan(older, newer, plan, groups, class_facts)
+        return _VersionPlan(older, newer, tabled, class_facts)
 
     def _build_versions(self) -> list[VersionWorld] | None:
         if not self.has_versions():
             return None
         plan = self._plan
         assert plan is not None
-        worlds: list[VersionWorld] = [plan.older] if plan.older is not None else []
-        for (version, _cls, top), group in zip(plan.versions, plan.groups, strict=True):
-            worlds.append(VersionWorld(version.text, version, Overlay(plan.class_facts[group], top), group))
-        if plan.newer is not None:
-            worlds.append(plan.newer)
-        return worlds
+        return [*((plan.older,) if plan.older is not None else ()), *plan.tabled.worlds,
+                *((plan.newer,) if plan.newer is not None else ())]
+
+    def world_facts(self, world: VersionWorld) -> FactView:
+        """The facts in force in one version world: a tabled version's own facts over its defaults class."""
+        if world.top is None or self._plan is None:
+            return world.facts
+        return Overlay(self._plan.class_facts[world.group], world.top)
 
     def _defaults_for(self, version: Version, cls: tuple[object, ...]) -> dict[str, Fact | None]:
         """What the engine's defaults change for a version of class ``cls`` (``None``: made unknown). A deployment
@@ -599,7 +615,7 @@ def _version_classes(worlds: Worlds, versions: list[VersionWorld] | None, litera
     """The version worlds grouped: versions that compare alike with every version the trigger names and answer
     its other version-dependent conditions alike are one class."""
     key = ("version", literals, tuple(id(leaf) for leaf in leaves))
-    found = worlds.classes.get(key)
+    found: dict[tuple[object, ...], tuple[FactView, list[str]]] | None = worlds.classes.get(key)
     if found is None:
         found = worlds.classes[key] = {}
         by_group: dict[int, tuple[bool | None, ...]] = {}
@@ -607,12 +623,17 @@ def _version_classes(worlds: Worlds, versions: list[VersionWorld] | None, litera
         orders = _orders(listed, worlds.version_key[0] if versions else None, literals)
         for v, order in zip(listed, orders, strict=True):
             rest = by_group.get(v.group) if v.group >= 0 else None
+            facts: FactView | None = None
             if rest is None:
-                rest = _leaf_sig(leaves, v.facts)
+                facts = worlds.world_facts(v)
+                rest = _leaf_sig(leaves, facts)
                 if v.group >= 0:
                     by_group[v.group] = rest
-            found.setdefault((*order, *rest), (v.facts, []))[1].append(v.label)
-    return found  # type: ignore[no-any-return]
+            entry = found.get((*order, *rest))
+            if entry is None:
+                entry = found[(*order, *rest)] = (facts or worlds.world_facts(v), [])
+            entry[1].append(v.label)
+    return found
 
 
 # (the worlds' labels, the trigger's version literals) -> how each world's version compares with each literal

@@ -229,7 +229,10 @@ def eval_predicate(pred: Mapping[str, Any], facts: FactView) -> Verdict:
     raise PredicateError(f"not a predicate: {sorted(pred)}")
 
 
+@lru_cache(maxsize=1024)
 def _v(engine: str, text: str | None) -> Version | None:
+    """A record's version bound, parsed once (a record's bounds are read for every deployment; a bound that does
+    not parse raises each time, since ``lru_cache`` keeps no exceptions)."""
     return parse_engine_version(engine, text) if text else None
 
 

@@ -160,8 +160,7 @@ def read_bytes(path: Path | str, display: str, limit: int = MAX_FILE_BYTES,
             kind = _kind_of(os.fstat(fd).st_mode)  # the file may have been swapped since the stat
             if kind is not None:
                 return None, ReadError(display, 1, 1, f"not a regular file ({kind}); not read")
-            with os.fdopen(fd, "rb", closefd=False) as handle:
-                return (handle.read(limit), None) if head else bounded(handle, display, limit)
+            return _read_fd(fd, limit, display, head)
         finally:
             os.close(fd)
     except FileNotFoundError:
@@ -170,6 +169,23 @@ def read_bytes(path: Path | str, display: str, limit: int = MAX_FILE_BYTES,
         return None, ReadError(display, 1, 1, "permission denied")
     except (OSError, ValueError) as exc:
         return None, ReadError(display, 1, 1, f"cannot read: {getattr(exc, 'strerror', None) or 'invalid path'}")
+
+
+def _read_fd(fd: int, limit: int, display: str, head: bool) -> tuple[bytes | None, ReadError | None]:
+    """At most ``limit`` bytes of an open file, read with plain ``os.read`` (no buffered file object: most inputs
+    are a few kilobytes, read in one call); more than ``limit`` is a located error unless ``head``."""
+    chunks: list[bytes] = []
+    total = 0
+    want = limit if head else limit + 1
+    while total < want:
+        chunk = os.read(fd, min(1 << 20, want - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    if total > limit:
+        return None, ReadError(display, 1, 1, f"file too large (more than {limit} bytes; the limit is {limit})")
+    return b"".join(chunks), None
 
 
 def bounded(stream: BinaryIO, display: str, limit: int = MAX_FILE_BYTES) -> tuple[bytes | None, ReadError | None]:

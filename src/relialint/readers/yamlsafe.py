@@ -76,8 +76,15 @@ _CORE_INF = re.compile(r"^[-+]?\.(inf|Inf|INF)$")
 _CORE_NAN = re.compile(r"^\.(nan|NaN|NAN)$")
 
 
+# First characters that no null, boolean or number of the core schema starts with: most scalars (names, images,
+# paths) are decided by their first character alone.
+_NEVER_CORE = frozenset("abcdeghijklmopqrsuvwxyzABCDEGHIJKLMOPQRSUVWXYZ/_$\"'{}[]()!@%&*|<>=,;:?`^")
+
+
 def _core_value(tag: str, text: str) -> str | int | float | bool | None:
     """A plain scalar by the YAML 1.2 core schema; an explicit non-core tag keeps the text."""
+    if tag == "tag:yaml.org,2002:str" and text[:1] in _NEVER_CORE:
+        return text
     kind = tag.rsplit(":", 1)[-1]
     if kind not in ("null", "bool", "int", "float", "str"):
         return text

@@ -101,16 +101,22 @@ class Effective:
 def find(start: Path, cache: dict[str, str | None] | None = None) -> Path | None:
     """The configuration file nearest to ``start`` (a file or folder), walking upward."""
     folder = start if start.is_dir() else start.parent
-    folder = folder.resolve() if folder.exists() else Path.cwd().joinpath(folder).resolve()
     cache = {} if cache is None else cache
+    asked = "\0" + str(folder)  # the answer for a folder as given: the files of one folder resolve it once
+    if asked in cache:
+        known = cache[asked]
+        return Path(known) if known is not None else None
+    folder = folder.resolve() if folder.exists() else Path.cwd().joinpath(folder).resolve()
+    found: str | None = None
     for current in (folder, *folder.parents):
         key = str(current)
         if key not in cache:
             cache[key] = _in_folder(key)
-        hit = cache[key]
-        if hit is not None:
-            return Path(hit)
-    return None
+        found = cache[key]
+        if found is not None:
+            break
+    cache[asked] = found
+    return Path(found) if found is not None else None
 
 
 def _in_folder(folder: str) -> str | None:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from relialint import bounds
+from relialint.plain import Frozen, replace
 from relialint.readers.located import read_text
 
 if TYPE_CHECKING:
@@ -34,17 +34,28 @@ class ConfigError(ValueError):
         self.path, self.line, self.column, self.message = path, line, column, message
 
 
-@dataclass(frozen=True)
-class TargetSpec:
+class TargetSpec(Frozen):
     """One target of a run: a GPU and, optionally, more facts (from configuration or the command line)."""
 
     name: str | None = None
     gpu: str | None = None
     engine_version: str | None = None
     os: str | None = None
-    facts: dict[str, FactValue] = field(default_factory=dict)
+    facts: dict[str, FactValue]
     facts_file: str | None = None
     """A facts file (``facts = "FILE"``), resolved against the configuration's folder."""
+
+    _fields = ("name", "gpu", "engine_version", "os", "facts", "facts_file")
+
+    def __init__(self, name: str | None = None, gpu: str | None = None, engine_version: str | None = None,
+                 os: str | None = None, facts: dict[str, FactValue] | None = None,
+                 facts_file: str | None = None) -> None:
+        self.name = name
+        self.gpu = gpu
+        self.engine_version = engine_version
+        self.os = os
+        self.facts = {} if facts is None else facts
+        self.facts_file = facts_file
 
     def label(self) -> str:
         return self.name or self.gpu or "target"
@@ -54,7 +65,6 @@ def _spec(target: Any) -> TargetSpec:
     return TargetSpec(target.name, target.gpu, target.engine_version, target.os, dict(target.facts))
 
 
-@dataclass(repr=False, eq=False)
 class Config:
     """A loaded configuration file."""
 
@@ -62,6 +72,12 @@ class Config:
     settings: Settings
     text: str
     section: str
+
+    def __init__(self, path: Path, settings: Settings, text: str, section: str) -> None:
+        self.path = path
+        self.settings = settings
+        self.text = text
+        self.section = section
 
     @property
     def root(self) -> Path:
@@ -82,17 +98,27 @@ class Config:
         return locate(self.text, self.section, loc)
 
 
-@dataclass(repr=False, eq=False)
 class Effective:
     """The settings that apply to one file once overrides are merged (the command line comes on top in lint)."""
 
     config: Config | None = None
-    targets: list[TargetSpec] = field(default_factory=list)
-    select: list[str] = field(default_factory=list)
-    ignore: list[str] = field(default_factory=list)
+    targets: list[TargetSpec]
+    select: list[str]
+    ignore: list[str]
     fail_on: FailOn | None = None
     strict: bool | None = None
-    suppressions: list[tuple[int, Suppression]] = field(default_factory=list)
+    suppressions: list[tuple[int, Suppression]]
+
+    def __init__(self, config: Config | None = None, targets: list[TargetSpec] | None = None,
+                 select: list[str] | None = None, ignore: list[str] | None = None, fail_on: FailOn | None = None,
+                 strict: bool | None = None, suppressions: list[tuple[int, Suppression]] | None = None) -> None:
+        self.config = config
+        self.targets = [] if targets is None else targets
+        self.select = [] if select is None else select
+        self.ignore = [] if ignore is None else ignore
+        self.fail_on = fail_on
+        self.strict = strict
+        self.suppressions = [] if suppressions is None else suppressions
 
 
 # -- discovery ------------------------------------------------------------------------------------------------------

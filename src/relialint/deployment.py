@@ -2,27 +2,35 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from relialint.facts import FactSet
 from relialint.readers.located import Branch, Span
 from relialint.readers.located import exclusive as _arms_exclusive
 
 
-@dataclass(repr=False, eq=False)
 class Deployment:
     """One engine launch (or one benchmark run) and what is known about it."""
 
     engine: str
     kind: str
     span: Span
-    facts: FactSet = field(default_factory=FactSet)
+    facts: FactSet
     name: str | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: list[str]
     unfinished: FactSet | None = None
     """The facts before the engine's checks and defaults ran: the possible worlds recompute defaults from them."""
     branch: Branch = ()
     """The ``if`` / ``case`` arms the launch sits in (``readers.located.Branch``)."""
+
+    def __init__(self, engine: str, kind: str, span: Span, facts: FactSet | None = None, name: str | None = None,
+                 notes: list[str] | None = None, unfinished: FactSet | None = None, branch: Branch = ()) -> None:
+        self.engine = engine
+        self.kind = kind
+        self.span = span
+        self.facts = FactSet() if facts is None else facts
+        self.name = name
+        self.notes = [] if notes is None else notes
+        self.unfinished = unfinished
+        self.branch = branch
 
     @property
     def path(self) -> str:

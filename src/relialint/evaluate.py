@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from relialint.bounds import MAX_MATCH_SUBJECT, regex_problem
 from relialint.facts import Fact, FactValueError, Value, parse_value, render, spec_for
+from relialint.plain import Frozen
 from relialint.versions import Version, VersionBound, VersionError, parse_engine_version
 
 Tri = bool | None
@@ -30,13 +30,19 @@ if TYPE_CHECKING:  # a Protocol class costs start-up time; only the type checker
         def get(self, key: str) -> Fact | None: ...
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(Frozen):
     """A three-valued result and, when unknown, the facts whose absence made it so."""
 
     value: Tri
     missing: frozenset[str] = frozenset()
     notes: tuple[str, ...] = ()
+
+    _fields = ("value", "missing", "notes")
+
+    def __init__(self, value: Tri, missing: frozenset[str] = frozenset(), notes: tuple[str, ...] = ()) -> None:
+        self.value = value
+        self.missing = missing
+        self.notes = notes
 
 
 TRUE = Verdict(True)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
 from typing import Literal
 
+from relialint.plain import Frozen
 from relialint.versions import Version, VersionBound, VersionError, parse_sm, parse_version
 
 FactType = Literal["string", "bool", "int", "float", "version", "sm"]
@@ -36,8 +36,7 @@ Origin = Literal[
 Value = str | bool | int | float | Version | VersionBound
 
 
-@dataclass(frozen=True)
-class FactSpec:
+class FactSpec(Frozen):
     """One key of the vocabulary."""
 
     key: str
@@ -45,9 +44,16 @@ class FactSpec:
     description: str
     allowed: tuple[str, ...] = ()
 
+    _fields = ("key", "type", "description", "allowed")
 
-@dataclass(frozen=True)
-class Fact:
+    def __init__(self, key: str, type: FactType, description: str, allowed: tuple[str, ...] = ()) -> None:
+        self.key = key
+        self.type = type
+        self.description = description
+        self.allowed = allowed
+
+
+class Fact(Frozen):
     """A fact's value (``None``: known to be unset) with where it came from."""
 
     value: Value | None
@@ -60,6 +66,21 @@ class Fact:
     note: str | None = None
     source: tuple[str, int, int] | None = None
     """Where the value itself was written when that is elsewhere (a ``.env`` line, an earlier assignment)."""
+
+    _fields = ("value", "origin", "path", "line", "column", "end_line", "end_column", "note", "source")
+
+    def __init__(self, value: Value | None, origin: Origin, path: str | None = None, line: int | None = None,
+                 column: int | None = None, end_line: int | None = None, end_column: int | None = None,
+                 note: str | None = None, source: tuple[str, int, int] | None = None) -> None:
+        self.value = value
+        self.origin = origin
+        self.path = path
+        self.line = line
+        self.column = column
+        self.end_line = end_line
+        self.end_column = end_column
+        self.note = note
+        self.source = source
 
     def located(self) -> bool:
         return self.path is not None and self.line is not None
@@ -349,7 +370,6 @@ CLOSED_UNSET = Fact(None, "inferred")
 """What a key under a closed prefix reads as: known to be unset (one shared object; facts are frozen)."""
 
 
-@dataclass(repr=False, eq=False)
 class FactSet:
     """The facts of one deployment.
 
@@ -357,14 +377,22 @@ class FactSet:
     argv closes ``flag.vllm.``; a ``$OPTS`` splice leaves it open).
     """
 
-    facts: dict[str, Fact] = field(default_factory=dict)
-    closed: set[str] = field(default_factory=set)
-    blocked: set[str] = field(default_factory=set)
-    instances: dict[str, list[dict[str, Fact | None]]] = field(default_factory=dict)
+    facts: dict[str, Fact]
+    closed: set[str]
+    blocked: set[str]
+    instances: dict[str, list[dict[str, Fact | None]]]
     """Facts that hold once per located instance (three unknown options, two unread variables): ``key`` -> one
     group per instance, each mapping ``key`` and its companion keys to their facts (``None``: unknown in that
     instance). ``facts[key]`` holds the first instance; a record that locates ``key`` is evaluated once per group
     (:meth:`instance_views`)."""
+
+    def __init__(self, facts: dict[str, Fact] | None = None, closed: set[str] | None = None,
+                 blocked: set[str] | None = None, instances: dict[str, list[dict[str,
+                 Fact | None]]] | None = None) -> None:
+        self.facts = {} if facts is None else facts
+        self.closed = set() if closed is None else closed
+        self.blocked = set() if blocked is None else blocked
+        self.instances = {} if instances is None else instances
 
     def get(self, key: str) -> Fact | None:
         """The fact, a synthetic unset fact for a closed prefix, or ``None`` when unknown."""

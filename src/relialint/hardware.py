@@ -5,11 +5,11 @@ manifests, by the possible-worlds evaluator (``rows``) and by the site."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from relialint.plain import Frozen
 from relialint.versions import Version, VersionError, parse_sm
 
 FP8_FROM = parse_sm("8.9")
@@ -18,8 +18,7 @@ CC_FROM = parse_sm("9.0")
 """NVIDIA Confidential Computing starts with Hopper: every part below compute capability 9.0 lacks it."""
 
 
-@dataclass(frozen=True)
-class Gpu:
+class Gpu(Frozen):
     """One catalogue entry, or a bare compute capability / AMD target."""
 
     name: str
@@ -28,10 +27,26 @@ class Gpu:
     arch: str | None = None
     native_fp8: bool | None = None
     native_fp4: bool | None = None
-    aliases: tuple[str, ...] = field(default=())
+    aliases: tuple[str, ...]
     note: str | None = None
     memory_gb: int | None = None
     cc_capable: bool | None = None
+
+    _fields = ("name", "vendor", "sm", "arch", "native_fp8", "native_fp4", "aliases", "note", "memory_gb", "cc_capable")
+
+    def __init__(self, name: str, vendor: str, sm: Version | None = None, arch: str | None = None,
+                 native_fp8: bool | None = None, native_fp4: bool | None = None, aliases: tuple[str, ...] = (),
+                 note: str | None = None, memory_gb: int | None = None, cc_capable: bool | None = None) -> None:
+        self.name = name
+        self.vendor = vendor
+        self.sm = sm
+        self.arch = arch
+        self.native_fp8 = native_fp8
+        self.native_fp4 = native_fp4
+        self.aliases = aliases
+        self.note = note
+        self.memory_gb = memory_gb
+        self.cc_capable = cc_capable
 
     def facts(self) -> dict[str, object]:
         """The ``gpu.*`` facts this entry sets. Unknown ones are left out; the other vendor's identifier is known

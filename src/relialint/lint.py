@@ -7,7 +7,6 @@ over a set of files with their configuration. Names of the stages are re-exporte
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -167,7 +166,6 @@ def rule_table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(rules, key=lambda r: str(r["id"]))
 
 
-@dataclass(repr=False, eq=False)
 class _Configured:
     """Use of one ``[[tool.relialint.suppress]]`` entry across the run."""
 
@@ -179,6 +177,17 @@ class _Configured:
     policy: tuple[int, bool]
     applied_to_a_file: bool = False
     used: bool = False
+
+    def __init__(self, path: str, line: int, column: int, record: str, expired: bool, policy: tuple[int, bool],
+                 applied_to_a_file: bool = False, used: bool = False) -> None:
+        self.path = path
+        self.line = line
+        self.column = column
+        self.record = record
+        self.expired = expired
+        self.policy = policy
+        self.applied_to_a_file = applied_to_a_file
+        self.used = used
 
 
 class Session:
@@ -242,8 +251,7 @@ class Session:
             missing_facts=[], fix=str(rule["fix"]), url=str(rule["url"]), about="relialint"), policy)
 
     def _directive_facts(self, directives: Any, path: str, problems: list[Any]) -> dict[str, Fact]:
-        from dataclasses import replace
-
+        from relialint.plain import replace
         from relialint.suppress import INVALID_DIRECTIVE, Problem
 
         out: dict[str, Fact] = {}

@@ -18,11 +18,11 @@ import datetime
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from relialint import SITE_URL
+from relialint.plain import Fields
 
 INVALID_DIRECTIVE = "RL001"
 UNUSED_IGNORE = "RL002"
@@ -72,8 +72,7 @@ class Suppressible(Protocol):
     line: int
 
 
-@dataclass
-class Problem:
+class Problem(Fields):
     """A suppression problem, reported as a finding with a meta code."""
 
     code: str
@@ -83,8 +82,17 @@ class Problem:
     end_column: int
     message: str
 
+    _fields = ("code", "path", "line", "column", "end_column", "message")
 
-@dataclass(repr=False, eq=False)
+    def __init__(self, code: str, path: str, line: int, column: int, end_column: int, message: str) -> None:
+        self.code = code
+        self.path = path
+        self.line = line
+        self.column = column
+        self.end_column = end_column
+        self.message = message
+
+
 class Ignore:
     """An inline ``ignore[...]`` or ``ignore-file[...]`` directive."""
 
@@ -96,25 +104,45 @@ class Ignore:
     target_line: int | None  # None: the whole file
     used: bool = False
 
+    def __init__(self, codes: list[str], reason: str, line: int, column: int, end_column: int, target_line: int | None,
+                 used: bool = False) -> None:
+        self.codes = codes
+        self.reason = reason
+        self.line = line
+        self.column = column
+        self.end_column = end_column
+        self.target_line = target_line
+        self.used = used
+
     def covers(self, code: str, line: int, start_line: int) -> bool:
         if not any(code.startswith(c) for c in self.codes):
             return False
         return self.target_line is None or line == self.target_line or start_line == self.target_line
 
 
-@dataclass(repr=False, eq=False)
 class FactDirective:
     key: str  # "gpu", "engine-version", "os", or a fact key
     value: str
     line: int
     column: int
 
+    def __init__(self, key: str, value: str, line: int, column: int) -> None:
+        self.key = key
+        self.value = value
+        self.line = line
+        self.column = column
 
-@dataclass(repr=False, eq=False)
+
 class Directives:
-    ignores: list[Ignore] = field(default_factory=list)
-    facts: list[FactDirective] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+    ignores: list[Ignore]
+    facts: list[FactDirective]
+    problems: list[Problem]
+
+    def __init__(self, ignores: list[Ignore] | None = None, facts: list[FactDirective] | None = None,
+                 problems: list[Problem] | None = None) -> None:
+        self.ignores = [] if ignores is None else ignores
+        self.facts = [] if facts is None else facts
+        self.problems = [] if problems is None else problems
 
 
 def _comment_start(line: str, kind: str) -> tuple[int, bool] | None:
@@ -269,8 +297,7 @@ class BaselineError(ValueError):
     pass
 
 
-@dataclass
-class Entry:
+class Entry(Fields):
     code: str
     path: str
     about: str
@@ -280,14 +307,30 @@ class Entry:
     line: int = 1
     matched: int = 0
 
+    _fields = ("code", "path", "about", "service", "target", "count", "line", "matched")
+
+    def __init__(self, code: str, path: str, about: str, service: str | None, target: str | None, count: int,
+                 line: int = 1, matched: int = 0) -> None:
+        self.code = code
+        self.path = path
+        self.about = about
+        self.service = service
+        self.target = target
+        self.count = count
+        self.line = line
+        self.matched = matched
+
     def key(self) -> tuple[str, str, str, str, str]:
         return (self.code, self.path, self.about, self.service or "", self.target or "")
 
 
-@dataclass(repr=False, eq=False)
 class Baseline:
     path: Path
     entries: list[Entry]
+
+    def __init__(self, path: Path, entries: list[Entry]) -> None:
+        self.path = path
+        self.entries = entries
 
     def folder(self) -> Path:
         return self.path.resolve().parent

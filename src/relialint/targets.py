@@ -3,12 +3,12 @@ own facts, which always win; then the engine's defaults for what is still unknow
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from relialint.deployment import Deployment, exclusive
 from relialint.facts import Fact, FactValueError, parse_value, render, spec_for
+from relialint.plain import replace
 from relialint.results import Target, UsageError
 
 # -- target facts ---------------------------------------------------------------------------------------------------

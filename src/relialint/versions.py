@@ -8,7 +8,6 @@ vLLM versions are PEP 440 (``0.23.1rc1`` sorts before ``0.23.1``); llama.cpp ver
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache, total_ordering
 from typing import Literal
 
@@ -27,13 +26,17 @@ _RELEASE = re.compile(r"^[vV]?(\d+)\.(\d+)\.(\d+)$")
 
 
 @total_ordering
-@dataclass(frozen=True)
 class Version:
     """An engine version in one scheme."""
 
     scheme: Scheme
     text: str
     key: tuple[object, ...]
+
+    def __init__(self, scheme: Scheme, text: str, key: tuple[object, ...]) -> None:
+        self.scheme = scheme
+        self.text = text
+        self.key = key
 
     def comparable(self, other: Version) -> bool:
         return self.scheme == other.scheme

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Protocol
 
 from relialint import bounds, lazyre
 from relialint.deployment import Deployment
 from relialint.facts import Fact, FactSet, Origin, Value
+from relialint.plain import replace
 from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
 from relialint.versions import VersionError, parse_version
 

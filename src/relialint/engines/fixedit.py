@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from relialint.deployment import Deployment
+from relialint.plain import Frozen
 from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
 
 FixValue = str | bool | int | float
 
 
-@dataclass(frozen=True)
-class TextEdit:
+class TextEdit(Frozen):
     """Replace a 1-based, end-exclusive region (code-point columns, like every span) with ``new_text``.
 
     An insertion has ``(line, column) == (end_line, end_column)``."""
@@ -30,6 +29,15 @@ class TextEdit:
     end_line: int
     end_column: int
     new_text: str
+
+    _fields = ("line", "column", "end_line", "end_column", "new_text")
+
+    def __init__(self, line: int, column: int, end_line: int, end_column: int, new_text: str) -> None:
+        self.line = line
+        self.column = column
+        self.end_line = end_line
+        self.end_column = end_column
+        self.new_text = new_text
 
 
 def fix_edits(result: FileResult, deployment: Deployment, fix_set: Mapping[str, FixValue]) -> list[TextEdit] | None:

@@ -15,11 +15,11 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from relialint.plain import Frozen
 from relialint.versions import Version, parse_engine_version
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -27,12 +27,17 @@ DATA = Path(__file__).resolve().parent.parent / "data"
 # -- loading --------------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class OptionInfo:
+class OptionInfo(Frozen):
     """One option string in one version: its kind (v value, o optional value, f flag, n negative, ? unknown)."""
 
     kind: str
     canonical: str | None = None
+
+    _fields = ("kind", "canonical")
+
+    def __init__(self, kind: str, canonical: str | None = None) -> None:
+        self.kind = kind
+        self.canonical = canonical
 
 
 class VllmTable:
@@ -119,12 +124,17 @@ def vllm_table() -> VllmTable:
 # -- vLLM options ---------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(Frozen):
     """The check of one written option: ``problem`` is the text for the finding, ``certain`` its certainty."""
 
     problem: str | None
     certain: bool = True
+
+    _fields = ("problem", "certain")
+
+    def __init__(self, problem: str | None, certain: bool = True) -> None:
+        self.problem = problem
+        self.certain = certain
 
 
 NO_CLOSE = " (no close option)"

@@ -7,7 +7,6 @@ on builds from about b6327 and none before.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
 
 from relialint import lazyre
 from relialint.deployment import Deployment
@@ -23,6 +22,7 @@ from relialint.engines.common import (
 )
 from relialint.engines.inference import Inferred, engine_of
 from relialint.facts import Fact
+from relialint.plain import replace
 from relialint.readers.located import Command, FileResult, Span, Word
 from relialint.versions import Version, VersionError, parse_engine_version
 
@@ -83,7 +83,6 @@ VOID = {"-cb", "--cont-batching", "-nocb", "--no-cont-batching", "--mlock", "--n
 FA_VALUE_FROM = parse_engine_version("llama.cpp", "b6327")
 
 
-@dataclass(repr=False, eq=False)
 class Opt:
     name: str
     value: str | None
@@ -91,8 +90,14 @@ class Opt:
     raw: str
     value_word: Word | None = None
 
+    def __init__(self, name: str, value: str | None, flag: Word, raw: str, value_word: Word | None = None) -> None:
+        self.name = name
+        self.value = value
+        self.flag = flag
+        self.raw = raw
+        self.value_word = value_word
 
-@dataclass(repr=False, eq=False)
+
 class Launch:
     command: Command
     args: list[Word]
@@ -101,6 +106,17 @@ class Launch:
     backend: tuple[str, Word] | None = None
     inferred: Inferred | None = None
     server: bool = False  # llama-server's parser reads the arguments (its option tables apply)
+
+    def __init__(self, command: Command, args: list[Word], start: Word, version: tuple[Version, Word] | None = None,
+                 backend: tuple[str, Word] | None = None, inferred: Inferred | None = None,
+                 server: bool = False) -> None:
+        self.command = command
+        self.args = args
+        self.start = start
+        self.version = version
+        self.backend = backend
+        self.inferred = inferred
+        self.server = server
 
 
 def recognise(command: Command) -> Launch | None:
@@ -301,12 +317,15 @@ def _typed(value: str, kind: type) -> int | str | None:
     return value
 
 
-@dataclass(repr=False, eq=False)
 class Build:
     """One ``cmake`` configure line: its build folder (``-B DIR``) where written, and its ``-D`` options."""
 
     folder: str | None
     options: dict[str, tuple[str, Span]]
+
+    def __init__(self, folder: str | None, options: dict[str, tuple[str, Span]]) -> None:
+        self.folder = folder
+        self.options = options
 
 
 def _cmake(command: Command, build_facts: dict[str, tuple[str, Span]]) -> Build | None:

@@ -17,11 +17,11 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from relialint.plain import Fields, Frozen
 from relialint.versions import Version
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -35,14 +35,21 @@ FA_WORDS = {"on", "off", "auto", "1", "0", "-1", "enabled", "disabled", "true", 
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(Frozen):
     """One word llama-server rejects: ``kind`` is ``unknown``, ``value`` or ``stray``."""
 
     kind: str
     position: int
     message: str
     certain: bool
+
+    _fields = ("kind", "position", "message", "certain")
+
+    def __init__(self, kind: str, position: int, message: str, certain: bool) -> None:
+        self.kind = kind
+        self.position = position
+        self.message = message
+        self.certain = certain
 
 
 class LlamaTable:
@@ -118,10 +125,15 @@ def spelling(text: str) -> str:
     return "--" + text[2:].replace("_", "-") if text.startswith("--") else text
 
 
-@dataclass
-class _Walk:
+class _Walk(Fields):
     problems: dict[int, tuple[str, str]]  # position -> (kind, detail)
     consumed: set[int]
+
+    _fields = ("problems", "consumed")
+
+    def __init__(self, problems: dict[int, tuple[str, str]], consumed: set[int]) -> None:
+        self.problems = problems
+        self.consumed = consumed
 
 
 def _walk(words: list[str | None], index: int) -> _Walk:

@@ -6,7 +6,6 @@ is not, as in the engine), the defaults by version in ``vllm_defaults``; ``fix_e
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from relialint import lazyre
@@ -84,7 +83,6 @@ _ROCM_TAG = lazyre.compile(r"rocm[\d.]+_(?:instinct_)?vllm_?(\d+(?:\.\d+)+)_\d{8
 SERVE_ENTRYPOINT_FROM = parse_engine_version("vllm", "0.11.1")
 
 
-@dataclass(repr=False, eq=False)
 class Launch:
     command: Command
     form: str  # "serve" | "api_server" | "image"
@@ -95,6 +93,18 @@ class Launch:
     inferred: Inferred | None = None
     rolling: Word | None = None
     """An official image with a tag that follows the newest release (``latest``, ``nightly``, no tag)."""
+
+    def __init__(self, command: Command, form: str, args: list[Word], start: Word,
+                 image_version: tuple[Version, Word] | None = None, backend: tuple[str, Word] | None = None,
+                 inferred: Inferred | None = None, rolling: Word | None = None) -> None:
+        self.command = command
+        self.form = form
+        self.args = args
+        self.start = start
+        self.image_version = image_version
+        self.backend = backend
+        self.inferred = inferred
+        self.rolling = rolling
 
 
 def recognise(command: Command) -> Launch | None:
@@ -247,7 +257,7 @@ def extract(result: FileResult, opener: FileOpener | None, limit: int | None = N
 def _config_file_deployment(result: FileResult) -> list[Deployment]:
     """A vLLM ``--config`` YAML read on its own: the deployment ``vllm serve --config FILE`` would be, with every
     fact located in the file (origin ``config-file``)."""
-    from dataclasses import replace
+    from relialint.plain import replace
 
     if any(error.severity == "error" for error in result.errors):
         return []

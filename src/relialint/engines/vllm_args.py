@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -52,7 +51,6 @@ FACT_FLAGS = {
 _PREFIX_POOL = sorted(BOOLEAN_FLAGS | JSON_FLAGS | FACT_FLAGS | set(SHORT_ALIASES.values()))
 
 
-@dataclass(repr=False, eq=False)
 class Opt:
     """One option as the parser would store it."""
 
@@ -66,12 +64,30 @@ class Opt:
     known: bool = True
     from_config: bool = False
 
+    def __init__(self, name: str, value: str | None, flag: Word, value_word: Word | None = None,
+                 keys: tuple[str, ...] = (), equals: bool = False, negated: bool = False, known: bool = True,
+                 from_config: bool = False) -> None:
+        self.name = name
+        self.value = value
+        self.flag = flag
+        self.value_word = value_word
+        self.keys = keys
+        self.equals = equals
+        self.negated = negated
+        self.known = known
+        self.from_config = from_config
 
-@dataclass(repr=False, eq=False)
+
 class Parsed:
-    opts: list[Opt] = field(default_factory=list)
-    positionals: list[Word] = field(default_factory=list)
+    opts: list[Opt]
+    positionals: list[Word]
     complete: bool = True
+
+    def __init__(self, opts: list[Opt] | None = None, positionals: list[Word] | None = None,
+                 complete: bool = True) -> None:
+        self.opts = [] if opts is None else opts
+        self.positionals = [] if positionals is None else positionals
+        self.complete = complete
 
 
 @lru_cache(maxsize=4096)

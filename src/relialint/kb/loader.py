@@ -7,18 +7,17 @@ pydantic.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from relialint.plain import Frozen
 from relialint.readers.located import Span, read_text
 
 if TYPE_CHECKING:
     from relialint.readers.yamlsafe import YNode
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(Frozen):
     """A located problem in a record file; ``code`` is one of the ``KB0xx`` codes."""
 
     path: str
@@ -27,13 +26,27 @@ class Problem:
     code: str
     message: str
 
+    _fields = ("path", "line", "column", "code", "message")
 
-@dataclass(repr=False, eq=False)
+    def __init__(self, path: str, line: int, column: int, code: str, message: str) -> None:
+        self.path = path
+        self.line = line
+        self.column = column
+        self.code = code
+        self.message = message
+
+
 class LoadedRecord:
     path: str
     data: dict[str, Any]
     tree: YNode | None
     record: Any  # kb.model.Record
+
+    def __init__(self, path: str, data: dict[str, Any], tree: YNode | None, record: Any) -> None:
+        self.path = path
+        self.data = data
+        self.tree = tree
+        self.record = record
 
     def span(self, loc: tuple[str | int, ...]) -> Span | None:
         from relialint.readers.yamlsafe import key_span
@@ -41,10 +54,13 @@ class LoadedRecord:
         return key_span(self.tree, loc)
 
 
-@dataclass(repr=False, eq=False)
 class LoadResult:
-    records: list[LoadedRecord] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+    records: list[LoadedRecord]
+    problems: list[Problem]
+
+    def __init__(self, records: list[LoadedRecord] | None = None, problems: list[Problem] | None = None) -> None:
+        self.records = [] if records is None else records
+        self.problems = [] if problems is None else problems
 
 
 def shipped_dir() -> Path:

@@ -9,9 +9,9 @@ build time may differ: the file's default is what the file says). The last stage
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from relialint import bounds
+from relialint.plain import Fields
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.yamlwords import Src, script_commands
 
@@ -20,29 +20,48 @@ _HEREDOC = re.compile(r"<<-?[\"']?([A-Za-z_][A-Za-z0-9_]*)[\"']?")
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
-@dataclass
-class Instruction:
+class Instruction(Fields):
     keyword: str
     body: str
     span: Span
     """Where the body was written (continuations included)."""
     keyword_span: Span
 
+    _fields = ("keyword", "body", "span", "keyword_span")
 
-@dataclass
-class Stage:
+    def __init__(self, keyword: str, body: str, span: Span, keyword_span: Span) -> None:
+        self.keyword = keyword
+        self.body = body
+        self.span = span
+        self.keyword_span = keyword_span
+
+
+class Stage(Fields):
     name: str | None
     image: Word | None
     parent: Stage | None = None
-    env: list[EnvVar] = field(default_factory=list)
+    env: list[EnvVar]
     entrypoint: list[Word] | None = None
     cmd: list[Word] | None = None
     entrypoint_line: int = 0
     cmd_line: int = 0
 
+    _fields = ("name", "image", "parent", "env", "entrypoint", "cmd", "entrypoint_line", "cmd_line")
 
-@dataclass
-class Built:
+    def __init__(self, name: str | None, image: Word | None, parent: Stage | None = None,
+                 env: list[EnvVar] | None = None, entrypoint: list[Word] | None = None, cmd: list[Word] | None = None,
+                 entrypoint_line: int = 0, cmd_line: int = 0) -> None:
+        self.name = name
+        self.image = image
+        self.parent = parent
+        self.env = [] if env is None else env
+        self.entrypoint = entrypoint
+        self.cmd = cmd
+        self.entrypoint_line = entrypoint_line
+        self.cmd_line = cmd_line
+
+
+class Built(Fields):
     """What running the image a Dockerfile builds means: base image, env, entrypoint, CMD, and build commands."""
 
     image: Word | None
@@ -51,7 +70,19 @@ class Built:
     cmd: list[Word]
     runs: list[Command]
     span: Span
-    errors: list[ReadError] = field(default_factory=list)
+    errors: list[ReadError]
+
+    _fields = ("image", "env", "entrypoint", "cmd", "runs", "span", "errors")
+
+    def __init__(self, image: Word | None, env: list[EnvVar], entrypoint: list[Word] | None, cmd: list[Word],
+                 runs: list[Command], span: Span, errors: list[ReadError] | None = None) -> None:
+        self.image = image
+        self.env = env
+        self.entrypoint = entrypoint
+        self.cmd = cmd
+        self.runs = runs
+        self.span = span
+        self.errors = [] if errors is None else errors
 
 
 def instructions(text: str, path: str) -> tuple[list[Instruction], list[ReadError]]:

@@ -10,21 +10,26 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
+from relialint.plain import Frozen
 from relialint.readers.located import EnvVar, Span, Word, read_text
 from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq, load_all
 from relialint.readers.yamlwords import map_items, scalar_text, seq_items
 
 
-@dataclass(frozen=True)
-class Chart:
+class Chart(Frozen):
     """The chart a values file is rendered with, from ``Chart.yaml`` beside it (``None`` fields: not known)."""
 
     name: str | None = None
     version: str | None = None
+
+    _fields = ("name", "version")
+
+    def __init__(self, name: str | None = None, version: str | None = None) -> None:
+        self.name = name
+        self.version = version
 
 
 def chart_beside(path: str, dependency: str) -> Chart:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
+
+from relialint.plain import Frozen
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 """Files larger than this are not read: an error, never a slow parse."""
@@ -28,8 +29,7 @@ class Span(NamedTuple):
     end_column: int
 
 
-@dataclass(frozen=True)
-class Word:
+class Word(Frozen):
     """One word of a command line.
 
     ``text`` is ``None`` when the value is not statically known (an unresolved ``$VAR``). ``splice`` is true when
@@ -45,9 +45,18 @@ class Word:
     """The variable's name when the word is one unquoted ``$NAME`` / ``${NAME}`` whose value is unknown (it may
     split; an engine may still treat it as one word where its syntax expects one, such as a model slot)."""
 
+    _fields = ("text", "span", "splice", "source", "variable")
 
-@dataclass(frozen=True)
-class EnvVar:
+    def __init__(self, text: str | None, span: Span, splice: bool = False, source: Span | None = None,
+                 variable: str | None = None) -> None:
+        self.text = text
+        self.span = span
+        self.splice = splice
+        self.source = source
+        self.variable = variable
+
+
+class EnvVar(Frozen):
     """An environment variable as the process will see it (``value`` ``None``: not statically known)."""
 
     name: str
@@ -55,8 +64,15 @@ class EnvVar:
     span: Span
     source: Span | None = None
 
+    _fields = ("name", "value", "span", "source")
 
-@dataclass(repr=False, eq=False)
+    def __init__(self, name: str, value: str | None, span: Span, source: Span | None = None) -> None:
+        self.name = name
+        self.value = value
+        self.span = span
+        self.source = source
+
+
 class Command:
     """One command a file runs or declares.
 
@@ -68,19 +84,39 @@ class Command:
     kind: str
     argv: list[Word]
     span: Span
-    env: list[EnvVar] = field(default_factory=list)
+    env: list[EnvVar]
     env_complete: bool = True
     image: Word | None = None
     entrypoint: list[Word] | None = None
     name: str | None = None
     gpu_count: int | None = None
     gpu_count_span: Span | None = None
-    gpu_labels: list[tuple[str, str, Span]] = field(default_factory=list)
+    gpu_labels: list[tuple[str, str, Span]]
     argv_complete: bool = True
     branch: Branch = ()
     """Where the command sits in the file's alternatives (see ``exclusive``)."""
-    problems: list[ReadError] = field(default_factory=list)
+    problems: list[ReadError]
     """What could not be read for it (an ``--env-file`` that is a device, a FIFO or missing), located."""
+
+    def __init__(self, kind: str, argv: list[Word], span: Span, env: list[EnvVar] | None = None,
+                 env_complete: bool = True, image: Word | None = None, entrypoint: list[Word] | None = None,
+                 name: str | None = None, gpu_count: int | None = None, gpu_count_span: Span | None = None,
+                 gpu_labels: list[tuple[str, str, Span]] | None = None, argv_complete: bool = True,
+                 branch: Branch = (), problems: list[ReadError] | None = None) -> None:
+        self.kind = kind
+        self.argv = argv
+        self.span = span
+        self.env = [] if env is None else env
+        self.env_complete = env_complete
+        self.image = image
+        self.entrypoint = entrypoint
+        self.name = name
+        self.gpu_count = gpu_count
+        self.gpu_count_span = gpu_count_span
+        self.gpu_labels = [] if gpu_labels is None else gpu_labels
+        self.argv_complete = argv_complete
+        self.branch = branch
+        self.problems = [] if problems is None else problems
 
 
 Branch = tuple[tuple[int, int, int], ...]
@@ -99,8 +135,7 @@ def exclusive(a: Branch, b: Branch) -> bool:
     return False
 
 
-@dataclass(frozen=True)
-class ReadError:
+class ReadError(Frozen):
     """A problem reading an input, located as well as the reader could."""
 
     path: str
@@ -109,20 +144,39 @@ class ReadError:
     message: str
     severity: str = "error"
 
+    _fields = ("path", "line", "column", "message", "severity")
 
-@dataclass(repr=False, eq=False)
+    def __init__(self, path: str, line: int, column: int, message: str, severity: str = "error") -> None:
+        self.path = path
+        self.line = line
+        self.column = column
+        self.message = message
+        self.severity = severity
+
+
 class FileResult:
     """What a reader made of one file: its commands in order, files it writes (heredocs), and errors."""
 
     path: str
     kind: str
-    commands: list[Command] = field(default_factory=list)
-    errors: list[ReadError] = field(default_factory=list)
-    written_files: dict[str, tuple[str, Span]] = field(default_factory=dict)
+    commands: list[Command]
+    errors: list[ReadError]
+    written_files: dict[str, tuple[str, Span]]
     text: str = ""
-    used_files: list[str] = field(default_factory=list)
+    used_files: list[str]
     """Other files this one read (a ``.env``, an ``env_file``, a built Dockerfile), so they are not linted again
     as standalone files."""
+
+    def __init__(self, path: str, kind: str, commands: list[Command] | None = None,
+                 errors: list[ReadError] | None = None, written_files: dict[str, tuple[str, Span]] | None = None,
+                 text: str = "", used_files: list[str] | None = None) -> None:
+        self.path = path
+        self.kind = kind
+        self.commands = [] if commands is None else commands
+        self.errors = [] if errors is None else errors
+        self.written_files = {} if written_files is None else written_files
+        self.text = text
+        self.used_files = [] if used_files is None else used_files
 
 
 def _kind_of(mode: int) -> str | None:

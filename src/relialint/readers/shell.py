@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from relialint import bounds
+from relialint.plain import replace
 from relialint.readers.dockerrun import docker_run
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.wrappers import shell_script, unwrap
@@ -76,7 +76,6 @@ def _bash_language() -> object:
     return tree_sitter_bash.language()
 
 
-@dataclass(repr=False, eq=False)
 class _Var:
     value: str | None
     span: Span | None
@@ -86,8 +85,17 @@ class _Var:
     script: _Script | None = None  # the value as text with each character's place in the file
     partial: str | None = None  # a path whose directory is unknown but whose file name is literal
 
+    def __init__(self, value: str | None, span: Span | None, exported: bool = False, items: list[Word] | None = None,
+                 items_complete: bool = True, script: _Script | None = None, partial: str | None = None) -> None:
+        self.value = value
+        self.span = span
+        self.exported = exported
+        self.items = items
+        self.items_complete = items_complete
+        self.script = script
+        self.partial = partial
 
-@dataclass(repr=False, eq=False)
+
 class _Script:
     """Text that a shell will parse again (``bash -c``, ``eval``, ``exec $CMD``), each character's file position."""
 
@@ -95,8 +103,12 @@ class _Script:
     places: list[tuple[int, int]]
     end: tuple[int, int]
 
+    def __init__(self, text: str, places: list[tuple[int, int]], end: tuple[int, int]) -> None:
+        self.text = text
+        self.places = places
+        self.end = end
 
-@dataclass(repr=False, eq=False)
+
 class _Value:
     """A word's value while it is built: ``None`` text means unknown."""
 
@@ -105,14 +117,28 @@ class _Value:
     source: Span | None = None
     variable: str | None = None
 
+    def __init__(self, text: str | None, splice: bool = False, source: Span | None = None,
+                 variable: str | None = None) -> None:
+        self.text = text
+        self.splice = splice
+        self.source = source
+        self.variable = variable
 
-@dataclass(repr=False, eq=False)
+
 class _State:
     path: str
     data: bytes
     line_starts: list[int]
-    vars: dict[str, _Var] = field(default_factory=dict)
+    vars: dict[str, _Var]
     result: FileResult | None = None
+
+    def __init__(self, path: str, data: bytes, line_starts: list[int], vars: dict[str, _Var] | None = None,
+                 result: FileResult | None = None) -> None:
+        self.path = path
+        self.data = data
+        self.line_starts = line_starts
+        self.vars = {} if vars is None else vars
+        self.result = result
 
 
 _MAX_DEPTH = 4

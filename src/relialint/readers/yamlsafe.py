@@ -17,10 +17,10 @@ import math
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from relialint import bounds
+from relialint.plain import Fields
 from relialint.readers.located import ReadError, Span
 
 MAX_NODES = 200_000
@@ -28,26 +28,47 @@ MAX_NODES = 200_000
 MAX_DEPTH = 200
 
 
-@dataclass
-class YNode:
+class YNode(Fields):
     span: Span
 
+    _fields: ClassVar[tuple[str, ...]] = ("span",)
 
-@dataclass
+    def __init__(self, span: Span) -> None:
+        self.span = span
+
+
 class YScalar(YNode):
     value: str | int | float | bool | None
     text: str
     quoted: bool = False
 
+    _fields = ("span", "value", "text", "quoted")
 
-@dataclass
+    def __init__(self, span: Span, value: str | int | float | bool | None, text: str, quoted: bool = False) -> None:
+        self.span = span
+        self.value = value
+        self.text = text
+        self.quoted = quoted
+
+
 class YSeq(YNode):
-    items: list[YNode] = field(default_factory=list)
+    items: list[YNode]
+
+    _fields = ("span", "items")
+
+    def __init__(self, span: Span, items: list[YNode] | None = None) -> None:
+        self.span = span
+        self.items = [] if items is None else items
 
 
-@dataclass
 class YMap(YNode):
-    items: list[tuple[YScalar, YNode]] = field(default_factory=list)
+    items: list[tuple[YScalar, YNode]]
+
+    _fields = ("span", "items")
+
+    def __init__(self, span: Span, items: list[tuple[YScalar, YNode]] | None = None) -> None:
+        self.span = span
+        self.items = [] if items is None else items
 
     def get(self, key: str) -> YNode | None:
         for k, v in self.items:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 
 from relialint import __version__
+from relialint.plain import as_dict
 from relialint.results import Finding, RunResult
 
 _EXTENSIONS = ("target", "service")
@@ -14,7 +14,7 @@ _INTERNAL = ("about",)
 
 def finding(f: Finding) -> dict[str, object]:
     """A finding as the contract writes it; extensions (``target``, ``service``) only when they are set."""
-    out = asdict(f)
+    out = as_dict(f)
     for key in _INTERNAL:
         out.pop(key, None)
     for key in _EXTENSIONS:

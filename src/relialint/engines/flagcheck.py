@@ -12,7 +12,6 @@ version has is certain, and one that only some versions have leaves the finding 
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Iterable
 from functools import lru_cache
@@ -146,6 +145,8 @@ def _suggest(name: str, candidates: list[str], cutoff: float = 0.8) -> str:
 
 @lru_cache(maxsize=4096)
 def _suggest_cached(name: str, candidates: tuple[str, ...], cutoff: float) -> str:
+    import difflib  # only when a name is unknown: a start-up import otherwise
+
     close = difflib.get_close_matches(name, candidates, n=1, cutoff=cutoff)
     return f" (did you mean `{close[0]}`?)" if close else ""
 

@@ -14,7 +14,6 @@ certainty the evidence allows:
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from functools import lru_cache
@@ -287,6 +286,8 @@ def _suggest(key: str, index: int) -> str:
     if key in RENAMED:
         return f" (use `{RENAMED[key]}`)"
     pool = [s for s in table().options if s.startswith("--") and table().option(s, index) is not None]
+    import difflib  # only when a name is unknown: a start-up import otherwise
+
     close = difflib.get_close_matches(key, pool, n=1, cutoff=0.8)
     return f" (did you mean `{close[0]}`?)" if close else " (no close option)"
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from relialint import bounds
-from relialint.readers import dockerfile, envfile
+from relialint.readers import envfile
 from relialint.readers.located import EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq
 from relialint.readers.yamlwords import (
@@ -29,6 +30,9 @@ from relialint.readers.yamlwords import (
     words_with_nodes,
     yaml_error,
 )
+
+if TYPE_CHECKING:
+    from relialint.readers.dockerfile import Built
 
 _VAR = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -165,9 +169,11 @@ def _moved(words: list[Word], span: Span) -> list[Word]:
     return [Word(w.text, span, w.splice, w.source or w.span) for w in words]
 
 
-def _build(node: YNode | None, path: str, result: FileResult) -> dockerfile.Built | None:
+def _build(node: YNode | None, path: str, result: FileResult) -> Built | None:
     if node is None:
         return None
+    from relialint.readers import dockerfile  # only for a service that builds its image
+
     context, file_name = ".", "Dockerfile"
     where = node
     if isinstance(node, YScalar) and node.value is not None:

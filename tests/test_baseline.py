@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from relialint.cli import main
+from tests.cli_run import invoke
 from tests.conftest import ROOT
 
 # V1 enabled, so that RL302 (V1 on 0.7.x) stays possible with the version unknown: a second finding to baseline.
@@ -20,7 +19,7 @@ ARGS = ("--gpu", "RTX 4090", "--select", "RL101,RL302")
 
 def run(cwd: Path, *args: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
     monkeypatch.chdir(cwd)
-    result = CliRunner().invoke(main, list(args))
+    result = invoke(list(args))
     return result.exit_code, result.stdout, result.stderr
 
 

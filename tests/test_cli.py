@@ -7,9 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from relialint.cli import main
+from tests.cli_run import invoke
 from tests.conftest import ROOT
 
 EXAMPLE = "examples/serve-cmd.sh"
@@ -19,7 +18,7 @@ def run(*args: str) -> tuple[int, str]:
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
-        result = CliRunner().invoke(main, list(args))
+        result = invoke(list(args))
     finally:
         os.chdir(cwd)
     return result.exit_code, result.output

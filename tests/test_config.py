@@ -6,10 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from relialint import config
-from relialint.cli import main
+from tests.cli_run import invoke
 from tests.conftest import ROOT
 
 SCRIPT = (ROOT / "examples" / "serve-cmd.sh").read_text()
@@ -17,7 +16,7 @@ SCRIPT = (ROOT / "examples" / "serve-cmd.sh").read_text()
 
 def run(cwd: Path, *args: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
     monkeypatch.chdir(cwd)
-    result = CliRunner().invoke(main, list(args))
+    result = invoke(list(args))
     return result.exit_code, result.stdout, result.stderr
 
 

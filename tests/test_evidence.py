@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from relialint.cli import main
 from relialint.engines.evidence import gfx_from_hsa, parse_image
+from tests.cli_run import invoke
 
 Row = tuple[Any, str, int | None, int | None]
 KEYS = ("gpu.vendor", "engine.backend", "gpu.arch", "host.os", "engine.version", "engine.version_range")
@@ -25,7 +24,7 @@ def facts(tmp_path: Path, name: str, text: str) -> list[dict[str, Any]]:
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
-        result = CliRunner().invoke(main, ["facts", name, "--format", "json"])
+        result = invoke(["facts", name, "--format", "json"])
     finally:
         os.chdir(cwd)
     doc = json.loads(result.output)
@@ -344,7 +343,7 @@ def _facts_json(tmp_path: Path, name: str) -> str:
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
-        return CliRunner().invoke(main, ["facts", name, "--format", "json"]).output
+        return invoke(["facts", name, "--format", "json"]).output
     finally:
         os.chdir(cwd)
 

@@ -8,11 +8,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from relialint.cli import main
 from relialint.facts import json_value
 from relialint.targets import facts_file_facts
+from tests.cli_run import invoke
 from tests.conftest import ROOT, SHARED
 
 H200 = SHARED / "fixtures" / "gpu-telemetry" / "h200"
@@ -24,7 +23,7 @@ pytestmark = pytest.mark.skipif(not H200.is_dir(), reason="shared fixtures not p
 
 
 def _cli(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(main, list(args))
+    result = invoke(list(args))
     return result.exit_code, result.output
 
 

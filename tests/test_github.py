@@ -8,10 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from relialint.cli import main
 from relialint.report.github import escape_data, escape_property
+from tests.cli_run import invoke
 from tests.conftest import ROOT
 
 SCRIPT = (ROOT / "examples" / "serve-cmd.sh").read_text()
@@ -29,7 +28,7 @@ def repo(tmp_path: Path) -> Path:
 
 def github(cwd: Path, *args: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[str]]:
     monkeypatch.chdir(cwd)
-    result = CliRunner().invoke(main, [*args, "--format", "github"])
+    result = invoke([*args, "--format", "github"])
     return result.exit_code, result.stdout.splitlines()
 
 
@@ -102,6 +101,6 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(repo: Path, monkeypat
     plain = _text_through_a_terminal({**env, "NO_COLOR": "1"}, repo)
     assert b"\x1b[" not in plain and b"RL101 [blocker]" in plain
     monkeypatch.chdir(repo)
-    piped = CliRunner().invoke(main, ["deploy/serve.sh", "--gpu", "RTX 4090", "--select", "RL101"]).stdout
+    piped = invoke(["deploy/serve.sh", "--gpu", "RTX 4090", "--select", "RL101"]).stdout
     assert "\x1b[" not in piped
     assert piped.splitlines()[-1] == "1 file, 1 deployment: 1 definite, 0 possible, 0 errors"

@@ -171,7 +171,7 @@ def test_08_deleted_working_directory(tmp_path: Path, good: Path) -> None:
                           shell=True, capture_output=True, timeout=TIME_LIMIT_S, preexec_fn=_limits,
                           env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
     assert (proc.returncode, proc.stderr.decode().splitlines()[-1]) == (
-        2, "Error: the working directory no longer exists; run relialint from an existing folder")
+        2, "relialint: error: the working directory no longer exists; run relialint from an existing folder")
 
 
 def test_08_standard_input_closed() -> None:
@@ -180,7 +180,7 @@ def test_08_standard_input_closed() -> None:
                           env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
     assert "Traceback" not in proc.stderr.decode()
     assert (proc.returncode, proc.stderr.decode().splitlines()[-1]) == (
-        2, "Error: `-` reads standard input, but standard input is closed")
+        2, "relialint: error: `-` reads standard input, but standard input is closed")
 
 
 @pytest.mark.parametrize("target, reason", [
@@ -441,9 +441,10 @@ def test_20_empty_option_name_and_unicode_dash(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--records", "/nonexistent"], "Error: Invalid value for '--records': Directory '/nonexistent' does not exist."),
-    (["--gpu", ""], "Error: --gpu takes a value, not an empty string"),
-    (["--engine-version", ""], "Error: --engine-version takes a value, not an empty string"),
+    (["--records", "/nonexistent"], "relialint: error: Invalid value for '--records': Directory '/nonexistent' does "
+                                    "not exist."),
+    (["--gpu", ""], "relialint: error: --gpu takes a value, not an empty string"),
+    (["--engine-version", ""], "relialint: error: --engine-version takes a value, not an empty string"),
     (["--fact", "gpu.count=-5"], "relialint: error: gpu.count takes a non-negative integer, not '-5'"),
     (["--fact", "gpu.count=abc"], "relialint: error: gpu.count takes an integer, not 'abc'"),
     (["--fact", "memory.gpu_utilization=inf"], "relialint: error: memory.gpu_utilization takes a finite number, "
@@ -469,10 +470,8 @@ def test_20_dotenv_that_is_a_folder(tmp_path: Path) -> None:
 
 def test_an_unexpected_exception_in_one_file_is_a_located_internal_error(tmp_path: Path, good: Path) -> None:
     """A bug in a reader (simulated) costs that file only: exit 2, the others still linted and reported."""
-    from click.testing import CliRunner
-
-    from relialint.cli import main
     from relialint.readers import shell
+    from tests.cli_run import invoke
 
     bad = tmp_path / "serve.sh"
     bad.write_text("vllm serve m\n")
@@ -486,7 +485,7 @@ def test_an_unexpected_exception_in_one_file_is_a_located_internal_error(tmp_pat
     mp = pytest.MonkeyPatch()
     mp.setattr(shell, "read", broken)
     try:
-        result = CliRunner().invoke(main, [str(bad), str(good), *SELECT, "--format", "json"])
+        result = invoke([str(bad), str(good), *SELECT, "--format", "json"])
     finally:
         mp.undo()
     doc = json.loads(result.output)

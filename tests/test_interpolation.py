@@ -7,9 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from relialint.cli import main
+from tests.cli_run import invoke
 
 COMPOSE = """services:
   vllm:
@@ -26,7 +24,7 @@ def _run(tmp_path: Path, *args: str) -> dict[str, object]:
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
-        result = CliRunner().invoke(main, [*args, "compose.yaml", "--format", "json"])
+        result = invoke([*args, "compose.yaml", "--format", "json"])
     finally:
         os.chdir(cwd)
     return json.loads(result.output)
@@ -53,7 +51,7 @@ def test_without_the_env_file_the_default_applies(tmp_path: Path) -> None:
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
-        result = CliRunner().invoke(main, ["facts", "compose.yaml", "--format", "json"])
+        result = invoke(["facts", "compose.yaml", "--format", "json"])
     finally:
         os.chdir(cwd)
     (dep,) = json.loads(result.output)["deployments"]

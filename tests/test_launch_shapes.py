@@ -8,11 +8,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
-
-from relialint.cli import main
 from relialint.readers import shell
 from relialint.readers.located import exclusive
+from tests.cli_run import invoke
 
 Row = tuple[Any, str, int | None, int | None]
 
@@ -24,7 +22,7 @@ def facts(tmp_path: Path, name: str, text: str, *args: str) -> list[dict[str, Ro
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
-        result = CliRunner().invoke(main, ["facts", name, "--format", "json", *args])
+        result = invoke(["facts", name, "--format", "json", *args])
     finally:
         os.chdir(cwd)
     doc = json.loads(result.output)
@@ -43,7 +41,7 @@ def check(tmp_path: Path, name: str, text: str) -> dict[str, Any]:
     (tmp_path / name).write_text(text)
     os.chdir(tmp_path)
     try:
-        result = CliRunner().invoke(main, ["check", name, "--format", "json"])
+        result = invoke(["check", name, "--format", "json"])
     finally:
         os.chdir(runner_cwd)
     doc: dict[str, Any] = json.loads(result.output)
@@ -373,8 +371,8 @@ def test_other_tools_yaml_is_skipped_quietly(tmp_path: Path) -> None:
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
-        text_out = CliRunner().invoke(main, ["check", *files]).output
-        json_out = json.loads(CliRunner().invoke(main, ["check", "--format", "json", *files]).output)
+        text_out = invoke(["check", *files]).output
+        json_out = json.loads(invoke(["check", "--format", "json", *files]).output)
     finally:
         os.chdir(cwd)
     assert text_out.splitlines() == [
@@ -438,7 +436,7 @@ def test_launch_corpus() -> None:
     KoboldCpp) must give none."""
     found: dict[str, list[str]] = {}
     for path in sorted(CORPUS.iterdir()):
-        result = CliRunner().invoke(main, ["facts", str(path), "--format", "json"])
+        result = invoke(["facts", str(path), "--format", "json"])
         found[path.name] = [d["engine"] for d in json.loads(result.output)["deployments"]]
     expected = {name: ([] if name.startswith("other-") else
                        ["llama.cpp"] if name.startswith("llama-") else ["vllm"]) for name in found}

@@ -10,11 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from relialint.cli import main
 from relialint.facts import json_value
 from relialint.probe.run import ProbeOptions, probe
+from tests.cli_run import invoke
 from tests.conftest import SHARED
 
 H200 = SHARED / "fixtures" / "gpu-telemetry" / "h200"
@@ -30,7 +29,7 @@ def _facts(files: list[Path]) -> dict[str, tuple[object, str, int | None, int | 
 
 
 def _cli(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(main, list(args))
+    result = invoke(list(args))
     return result.exit_code, result.output
 
 

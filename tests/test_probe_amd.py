@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from relialint.cli import main
 from relialint.facts import json_value
 from relialint.probe.run import ProbeOptions, probe
+from tests.cli_run import invoke
 from tests.conftest import ROOT
 
 PROBE = ROOT / "tests" / "fixtures" / "probe"
@@ -61,15 +60,13 @@ def test_rocm_smi() -> None:
 
 def test_amd_facts_file_for_check(tmp_path: Path) -> None:
     facts = tmp_path / "mi300x.toml"
-    result = CliRunner().invoke(main, ["probe", "--from-nvidia-smi", str(PROBE / "amd-smi-static.json"),
-                                       "--write-facts", str(facts)])
+    result = invoke(["probe", "--from-nvidia-smi", str(PROBE / "amd-smi-static.json"), "--write-facts", str(facts)])
     assert result.exit_code == 0, result.output
     serve = tmp_path / "serve.sh"
     serve.write_text("vllm serve m --kv-cache-dtype fp8\n", encoding="utf-8")
-    with_file = CliRunner().invoke(main, ["check", str(serve), "--isolated", "--format", "json", "--facts",
-                                          str(facts)]).output
-    with_options = CliRunner().invoke(main, ["check", str(serve), "--isolated", "--format", "json", "--gpu", "MI300X",
-                                             "--fact", "gpu.count=2", "--fact", "gpu.memory_mib=196592", "--fact",
-                                             "host.driver_version=6.10.5", "--fact", "runtime.samples=1",
-                                             "--fact", "gpu.arch=gfx942"]).output
+    with_file = invoke(["check", str(serve), "--isolated", "--format", "json", "--facts", str(facts)]).output
+    with_options = invoke(["check", str(serve), "--isolated", "--format", "json", "--gpu", "MI300X",
+                           "--fact", "gpu.count=2", "--fact", "gpu.memory_mib=196592", "--fact",
+                           "host.driver_version=6.10.5", "--fact", "runtime.samples=1",
+                           "--fact", "gpu.arch=gfx942"]).output
     assert with_file == with_options

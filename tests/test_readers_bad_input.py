@@ -13,9 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from relialint.cli import main
+from tests.cli_run import invoke
 
 GOOD = ("services:\n  llm:\n    image: vllm/vllm-openai:v0.30.0\n"
         "    command: [\"Qwen/Qwen2.5-72B-Instruct\", \"--kv-cache-dtype\", \"fp8\"]\n")
@@ -26,7 +25,7 @@ BILLION_LAUGHS = "services: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
 
 def lint(*paths: Path) -> tuple[int, dict[str, object], float]:
     start = time.monotonic()
-    result = CliRunner().invoke(main, [*map(str, paths), "--gpu", "A100", "--select", "RL105", "--format", "json"])
+    result = invoke([*map(str, paths), "--gpu", "A100", "--select", "RL105", "--format", "json"])
     elapsed = time.monotonic() - start
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     return result.exit_code, json.loads(result.output), elapsed

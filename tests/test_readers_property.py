@@ -150,11 +150,8 @@ def test_lsp_framing_yields_only_clean_frames(chunks: list[bytes]) -> None:
                         "kv_cache.dtype", "host.os", "gpu.cc_mode", "nope"]),
        st.one_of(st.text(max_size=12), st.sampled_from(["-5", "1e999", "inf", "nan", "1" * 5000, "", "=", "0.x"])))
 def test_cli_fact_values_are_usage_errors_never_crashes(key: str, value: str) -> None:
-    from click.testing import CliRunner
+    from tests.cli_run import invoke
 
-    from relialint.cli import main
-
-    result = CliRunner().invoke(main, ["check", "-", "--stdin-filename", "x.sh", "--fact", f"{key}={value}"],
-                                input="vllm serve m\n")
+    result = invoke(["check", "-", "--stdin-filename", "x.sh", "--fact", f"{key}={value}"], input="vllm serve m\n")
     assert result.exit_code in (0, 1, 2)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception

@@ -10,10 +10,9 @@ from typing import Any
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
 
 from relialint import SITE_URL, record_url
-from relialint.cli import main
+from tests.cli_run import invoke
 from tests.conftest import ROOT
 
 SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-2.1.0.schema.json").read_text())
@@ -22,7 +21,7 @@ SCRIPT = (ROOT / "examples" / "serve-cmd.sh").read_text()
 
 def sarif(cwd: Path, *args: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, dict[str, Any], str]:
     monkeypatch.chdir(cwd)
-    result = CliRunner().invoke(main, [*args, "--format", "sarif"])
+    result = invoke([*args, "--format", "sarif"])
     return result.exit_code, json.loads(result.stdout), result.stdout
 
 

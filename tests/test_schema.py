@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import json
 
-from click.testing import CliRunner
-
-from relialint.cli import main
 from relialint.kb.model import json_schema
+from tests.cli_run import invoke
 from tests.conftest import ROOT
 
 
 def test_committed_schema_is_not_stale() -> None:
     committed = (ROOT / "schemas" / "record.schema.json").read_text(encoding="utf-8")
-    printed = CliRunner().invoke(main, ["schema"]).output
+    printed = invoke(["schema"]).output
     assert committed == printed, "stale: run `relialint schema > schemas/record.schema.json`"
     assert json.loads(committed) == json_schema()
 

@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from relialint.cli import main
+from tests.cli_run import invoke
 
 
 def facts(tmp_path: Path, script: str, *args: str, files: dict[str, str] | None = None) -> list[dict[str, Any]]:
@@ -22,7 +21,7 @@ def facts(tmp_path: Path, script: str, *args: str, files: dict[str, str] | None 
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
-        result = CliRunner().invoke(main, ["facts", "serve.sh", "--format", "json", *args])
+        result = invoke(["facts", "serve.sh", "--format", "json", *args])
     finally:
         os.chdir(cwd)
     doc = json.loads(result.output)

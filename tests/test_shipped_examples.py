@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from click.testing import CliRunner
-
-from relialint.cli import main
+from tests.cli_run import invoke
 from tests.conftest import ROOT
 
 
@@ -15,7 +13,7 @@ def findings(*args: str) -> tuple[list[tuple[object, ...]], dict[str, int]]:
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
-        result = CliRunner().invoke(main, ["examples/", "--format", "json", *args])
+        result = invoke(["examples/", "--format", "json", *args])
     finally:
         os.chdir(cwd)
     doc = json.loads(result.output)

@@ -6,10 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from relialint import suppress
-from relialint.cli import main
+from tests.cli_run import invoke
 from tests.conftest import ROOT
 
 SCRIPT = (ROOT / "examples" / "serve-cmd.sh").read_text()
@@ -19,7 +18,7 @@ ONE_LINE = "#!/bin/sh\nvllm serve nvidia/Llama-3.3-70B-Instruct-FP4 --dtype bflo
 
 def run(cwd: Path, *args: str, monkeypatch: pytest.MonkeyPatch, stdin: str | None = None) -> tuple[int, str, str]:
     monkeypatch.chdir(cwd)
-    result = CliRunner().invoke(main, list(args), input=stdin)
+    result = invoke(list(args), input=stdin)
     return result.exit_code, result.stdout, result.stderr
 
 

@@ -6,16 +6,14 @@ import json
 import os
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from relialint.cli import main
+from tests.cli_run import invoke
 
 
 def _deployments(folder: Path) -> list[tuple[str, int, str]]:
     cwd = os.getcwd()
     os.chdir(folder)
     try:
-        result = CliRunner().invoke(main, ["facts", ".", "--format", "json"])
+        result = invoke(["facts", ".", "--format", "json"])
     finally:
         os.chdir(cwd)
     return [(d["path"], d["line"], d["kind"]) for d in json.loads(result.output)["deployments"]]

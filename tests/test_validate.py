@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from click.testing import CliRunner
-
-from relialint.cli import main
+from tests.cli_run import invoke
 from tests.conftest import ROOT
 
 BROKEN = ROOT / "tests" / "fixtures" / "broken-records"
 
 
 def test_broken_records_each_problem_located_with_its_code() -> None:
-    result = CliRunner().invoke(main, ["validate", str(BROKEN)])
+    result = invoke(["validate", str(BROKEN)])
     assert result.exit_code == 2
     lines = {line.replace(str(BROKEN) + "/", "") for line in result.output.splitlines()}
     expected = {
@@ -35,7 +33,7 @@ def test_broken_records_each_problem_located_with_its_code() -> None:
 
 
 def test_example_outcome_mismatch_is_reported() -> None:
-    result = CliRunner().invoke(main, ["validate", str(BROKEN)])
+    result = invoke(["validate", str(BROKEN)])
     assert "RL901-dup-one.yaml:29:5: KB010 example 'fires' should fires: got passes" in result.output
 
 

@@ -7,16 +7,15 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relialint.cli import main
 from relialint.evaluate import eval_range, eval_trigger
 from relialint.facts import Fact, FactSet
 from relialint.lint import Finding, Options, Target, lint_text
 from relialint.versions import VersionBound, parse_version
 from relialint.worlds import Overlay, gpu_worlds
+from tests.cli_run import invoke
 
 
 def _lint(text: str, *, kind: str = "shell", name: str = "serve.sh", gpu: str | None = None,
@@ -90,10 +89,9 @@ def test_a_record_nothing_in_the_file_points_at_is_counted_not_shown() -> None:
 
 def test_text_lists_only_shown_findings_and_counts_the_rest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
     with open("serve.sh", "w", encoding="utf-8") as handle:
         handle.write("vllm serve Qwen/Qwen3-8B\n")
-    result = runner.invoke(main, ["serve.sh", "--isolated"])
+    result = invoke(["serve.sh", "--isolated"])
     assert result.exit_code == 0
     assert "RL107" not in result.output
     lines = result.output.splitlines()
@@ -103,12 +101,12 @@ def test_text_lists_only_shown_findings_and_counts_the_rest(tmp_path: Path, monk
         "version (--engine-version) and gpu.cc_mode (--fact KEY=VALUE); declare them (or set them in "
         "[tool.relialint]) or list them with --show-possible")
     assert lines[1].endswith("or list them with --show-possible")
-    listed = runner.invoke(main, ["serve.sh", "--isolated", "--show-possible"])
+    listed = invoke(["serve.sh", "--isolated", "--show-possible"])
     assert "serve.sh:1:12: RL107 [blocker, possible]" in listed.output
-    strict = runner.invoke(main, ["serve.sh", "--isolated", "--strict"])
+    strict = invoke(["serve.sh", "--isolated", "--strict"])
     assert strict.exit_code == 0  # counted findings never fail a commit
-    assert runner.invoke(main, ["serve.sh", "--isolated", "--strict", "--show-possible"]).exit_code == 1
-    doc = json.loads(runner.invoke(main, ["serve.sh", "--isolated", "--format", "json"]).output)
+    assert invoke(["serve.sh", "--isolated", "--strict", "--show-possible"]).exit_code == 1
+    doc = json.loads(invoke(["serve.sh", "--isolated", "--format", "json"]).output)
     assert {(f["code"], f["shown"]) for f in doc["findings"]} == {
         ("RL107", False), ("RL206", False)}  # Qwen/Qwen3-8B is known unquantized: no MXFP4 or FP8 record
     assert doc["summary"]["possible_counted"] == 2

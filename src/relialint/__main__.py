@@ -1,5 +1,7 @@
 """``python -m relialint``: the same command line as the ``relialint`` script."""
 
+import sys
+
 from relialint.cli import main
 
-main()
+sys.exit(main())

@@ -1,153 +1,236 @@
-"""The command line: a thin click layer that parses options, runs, and returns an exit code."""
+"""The command line: a thin argparse layer that parses options, runs, and returns an exit code.
+
+``relialint FILE...`` means ``relialint check FILE...``. Only the parser of the command being run is built. Every
+usage error is the command's usage line and one ``relialint: error: ...`` line on stderr, exit 2.
+"""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import stat
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
-
-import click
 
 from relialint import __version__
 
 FAIL_LEVELS = {"blocker": 3, "major": 2, "minor": 1, "never": 99}
+OS_NAMES = ("linux", "windows", "macos")
+HELP = "Show this message and exit."
 
 
-class DefaultGroup(click.Group):
-    """``relialint serve-cmd.sh`` means ``relialint check serve-cmd.sh``."""
-
-    def invoke(self, ctx: click.Context) -> Any:
-        """The last-resort handler: an unexpected exception is one line on stderr and exit 2, never a traceback
-        and never exit 1 (the code for findings). Errors in one file are caught per file in ``lint``."""
-        try:
-            return super().invoke(ctx)
-        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
-            raise
-        except BrokenPipeError:
-            sys.exit(2)
-        except (Exception, RecursionError, MemoryError) as exc:
-            click.echo(f"relialint: internal error ({type(exc).__name__}); nothing was reported. Please report it "
-                       "with the input that caused it.", err=True)
-            sys.exit(2)
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
-            args = ["check", *args]
-        elif not args:
-            args = ["--help"]
-        return super().parse_args(ctx, args)
+class UsageError(Exception):
+    """A bad command line: the command's usage line and ``relialint: error: MESSAGE`` on stderr, exit 2."""
 
 
-@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="relialint")
-def main() -> None:
-    """Lint LLM-serving deployment configs (vLLM, llama.cpp) against known silent failures."""
+class Formatter(argparse.HelpFormatter):
+    """argparse's help, with the ``Usage:`` heading relialint has always printed."""
+
+    def add_usage(self, usage: str | None, actions: Any, groups: Any, prefix: str | None = None) -> None:
+        super().add_usage(usage, actions, groups, "Usage: " if prefix is None else prefix)
+
+
+class Parser(argparse.ArgumentParser):
+    """An argparse parser whose errors are raised as ``UsageError`` (printed once, by ``main``)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _parser(name: str, usage: str, doc: str) -> Parser:
+    return Parser(prog=f"relialint {name}", usage=f"relialint {name} {usage}", description=doc, add_help=False,
+                  allow_abbrev=False, formatter_class=Formatter)
+
+
+def _choices(values: Sequence[str]) -> str:
+    return "[" + "|".join(values) + "]"
+
+
+def _add_choice(parser: Parser, option: str, dest: str, values: Sequence[str], default: str | None,
+                help_text: str | None = None) -> None:
+    """An option with a fixed set of values (checked by ``_check_choice`` with the message the CLI has always given)."""
+    shown = f"[default: {default}]" if default is not None else ""
+    parser.add_argument(option, dest=dest, metavar=_choices(values), default=default,
+                        help="  ".join(part for part in (help_text, shown) if part) or None)
+
+
+def _add_many(parser: Parser, option: str, dest: str, metavar: str = "TEXT", help_text: str | None = None) -> None:
+    """A repeatable option: every value, in order."""
+    parser.add_argument(option, dest=dest, action="append", default=None, metavar=metavar, help=help_text)
+
+
+# -- value checks after parsing: the messages the CLI has always given -------------------------------------------
+
+
+def _invalid(option: str, message: str) -> NoReturn:
+    raise UsageError(f"Invalid value for '{option}': {message}")
+
+
+def _check_choice(option: str, value: str | None, values: Sequence[str]) -> None:
+    if value is not None and value not in values:
+        _invalid(option, f"{value!r} is not one of {', '.join(map(repr, values))}.")
+
+
+def _check_path(option: str, value: str | None, *, folder: bool = False) -> None:
+    """``--records`` names an existing readable folder; a file option (``--facts``, ``--config``, ...) is not a
+    folder and, where it exists, is readable."""
+    if value is None:
+        return
+    name = "Directory" if folder else "File"
+    try:
+        st = os.stat(value)
+    except OSError:
+        if folder:
+            _invalid(option, f"{name} {value!r} does not exist.")
+        return
+    if folder and stat.S_ISREG(st.st_mode):
+        _invalid(option, f"{name} {value!r} is a file.")
+    if not folder and stat.S_ISDIR(st.st_mode):
+        _invalid(option, f"{name} {value!r} is a directory.")
+    if not os.access(value, os.R_OK):
+        _invalid(option, f"{name} {value!r} is not readable.")
+
+
+def _check_float(option: str, value: str, minimum: float) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        _invalid(option, f"{value!r} is not a valid float.")
+    if number < minimum:
+        _invalid(option, f"{number} is not in the range x>={minimum}.")
+    return number
 
 
 def _usage_exit(exc: Exception) -> NoReturn:
-    """Invalid configuration (located) or a bad option: one line on stderr, exit 2."""
+    """Invalid configuration (located) or a bad option found while running: one line on stderr, exit 2."""
     from relialint.config import ConfigError
 
     if isinstance(exc, ConfigError):
-        click.echo(f"{exc.path}:{exc.line}:{exc.column}: error: invalid configuration: {exc.message}", err=True)
+        print(f"{exc.path}:{exc.line}:{exc.column}: error: invalid configuration: {exc.message}", file=sys.stderr)
     else:
-        click.echo(f"relialint: error: {exc}", err=True)
+        print(f"relialint: error: {exc}", file=sys.stderr)
     sys.exit(2)
 
 
-def _split(values: tuple[str, ...]) -> list[str]:
-    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+def _split(values: Sequence[str] | None) -> list[str]:
+    return [part.strip() for value in values or () for part in value.split(",") if part.strip()]
 
 
 def _not_empty(option: str, *values: str) -> None:
     for value in values:
         if not value.strip():
-            raise click.UsageError(f"{option} takes a value, not an empty string")
+            raise UsageError(f"{option} takes a value, not an empty string")
 
 
 def _working_directory() -> None:
     try:
         os.getcwd()
     except OSError:
-        raise click.UsageError("the working directory no longer exists; run relialint from an existing folder") \
-            from None
+        raise UsageError("the working directory no longer exists; run relialint from an existing folder") from None
 
 
-def _facts(values: tuple[str, ...]) -> dict[str, str]:
+def _facts(values: Sequence[str] | None) -> dict[str, str]:
     out: dict[str, str] = {}
-    for item in values:
+    for item in values or ():
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
-            raise click.UsageError(f"--fact takes KEY=VALUE, not {item!r}")
+            raise UsageError(f"--fact takes KEY=VALUE, not {item!r}")
         out[key.strip()] = value.strip()
     return out
 
 
-@main.command()
-@click.argument("paths", nargs=-1, required=True)
-@click.option("--gpu", multiple=True,
-              help="target GPU: product name, compute capability (sm_90) or AMD target (gfx1151); repeat it to "
-                   "check every target (--gpu H100 --gpu B200)")
-@click.option("--engine-version", help="engine version when the files do not pin it (0.30.0, b6327)")
-@click.option("--os", "os_name", type=click.Choice(["linux", "windows", "macos"]), help="host OS")
-@click.option("--fact", "fact", multiple=True, metavar="KEY=VALUE", help="any fact of the vocabulary")
-@click.option("--facts", "facts_file", type=click.Path(dir_okay=False), metavar="FILE",
-              help="target facts from a file: relialint probe --write-facts output (.json, .toml) or a vllm "
-                   "collect-env dump")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text",
-              show_default=True)
-@click.option("--select", multiple=True, help="record ids or prefixes (RL1, RL105), comma separated")
-@click.option("--ignore", multiple=True, help="record ids or prefixes to leave out")
-@click.option("--fail-on", type=click.Choice(list(FAIL_LEVELS)), default=None,
-              help="lowest severity of a definite finding that makes the exit code 1  [default: major]")
-@click.option("--strict/--no-strict", default=None, help="possible findings count toward the exit code too")
-@click.option("--show-possible", is_flag=True,
-              help="list every possible finding, not only those something in the file points at")
-@click.option("--records", "records_dirs", multiple=True, type=click.Path(exists=True, file_okay=False),
-              help="a folder of your own records, used beside the shipped ones")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False),
-              help="use this configuration file instead of the nearest pyproject.toml / .relialint.toml")
-@click.option("--isolated", is_flag=True, help="read no configuration file")
-@click.option("--no-inline-ignores", is_flag=True, help="apply no `# relialint: ignore[...]` comment (audits)")
-@click.option("--show-ignored", is_flag=True, help="also list what was suppressed, by what and why")
-@click.option("--baseline", "baseline", type=click.Path(dir_okay=False),
-              help="report only findings that are not in this baseline file")
-@click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False),
-              help="record today's findings in this baseline file and exit 0")
-@click.option("--stdin-filename", metavar="NAME", help="with `-` as the path: read standard input as this file")
-def check(paths: tuple[str, ...], gpu: tuple[str, ...], engine_version: str | None, os_name: str | None,
-          fact: tuple[str, ...], facts_file: str | None, fmt: str, select: tuple[str, ...], ignore: tuple[str, ...],
-          fail_on: str | None, strict: bool | None, show_possible: bool, records_dirs: tuple[str, ...],
-          config_file: str | None, isolated: bool, no_inline_ignores: bool, show_ignored: bool, baseline: str | None,
-          write_baseline: str | None, stdin_filename: str | None) -> None:
+def _echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
+    stream = sys.stderr if err else sys.stdout
+    stream.write(text + ("\n" if nl else ""))
+    stream.flush()
+
+
+# -- check --------------------------------------------------------------------------------------------------------
+
+
+def check_parser() -> Parser:
+    p = _parser("check", "[OPTIONS] PATHS...", "Lint deployment files (the default command).")
+    p.add_argument("paths", nargs="+", metavar="PATHS",
+                   help="files and folders to lint; `-` reads standard input (with --stdin-filename)")
+    _add_many(p, "--gpu", "gpu", help_text="target GPU: product name, compute capability (sm_90) or AMD target "
+                                           "(gfx1151); repeat it to check every target (--gpu H100 --gpu B200)")
+    p.add_argument("--engine-version", metavar="TEXT", help="engine version when the files do not pin it (0.30.0, "
+                                                            "b6327)")
+    _add_choice(p, "--os", "os_name", OS_NAMES, None, "host OS")
+    _add_many(p, "--fact", "fact", "KEY=VALUE", "any fact of the vocabulary")
+    p.add_argument("--facts", dest="facts_file", metavar="FILE",
+                   help="target facts from a file: relialint probe --write-facts output (.json, .toml) or a vllm "
+                        "collect-env dump")
+    _add_choice(p, "--format", "fmt", ("text", "json", "sarif", "github"), "text")
+    _add_many(p, "--select", "select", help_text="record ids or prefixes (RL1, RL105), comma separated")
+    _add_many(p, "--ignore", "ignore", help_text="record ids or prefixes to leave out")
+    _add_choice(p, "--fail-on", "fail_on", list(FAIL_LEVELS), None,
+                "lowest severity of a definite finding that makes the exit code 1  [default: major]")
+    p.add_argument("--strict", action=argparse.BooleanOptionalAction, default=None,
+                   help="possible findings count toward the exit code too")
+    p.add_argument("--show-possible", action="store_true",
+                   help="list every possible finding, not only those something in the file points at")
+    _add_many(p, "--records", "records_dirs", "DIRECTORY", "a folder of your own records, used beside the shipped "
+                                                           "ones")
+    p.add_argument("--config", dest="config_file", metavar="FILE",
+                   help="use this configuration file instead of the nearest pyproject.toml / .relialint.toml")
+    p.add_argument("--isolated", action="store_true", help="read no configuration file")
+    p.add_argument("--no-inline-ignores", action="store_true",
+                   help="apply no `# relialint: ignore[...]` comment (audits)")
+    p.add_argument("--show-ignored", action="store_true", help="also list what was suppressed, by what and why")
+    p.add_argument("--baseline", metavar="FILE", help="report only findings that are not in this baseline file")
+    p.add_argument("--write-baseline", metavar="FILE",
+                   help="record today's findings in this baseline file and exit 0")
+    p.add_argument("--stdin-filename", metavar="NAME", help="with `-` as the path: read standard input as this file")
+    return p
+
+
+def check(args: argparse.Namespace) -> int:
     """Lint deployment files (the default command)."""
+    _check_choice("--os", args.os_name, OS_NAMES)
+    _check_choice("--format", args.fmt, ("text", "json", "sarif", "github"))
+    _check_choice("--fail-on", args.fail_on, list(FAIL_LEVELS))
+    _check_path("--facts", args.facts_file)
+    for folder in args.records_dirs or ():
+        _check_path("--records", folder, folder=True)
+    for option, value in (("--config", args.config_file), ("--baseline", args.baseline),
+                          ("--write-baseline", args.write_baseline)):
+        _check_path(option, value)
+
     from relialint.config import ConfigError
-    from relialint.lint import Options, Target, UsageError, lint_paths, lint_text
+    from relialint.lint import Options, Target, lint_paths, lint_text
+    from relialint.lint import UsageError as LintUsageError
     from relialint.report import formatter
 
-    facts = _facts(fact)
+    paths: list[str] = args.paths
+    gpu: list[str] = args.gpu or []
+    engine_version: str | None = args.engine_version
+    stdin_filename: str | None = args.stdin_filename
+    facts = _facts(args.fact)
     _not_empty("--gpu", *gpu)
     _not_empty("--engine-version", *(engine_version,) if engine_version is not None else ())
     _working_directory()
-    given = Path(facts_file) if facts_file else None
-    targets = [Target(g, engine_version, os_name, facts, facts_file=given) for g in gpu]
-    options = Options(Target(gpu[0] if gpu else None, engine_version, os_name, facts, facts_file=given),
-                      _split(select), _split(ignore), [Path(d) for d in records_dirs], targets=targets,
-                      config_file=Path(config_file) if config_file else None, isolated=isolated,
-                      inline_ignores=not no_inline_ignores, baseline=Path(baseline) if baseline else None,
-                      fail_on=fail_on, strict=strict, show_possible=show_possible)
+    given = Path(args.facts_file) if args.facts_file else None
+    targets = [Target(g, engine_version, args.os_name, facts, facts_file=given) for g in gpu]
+    options = Options(Target(gpu[0] if gpu else None, engine_version, args.os_name, facts, facts_file=given),
+                      _split(args.select), _split(args.ignore), [Path(d) for d in args.records_dirs or ()],
+                      targets=targets, config_file=Path(args.config_file) if args.config_file else None,
+                      isolated=args.isolated, inline_ignores=not args.no_inline_ignores,
+                      baseline=Path(args.baseline) if args.baseline else None, fail_on=args.fail_on,
+                      strict=args.strict, show_possible=args.show_possible)
     if "-" in paths and (len(paths) != 1 or not stdin_filename):
-        raise click.UsageError("`-` reads standard input: give it alone, with --stdin-filename NAME")
+        raise UsageError("`-` reads standard input: give it alone, with --stdin-filename NAME")
     try:
-        if paths == ("-",):
+        if paths == ["-"]:
             assert stdin_filename is not None
             from relialint.readers import detect
             from relialint.readers.located import bounded, decode
 
             if sys.stdin is None:
-                raise click.UsageError("`-` reads standard input, but standard input is closed")
+                raise UsageError("`-` reads standard input, but standard input is closed")
             data, error = bounded(sys.stdin.buffer, stdin_filename)
             text = None
             if data is not None:
@@ -157,26 +240,30 @@ def check(paths: tuple[str, ...], gpu: tuple[str, ...], engine_version: str | No
             if error is not None:
                 run.errors.append(error)
         else:
-            run = lint_paths(list(paths), options)
-    except (ConfigError, UsageError) as exc:
+            run = lint_paths(paths, options)
+    except (ConfigError, LintUsageError) as exc:
         _usage_exit(exc)
-    if write_baseline:
+    if args.write_baseline:
         from relialint.suppress import write_baseline as write
 
         try:
-            count = write(Path(write_baseline), run)
+            count = write(Path(args.write_baseline), run)
         except OSError as exc:
-            click.echo(f"relialint: error: cannot write the baseline {write_baseline}: {exc.strerror or 'failed'}",
-                       err=True)
-            sys.exit(2)
-        click.echo(f"relialint: wrote {count} finding{'s' if count != 1 else ''} to {write_baseline}", err=True)
-        sys.exit(2 if run.errors else 0)
-    color = fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+            _echo(f"relialint: error: cannot write the baseline {args.write_baseline}: {exc.strerror or 'failed'}",
+                  err=True)
+            return 2
+        _echo(f"relialint: wrote {count} finding{'s' if count != 1 else ''} to {args.write_baseline}", err=True)
+        return 2 if run.errors else 0
+    color = args.fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     # file names that are not valid UTF-8 reach here as lone surrogates: written as U+FFFD, never an encoding crash
-    out = formatter(fmt)(run, color, show_ignored).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    out = formatter(args.fmt)(run, color, args.show_ignored).encode("utf-8", "surrogateescape").decode("utf-8",
+                                                                                                        "replace")
     sys.stdout.buffer.write(out.encode("utf-8"))
     sys.stdout.flush()
-    sys.exit(2 if run.errors else (1 if run.failing else 0))
+    return 2 if run.errors else (1 if run.failing else 0)
+
+
+# -- explain, records ---------------------------------------------------------------------------------------------
 
 
 def _records() -> list[dict[str, Any]]:
@@ -184,73 +271,97 @@ def _records() -> list[dict[str, Any]]:
 
     records, errors = load_records(Options())
     for error in errors:
-        click.echo(f"{error.path}:{error.line}:{error.column}: error: {error.message}", err=True)
+        _echo(f"{error.path}:{error.line}:{error.column}: error: {error.message}", err=True)
     return records
 
 
-@main.command()
-@click.argument("record_id")
-def explain(record_id: str) -> None:
+def explain_parser() -> Parser:
+    p = _parser("explain", "[OPTIONS] RECORD_ID", "Show a record in full (by id or slug).")
+    p.add_argument("record_id", metavar="RECORD_ID", help="a record id (RL101) or slug")
+    return p
+
+
+def explain(args: argparse.Namespace) -> int:
     """Show a record in full (by id or slug)."""
     from relialint.kb.describe import explain as render
 
+    record_id: str = args.record_id
     for record in _records():
         if record_id.upper() == record["id"] or record_id == record["slug"]:
-            click.echo(render(record), nl=False)
-            return
-    click.echo(f"relialint: error: no record {record_id!r}; `relialint records` lists them", err=True)
-    sys.exit(2)
+            _echo(render(record), nl=False)
+            return 0
+    _echo(f"relialint: error: no record {record_id!r}; `relialint records` lists them", err=True)
+    return 2
 
 
-@main.command()
-@click.argument("query", required=False)
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def records(query: str | None, fmt: str) -> None:
+def records_parser() -> Parser:
+    p = _parser("records", "[OPTIONS] [QUERY]", "List or search the catalogue.")
+    p.add_argument("query", nargs="?", metavar="QUERY", help="text to look for in the records (all of them without it)")
+    _add_choice(p, "--format", "fmt", ("text", "json"), "text")
+    return p
+
+
+def records(args: argparse.Namespace) -> int:
     """List or search the catalogue."""
+    _check_choice("--format", args.fmt, ("text", "json"))
     from relialint import record_url
 
+    query: str | None = args.query
     found = []
     for record in _records():
         haystack = json.dumps(record).lower()
         if query and query.lower() not in haystack:
             continue
         found.append(record)
-    if fmt == "json":
+    if args.fmt == "json":
         rows = [{"id": r["id"], "slug": r["slug"], "title": r["title"], "severity": r["severity"],
                  "impact": r["impact"], "engines": r.get("engines") or [], "trigger": bool(r.get("trigger")),
                  "runtime_trigger": bool(r.get("runtime_trigger")), "url": record_url(r["id"])} for r in found]
-        click.echo(json.dumps({"records": rows}, indent=2))
-        return
+        _echo(json.dumps({"records": rows}, indent=2))
+        return 0
     for r in found:
         kind = "trigger" if r.get("trigger") else ("runtime" if r.get("runtime_trigger") else "knowledge")
-        click.echo(f"{r['id']}  {r['severity']:<7}  {r['impact']:<14}  {kind:<9}  {r['title']}")
-    click.echo(f"{len(found)} record{'s' if len(found) != 1 else ''}")
+        _echo(f"{r['id']}  {r['severity']:<7}  {r['impact']:<14}  {kind:<9}  {r['title']}")
+    _echo(f"{len(found)} record{'s' if len(found) != 1 else ''}")
+    return 0
 
 
-@main.command()
-@click.argument("paths", nargs=-1, required=True)
-@click.option("--gpu")
-@click.option("--engine-version")
-@click.option("--os", "os_name", type=click.Choice(["linux", "windows", "macos"]))
-@click.option("--fact", "fact", multiple=True, metavar="KEY=VALUE")
-@click.option("--facts", "facts_file", type=click.Path(dir_okay=False), metavar="FILE",
-              help="target facts from a file (probe --write-facts output or a vllm collect-env dump)")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def facts(paths: tuple[str, ...], gpu: str | None, engine_version: str | None, os_name: str | None,
-          fact: tuple[str, ...], facts_file: str | None, fmt: str) -> None:
+# -- facts --------------------------------------------------------------------------------------------------------
+
+
+def facts_parser() -> Parser:
+    p = _parser("facts", "[OPTIONS] PATHS...", "Every deployment found and every fact, with where it came from.")
+    p.add_argument("paths", nargs="+", metavar="PATHS", help="files and folders to read")
+    p.add_argument("--gpu", metavar="TEXT")
+    p.add_argument("--engine-version", metavar="TEXT")
+    _add_choice(p, "--os", "os_name", OS_NAMES, None)
+    _add_many(p, "--fact", "fact", "KEY=VALUE")
+    p.add_argument("--facts", dest="facts_file", metavar="FILE",
+                   help="target facts from a file (probe --write-facts output or a vllm collect-env dump)")
+    _add_choice(p, "--format", "fmt", ("text", "json"), "text")
+    return p
+
+
+def facts(args: argparse.Namespace) -> int:
     """Every deployment found and every fact, with where it came from."""
+    _check_choice("--os", args.os_name, OS_NAMES)
+    _check_path("--facts", args.facts_file)
+    _check_choice("--format", args.fmt, ("text", "json"))
     from relialint.config import ConfigError
     from relialint.facts import json_value, render
-    from relialint.lint import Options, Target, UsageError, lint_paths
+    from relialint.lint import Options, Target, lint_paths
+    from relialint.lint import UsageError as LintUsageError
 
+    gpu: str | None = args.gpu
+    engine_version: str | None = args.engine_version
     _not_empty("--gpu", *(gpu,) if gpu is not None else ())
     _not_empty("--engine-version", *(engine_version,) if engine_version is not None else ())
     _working_directory()
     try:
-        target = Target(gpu, engine_version, os_name, _facts(fact),
-                        facts_file=Path(facts_file) if facts_file else None)
-        run = lint_paths(list(paths), Options(target, select=["-none-"]))
-    except (ConfigError, UsageError) as exc:
+        target = Target(gpu, engine_version, args.os_name, _facts(args.fact),
+                        facts_file=Path(args.facts_file) if args.facts_file else None)
+        run = lint_paths(list(args.paths), Options(target, select=["-none-"]))
+    except (ConfigError, LintUsageError) as exc:
         _usage_exit(exc)
     deployments = []
     for d in run.deployments:
@@ -269,82 +380,130 @@ def facts(paths: tuple[str, ...], gpu: str | None, engine_version: str | None, o
             entry["notes"] = list(d.notes)
         deployments.append(entry)
     errors = [{"path": e.path, "line": e.line, "column": e.column, "message": e.message} for e in run.errors]
-    if fmt == "json":
-        click.echo(json.dumps({"deployments": deployments, "errors": errors}, indent=2, ensure_ascii=False))
+    if args.fmt == "json":
+        _echo(json.dumps({"deployments": deployments, "errors": errors}, indent=2, ensure_ascii=False))
     else:
         for e in run.errors:
-            click.echo(f"{e.path}:{e.line}:{e.column}: error: {e.message}")
+            _echo(f"{e.path}:{e.line}:{e.column}: error: {e.message}")
         for entry in deployments:
-            click.echo(f"{entry['path']}:{entry['line']}: {entry['engine']} ({entry['kind']})")
+            _echo(f"{entry['path']}:{entry['line']}: {entry['engine']} ({entry['kind']})")
             for key, item in entry["facts"].items():
                 where = f"{item['path']}:{item['line']}:{item['column']}" if "path" in item else ""
                 value = render(item["value"]) if not isinstance(item["value"], str) else item["value"]
                 note = f"  ({item['note']})" if "note" in item else ""
-                click.echo(f"  {key:<34} {value:<28} {item['origin']:<12} {where}{note}")
+                _echo(f"  {key:<34} {value:<28} {item['origin']:<12} {where}{note}")
             for line in entry.get("notes", []):
-                click.echo(f"  note: {line}")
-    sys.exit(2 if run.errors else 0)
+                _echo(f"  note: {line}")
+    return 2 if run.errors else 0
 
 
-@main.command()
-@click.argument("dirs", nargs=-1, type=click.Path())
-def validate(dirs: tuple[str, ...]) -> None:
+# -- validate, schema, lsp ----------------------------------------------------------------------------------------
+
+
+def validate_parser() -> Parser:
+    p = _parser("validate", "[OPTIONS] [DIRS]...",
+                "Validate record files (schema, semantic checks, examples); the shipped ones by default.")
+    p.add_argument("dirs", nargs="*", metavar="DIRS", help="folders of record files")
+    return p
+
+
+def validate(args: argparse.Namespace) -> int:
     """Validate record files (schema, semantic checks, examples); the shipped ones by default."""
     from relialint.kb.loader import load_dir, shipped_dir
     from relialint.kb.validate import validate_dirs
 
+    dirs: list[str] = args.dirs
     folders = [Path(d) for d in dirs] or [shipped_dir()]
     known = {r.record.id for r in load_dir(shipped_dir()).records} if dirs else set()
     problems = validate_dirs(folders, known)
     for p in problems:
-        click.echo(f"{p.path}:{p.line}:{p.column}: {p.code} {p.message}")
+        _echo(f"{p.path}:{p.line}:{p.column}: {p.code} {p.message}")
     count = sum(len(list(f.glob("*.y*ml"))) for f in folders if f.is_dir())
-    click.echo(f"{count} record file{'s' if count != 1 else ''}, {len(problems)} problem"
-               f"{'s' if len(problems) != 1 else ''}")
-    sys.exit(2 if problems else 0)
+    _echo(f"{count} record file{'s' if count != 1 else ''}, {len(problems)} problem"
+          f"{'s' if len(problems) != 1 else ''}")
+    return 2 if problems else 0
 
 
-@main.command()
-@click.option("--from-nvidia-smi", "files", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
-              help="read captures instead of NVML: nvidia-smi -q -x, nvidia-smi --query-gpu ... --format=csv, "
-                   "nvidia-smi --version / conf-compute, amd-smi or rocm-smi output; several captures in order count "
-                   "as samples (repeatable)")
-@click.option("--duration", type=click.FloatRange(min=0), default=0.0, show_default=True, metavar="S",
-              help="with NVML: sample the counters over S seconds (0: one snapshot)")
-@click.option("--interval", type=click.FloatRange(min=0.05), default=1.0, show_default=True, metavar="S",
-              help="with --duration: seconds between samples")
-@click.option("--write-facts", "write_facts", type=click.Path(dir_okay=False), metavar="FILE",
-              help="write the host's facts to FILE (.json or .toml) for relialint check --facts")
-@click.option("--fact", "fact", multiple=True, metavar="KEY=VALUE",
-              help="a fact no counter reads (host.psu_degraded=true); the probe's readings win")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text",
-              show_default=True)
-@click.option("--select", multiple=True, help="record ids or prefixes (RL2), comma separated")
-@click.option("--ignore", multiple=True, help="record ids or prefixes to leave out")
-@click.option("--fail-on", type=click.Choice(list(FAIL_LEVELS)), default="major", show_default=True,
-              help="lowest severity of a definite finding that makes the exit code 1")
-@click.option("--strict", is_flag=True, help="possible findings count toward the exit code too")
-@click.option("--show-possible", is_flag=True,
-              help="list every possible finding, not only those a reading points at (an idle snapshot)")
-def probe(files: tuple[str, ...], duration: float, interval: float, write_facts: str | None, fact: tuple[str, ...],
-          fmt: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str, strict: bool,
-          show_possible: bool) -> None:
+def lsp_parser() -> Parser:
+    return _parser("lsp", "[OPTIONS]", "Run the language server over stdio (for editors).")
+
+
+def lsp(args: argparse.Namespace) -> int:
+    """Run the language server over stdio (for editors)."""
+    from relialint.lsp import main as serve
+
+    serve()
+    return 0
+
+
+def schema_parser() -> Parser:
+    return _parser("schema", "[OPTIONS]", "Print the record JSON Schema.")
+
+
+def schema(args: argparse.Namespace) -> int:
+    """Print the record JSON Schema."""
+    from relialint.kb.model import json_schema
+
+    _echo(json.dumps(json_schema(), indent=2, sort_keys=True))
+    return 0
+
+
+# -- probe --------------------------------------------------------------------------------------------------------
+
+
+def probe_parser() -> Parser:
+    p = _parser("probe", "[OPTIONS]", "Facts and runtime findings from a GPU host (NVML, or captures given with "
+                                      "--from-nvidia-smi).")
+    _add_many(p, "--from-nvidia-smi", "files", "FILE",
+              "read captures instead of NVML: nvidia-smi -q -x, nvidia-smi --query-gpu ... --format=csv, nvidia-smi "
+              "--version / conf-compute, amd-smi or rocm-smi output; several captures in order count as samples "
+              "(repeatable)")
+    p.add_argument("--duration", default="0.0", metavar="S",
+                   help="with NVML: sample the counters over S seconds (0: one snapshot)  [default: 0.0; x>=0]")
+    p.add_argument("--interval", default="1.0", metavar="S",
+                   help="with --duration: seconds between samples  [default: 1.0; x>=0.05]")
+    p.add_argument("--write-facts", metavar="FILE",
+                   help="write the host's facts to FILE (.json or .toml) for relialint check --facts")
+    _add_many(p, "--fact", "fact", "KEY=VALUE",
+              "a fact no counter reads (host.psu_degraded=true); the probe's readings win")
+    _add_choice(p, "--format", "fmt", ("text", "json", "sarif", "github"), "text")
+    _add_many(p, "--select", "select", help_text="record ids or prefixes (RL2), comma separated")
+    _add_many(p, "--ignore", "ignore", help_text="record ids or prefixes to leave out")
+    _add_choice(p, "--fail-on", "fail_on", list(FAIL_LEVELS), "major",
+                "lowest severity of a definite finding that makes the exit code 1")
+    p.add_argument("--strict", action="store_true", help="possible findings count toward the exit code too")
+    p.add_argument("--show-possible", action="store_true",
+                   help="list every possible finding, not only those a reading points at (an idle snapshot)")
+    return p
+
+
+def probe(args: argparse.Namespace) -> int:
     """Facts and runtime findings from a GPU host (NVML, or captures given with --from-nvidia-smi)."""
-    from relialint.lint import UsageError
+    files: list[str] = args.files or []
+    for file in files:
+        _check_path("--from-nvidia-smi", file)
+    duration = _check_float("--duration", args.duration, 0)
+    interval = _check_float("--interval", args.interval, 0.05)
+    _check_path("--write-facts", args.write_facts)
+    _check_choice("--format", args.fmt, ("text", "json", "sarif", "github"))
+    _check_choice("--fail-on", args.fail_on, list(FAIL_LEVELS))
+    from relialint.lint import UsageError as LintUsageError
     from relialint.probe import run as probe_run
     from relialint.probe.nvml import NvmlUnavailable
     from relialint.report import formatter
 
-    options = probe_run.ProbeOptions([Path(f) for f in files], duration, interval, _facts(fact), _split(select),
-                                     _split(ignore), fail_on, strict, show_possible)
+    write_facts: str | None = args.write_facts
+    options = probe_run.ProbeOptions([Path(f) for f in files], duration, interval, _facts(args.fact),
+                                     _split(args.select), _split(args.ignore), args.fail_on, args.strict,
+                                     args.show_possible)
     if files and duration:
-        raise click.UsageError("--duration samples NVML on this host; with --from-nvidia-smi, give several captures "
-                               "in time order instead")
+        raise UsageError("--duration samples NVML on this host; with --from-nvidia-smi, give several captures in "
+                         "time order instead")
     if write_facts and Path(write_facts).suffix.lower() not in (".json", ".toml"):
-        raise click.UsageError(f"--write-facts {write_facts}: the file name ends in .json or .toml")
+        raise UsageError(f"--write-facts {write_facts}: the file name ends in .json or .toml")
     try:
         host, run = probe_run.probe(options)
-    except (UsageError, NvmlUnavailable) as exc:
+    except (LintUsageError, NvmlUnavailable) as exc:
         _usage_exit(exc)
     if write_facts:
         from relialint.probe.factsfile import write
@@ -353,27 +512,74 @@ def probe(files: tuple[str, ...], duration: float, interval: float, write_facts:
             write(Path(write_facts), host.facts, list(files))
         except OSError as exc:
             _usage_exit(ValueError(f"--write-facts {write_facts}: {exc.strerror or exc}"))
-        click.echo(f"relialint: wrote {len(host.facts.facts)} facts to {write_facts}", err=True)
-    color = fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    sys.stdout.write(formatter(fmt)(run, color, False))
-    sys.exit(2 if run.errors else (1 if run.failing else 0))
+        _echo(f"relialint: wrote {len(host.facts.facts)} facts to {write_facts}", err=True)
+    color = args.fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    sys.stdout.write(formatter(args.fmt)(run, color, False))
+    sys.stdout.flush()
+    return 2 if run.errors else (1 if run.failing else 0)
 
 
-@main.command()
-def lsp() -> None:
-    """Run the language server over stdio (for editors)."""
-    from relialint.lsp import main as serve
+# -- the group ----------------------------------------------------------------------------------------------------
 
-    serve()
+Command = tuple[Callable[[], Parser], Callable[[argparse.Namespace], int]]
+COMMANDS: dict[str, Command] = {
+    "check": (check_parser, check),
+    "explain": (explain_parser, explain),
+    "facts": (facts_parser, facts),
+    "lsp": (lsp_parser, lsp),
+    "probe": (probe_parser, probe),
+    "records": (records_parser, records),
+    "schema": (schema_parser, schema),
+    "validate": (validate_parser, validate),
+}
 
 
-@main.command()
-def schema() -> None:
-    """Print the record JSON Schema."""
-    from relialint.kb.model import json_schema
+def group_help() -> str:
+    lines = ["Usage: relialint [OPTIONS] COMMAND [ARGS]...", "       relialint PATHS... [OPTIONS]   (check)", "",
+             "Lint LLM-serving deployment configs (vLLM, llama.cpp) against known silent failures.", "",
+             "options:", "  --version   Show the version and exit.", f"  -h, --help  {HELP}", "", "commands:"]
+    for name, (_, run) in COMMANDS.items():
+        lines.append(f"  {name:<9} {(run.__doc__ or '').splitlines()[0]}")
+    return "\n".join(lines) + "\n"
 
-    click.echo(json.dumps(json_schema(), indent=2, sort_keys=True))
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command line (``sys.argv[1:]`` by default) and return its exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        _echo(group_help(), nl=False)
+        return 0
+    if args[0] == "--version":
+        _echo(f"relialint, version {__version__}")
+        return 0
+    name = args[0] if args[0] in COMMANDS else "check"
+    rest = args[1:] if args[0] in COMMANDS else args
+    build, run = COMMANDS[name]
+    parser = build()
+    parser.add_argument("-h", "--help", action="help", help=HELP)
+    try:
+        namespace = parser.parse_intermixed_args(rest)
+        return _last_resort(run, namespace)
+    except UsageError as exc:
+        _echo(parser.format_usage() + f"Try 'relialint {name} -h' for help.", err=True)
+        _echo(f"relialint: error: {exc}", err=True)
+        return 2
+
+
+def _last_resort(run: Callable[[argparse.Namespace], int], namespace: argparse.Namespace) -> int:
+    """An unexpected exception is one line on stderr and exit 2, never a traceback and never exit 1 (the code for
+    findings). Errors in one file are caught per file in ``lint``."""
+    try:
+        return run(namespace)
+    except (UsageError, SystemExit, KeyboardInterrupt):
+        raise
+    except BrokenPipeError:
+        return 2
+    except (Exception, RecursionError, MemoryError) as exc:
+        _echo(f"relialint: internal error ({type(exc).__name__}); nothing was reported. Please report it with the "
+              "input that caused it.", err=True)
+        return 2
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -216,21 +216,32 @@ def known_gaps(root: Path = CORPUS) -> dict[str, str]:
 
 
 def _invoke(args: list[str]) -> dict[str, Any]:
-    from click.testing import CliRunner
+    """``relialint ARGS`` in this process, from the repository root: its JSON on stdout."""
+    import io
 
     from relialint.cli import main
 
+    out, err = io.BytesIO(), io.BytesIO()
+    saved = sys.stdout, sys.stderr
     cwd = os.getcwd()
     os.chdir(ROOT)
+    stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
+    stderr = io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace", write_through=True)
+    sys.stdout, sys.stderr = stdout, stderr
     try:
-        result = CliRunner().invoke(main, args)
+        code: Any = main(args)
+    except SystemExit as exc:
+        code = exc.code
     finally:
+        sys.stdout, sys.stderr = saved
+        stdout.detach()  # let go of the bytes without closing them
+        stderr.detach()
         os.chdir(cwd)
     try:
-        doc: dict[str, Any] = json.loads(result.stdout)
+        doc: dict[str, Any] = json.loads(out.getvalue().decode("utf-8", "replace"))
     except ValueError as exc:
-        raise RuntimeError(f"relialint {' '.join(args)} gave no JSON (exit {result.exit_code}): "
-                           f"{result.output[-500:]}") from exc
+        output = (out.getvalue() + err.getvalue()).decode("utf-8", "replace")
+        raise RuntimeError(f"relialint {' '.join(args)} gave no JSON (exit {code}): {output[-500:]}") from exc
     return doc
 
 

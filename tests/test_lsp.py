@@ -343,6 +343,7 @@ async def test_diagnostics_match_check(plain: LanguageClient, tmp_path: Path, na
     report = json.loads(done.stdout)
     assert report["findings"]  # each example has findings to compare
     assert sorted((d.code, d.range.start.line + 1, d.range.start.character + 1) for d in diagnostics
-                  if d.code != "note") == sorted((f["code"], f["line"], f["column"]) for f in report["findings"])
+                  if d.code != "note") == sorted((f["code"], f["line"], f["column"]) for f in report["findings"]
+                                                 if f["shown"])
     assert sorted(d.message for d in diagnostics if d.code == "note") == sorted(
         n.split(": ", 1)[1].replace("the cli value", "the settings value") for n in report["notes"])

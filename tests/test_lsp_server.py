@@ -17,7 +17,8 @@ import pytest
 
 from relialint.lsp import RelialintServer
 from relialint.lspdebounce import Debounce
-from relialint.lsprpc import Output, process
+from relialint.lspframe import Frames
+from relialint.lsprpc import Output, process, serve
 from relialint.lsptext import Document, choose_encoding, path_of
 from tests.conftest import ROOT
 
@@ -158,6 +159,16 @@ def test_edits_received_while_busy_are_linted_once_at_their_last_version(tmp_pat
     loop.join(60)
     assert out.published() == [(5, [])]
     assert [m.get("id", m.get("method")) for m in out.sent] == [1, "textDocument/publishDiagnostics", 2]
+
+
+def test_an_unreadable_stream_ends_the_server(capsys: pytest.CaptureFixture[str]) -> None:
+    class Gone:
+        def readline(self, size: int = -1) -> bytes:
+            raise OSError("stdin is gone")
+
+    assert serve(RelialintServer(Recorder()), Frames(Gone())) == 0  # type: ignore[arg-type]
+    err = capsys.readouterr().err
+    assert "relialint lsp: reading the client's messages failed:" in err and "OSError: stdin is gone" in err
 
 
 # -- documents and positions ----------------------------------------------------------------------------------------

@@ -164,11 +164,12 @@ def serve(server: Server, frames: Frames, clock: Callable[[], float] = time.mono
     incoming: queue.Queue[Any] = queue.Queue()
 
     def read() -> None:
-        while True:
-            message = frames.read_message()
-            incoming.put(message)
-            if message is None:
-                return
+        try:
+            while (message := frames.read_message()) is not None:
+                incoming.put(message)
+        except Exception:  # stdin unreadable: the end of the stream, said in the log, never a server left waiting
+            log_failure("reading the client's messages")
+        incoming.put(None)
 
     threading.Thread(target=read, name="relialint-lsp-reader", daemon=True).start()
     return process(server, incoming, clock)

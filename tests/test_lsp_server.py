@@ -19,7 +19,7 @@ from relialint.lsp import RelialintServer
 from relialint.lspdebounce import Debounce
 from relialint.lspframe import Frames
 from relialint.lsprpc import Output, process, serve
-from relialint.lsptext import Document, choose_encoding, path_of
+from relialint.lsptext import Document, InvalidParams, choose_encoding, path_of
 from tests.conftest import ROOT
 
 SERVE_CMD = (ROOT / "examples" / "serve-cmd.sh").read_text(encoding="utf-8")
@@ -194,6 +194,10 @@ def test_incremental_changes_in_utf16_and_utf8_units() -> None:
     assert utf8.text == "é:1\n"
     document.apply({"text": "whole"})
     assert document.text == "whole"
+    with pytest.raises(InvalidParams, match=r"`contentChanges\.range\.end\.line` must be an unsigned integer"):
+        document.apply_all([{"text": "first"}, {"range": {"start": {"line": 0, "character": 0},
+                                                          "end": {"line": -1, "character": 0}}, "text": "x"}])
+    assert document.text == "whole"  # none of a malformed notification's changes
 
 
 def test_position_encoding_and_paths() -> None:

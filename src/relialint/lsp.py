@@ -200,8 +200,7 @@ class RelialintServer(Server):
             raise InvalidParams(f"{uri} is not open")
         if not isinstance(changes, list):
             raise InvalidParams("`contentChanges` must be a list")
-        for change in changes:
-            document.apply(change)
+        document.apply_all(changes)
         version = params["textDocument"].get("version")
         document.version = version if _integer(version) else None
         self.due[uri] = self.debounce.due(uri, self.clock())

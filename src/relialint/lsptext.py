@@ -151,3 +151,13 @@ class Document:
                 first, last = last, first
             self.text = self.text[:first] + change["text"] + self.text[last:]
         self._starts = None
+
+    def apply_all(self, changes: list[Any]) -> None:
+        """The changes of one ``didChange``, in order: all of them, or (one malformed) none."""
+        text = self.text
+        try:
+            for change in changes:
+                self.apply(change)
+        except InvalidParams:
+            self.text, self._starts = text, None
+            raise

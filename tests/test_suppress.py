@@ -81,6 +81,23 @@ def test_ignore_without_a_reason_is_not_applied_and_is_a_finding(tmp_path: Path,
     assert "has no reason" in doc["findings"][0]["message"]
 
 
+@pytest.mark.parametrize("reason", ["REASON: why this is safe here", "reason:  why this is SAFE here",
+                                    "why this is safe here"])
+def test_the_placeholder_reason_is_not_a_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                reason: str) -> None:
+    # what the editor's "Ignore" quick fix inserts, left as it is, or the text the message about a missing reason
+    # shows in its place
+    write(tmp_path, "serve.sh", with_line_above_command(f"# relialint: ignore[RL101] {reason}"))
+    code, found, doc = rows(tmp_path, "serve.sh", *GPU, monkeypatch=monkeypatch)
+    assert (code, found) == (1, [("RL001", "major", "serve.sh:6:1"), ("RL101", "blocker", "serve.sh:8:3")])
+    assert doc["findings"][0]["message"] == (
+        "`ignore[RL101]` has the placeholder reason 'REASON: why this is safe here', so it is not applied; replace "
+        "the placeholder with why this is safe here")
+    write(tmp_path, "serve.sh", with_line_above_command("# relialint: ignore[RL101] why this is safe here: fp16 "
+                                                        "fallback verified"))
+    assert rows(tmp_path, "serve.sh", *GPU, monkeypatch=monkeypatch)[:2] == (0, [])
+
+
 def test_unused_ignore_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path, "serve.sh", with_line_above_command("# relialint: ignore[RL105] fp8 kv is fine here"))
     code, found, doc = rows(tmp_path, "serve.sh", *GPU, "--select", "RL105", monkeypatch=monkeypatch)

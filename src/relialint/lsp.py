@@ -1,62 +1,61 @@
-"""``relialint lsp``: a Language Server Protocol server over stdio (pygls), linting unsaved buffers.
+"""``relialint lsp``: a Language Server Protocol server over stdio, linting unsaved buffers.
 
 Protocol wiring only: a buffer is linted by ``lint.lint_text`` exactly as ``relialint check --stdin-filename PATH``
 would lint it (configuration found from the file's folder upward, inline directives, the same targets), with the
-editor's settings in place of the command-line options. Fixes as edits come from ``engines.fixedit``.
+editor's settings in place of the command-line options. The notes ``check`` prints under its findings (a GPU in the
+file over the one in the settings, a ``--config`` file not found) are information diagnostics. Fixes as edits come
+from ``engines.fixedit``. The protocol itself (messages, life cycle, the loop) is ``lsprpc``; documents and
+positions are ``lsptext``; when to lint after an edit is ``lspdebounce``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import math
 import re
-import traceback
-from dataclasses import dataclass, field
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lsprotocol import types
-from pygls.exceptions import JsonRpcException
-from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
-from pygls.uris import to_fs_path
-from pygls.workspace import TextDocument
-
-from relialint import __version__
+from relialint import __version__, lazyre
+from relialint.lspdebounce import Debounce
+from relialint.lsprpc import Output, Server, log, log_failure
+from relialint.lsptext import Document, InvalidParams, choose_encoding, document_uri, path_of, position, span
 from relialint.readers.located import MAX_FILE_BYTES
 from relialint.results import Finding, Options, RunResult, Target
-
-log = logging.getLogger(__name__)
+from relialint.suppress import PLACEHOLDER_REASON
 
 SOURCE = "relialint"
 DEFAULT_DEBOUNCE_MS = 150
-_SEVERITY = {"blocker": types.DiagnosticSeverity.Error, "major": types.DiagnosticSeverity.Warning,
-             "minor": types.DiagnosticSeverity.Information}
-_LOWER = {types.DiagnosticSeverity.Error: types.DiagnosticSeverity.Warning,
-          types.DiagnosticSeverity.Warning: types.DiagnosticSeverity.Information,
-          types.DiagnosticSeverity.Information: types.DiagnosticSeverity.Hint,
-          types.DiagnosticSeverity.Hint: types.DiagnosticSeverity.Hint}
-REASON_PLACEHOLDER = "REASON: why this is safe here"
+ERROR, WARNING, INFORMATION, HINT = 1, 2, 3, 4
+"""``DiagnosticSeverity``."""
+_SEVERITY = {"blocker": ERROR, "major": WARNING, "minor": INFORMATION}
+_LOWER = {ERROR: WARNING, WARNING: INFORMATION, INFORMATION: HINT, HINT: HINT}
+REASON_PLACEHOLDER = PLACEHOLDER_REASON
 MAX_DOCUMENT_CHARS = MAX_FILE_BYTES
 """Documents larger than this are not linted: a diagnostic says so (the file limit of the command line)."""
 MAX_DEBOUNCE_MS = 10_000
+_NOTE = lazyre.compile(r"(\d+)(?::\d+)?: (.*)", re.DOTALL)
+
+Diagnostic = dict[str, Any]
 
 
-@dataclass
 class Settings:
     """Editor settings: the command line's target options (``gpu``, ``engineVersion``, ``os``, ``facts``),
     ``select`` / ``ignore`` and ``showPossible`` (every possible finding, as ``--show-possible``; by default the
     editor shows what ``relialint check`` lists). ``debounceMs`` (initializationOptions) sets the delay after an
-    edit."""
+    edit. (Plain classes here and below: a dataclass costs start-up time.)"""
 
-    gpu: str | None = None
-    engine_version: str | None = None
-    os: str | None = None
-    facts: dict[str, str] = field(default_factory=dict)
-    select: list[str] = field(default_factory=list)
-    ignore: list[str] = field(default_factory=list)
-    show_possible: bool = False
+    def __init__(self, gpu: str | None = None, engine_version: str | None = None, os: str | None = None,
+                 facts: dict[str, str] | None = None, select: list[str] | None = None,
+                 ignore: list[str] | None = None, show_possible: bool = False) -> None:
+        self.gpu = gpu
+        self.engine_version = engine_version
+        self.os = os
+        self.facts = facts or {}
+        self.select = select or []
+        self.ignore = ignore or []
+        self.show_possible = show_possible
 
     @classmethod
     def parse(cls, raw: Any, problems: list[str] | None = None) -> Settings:
@@ -119,58 +118,42 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-@dataclass
 class Linted:
     """The last lint of one document: what hover and code actions answer from."""
 
-    version: int | None
-    text: str
-    display: str
-    kind: str
-    run: RunResult
-    findings: list[Finding]
-    diagnostics: list[types.Diagnostic]
+    def __init__(self, version: int | None, text: str, display: str, kind: str, run: RunResult,
+                 findings: list[Finding], diagnostics: list[Diagnostic]) -> None:
+        self.version = version
+        self.text = text
+        self.display = display
+        self.kind = kind
+        self.run = run
+        self.findings = findings
+        self.diagnostics = diagnostics
 
 
-_ANSWERED = object()
-"""What ``Protocol.structure_message`` returns for a malformed request it has already answered with an error."""
-
-
-class Protocol(LanguageServerProtocol):
-    """pygls' protocol, answering every malformed request with a JSON-RPC error instead of dropping it."""
-
-    def structure_message(self, data: dict[str, Any]) -> Any:
-        try:
-            return super().structure_message(data)
-        except JsonRpcException as exc:
-            if isinstance(data, dict) and "method" in data and isinstance(data.get("id"), int | str) \
-                    and not isinstance(data.get("id"), bool):
-                self._send_response(data["id"], error=types.ResponseError(
-                    code=exc.code, message=f"malformed {data['method']} request: {exc.message}"))
-                return _ANSWERED
-            raise
-
-    def handle_message(self, message: Any) -> None:
-        if message is _ANSWERED or isinstance(message, dict):
-            return  # answered already, or not JSON-RPC at all
-        super().handle_message(message)
-
-
-class RelialintServer(LanguageServer):
-    def __init__(self) -> None:
-        super().__init__("relialint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
-                         protocol_cls=Protocol)
+class RelialintServer(Server):
+    def __init__(self, out: Output, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(out)
+        self.clock = clock
         self.settings = Settings()
-        self.debounce_s = DEFAULT_DEBOUNCE_MS / 1000
-        self.pending: dict[str, asyncio.TimerHandle] = {}
+        self.debounce = Debounce(DEFAULT_DEBOUNCE_MS / 1000)
+        self.encoding = "utf-16"
+        self.documents: dict[str, Document] = {}
+        self.due: dict[str, float] = {}
         self.linted: dict[str, Linted] = {}
-        self.good: dict[str, list[types.Diagnostic]] = {}
+        self.good: dict[str, list[Diagnostic]] = {}
         self._records: dict[str, dict[str, Any]] | None = None
+        self.requests = {"textDocument/hover": self.on_hover, "textDocument/codeAction": self.on_code_action}
+        self.notifications = {
+            "textDocument/didOpen": self.on_open, "textDocument/didChange": self.on_change,
+            "textDocument/didSave": self.on_save, "textDocument/didClose": self.on_close,
+            "workspace/didChangeConfiguration": self.on_configuration}
 
     def tell(self, problems: list[str]) -> None:
         """Settings problems, shown to the user (allowed before the initialize response too)."""
         for problem in problems:
-            self.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"relialint: {problem}"))
+            self.out.notify("window/showMessage", {"type": WARNING, "message": f"relialint: {problem}"})
 
     def records(self) -> dict[str, dict[str, Any]]:
         if self._records is None:
@@ -180,98 +163,160 @@ class RelialintServer(LanguageServer):
             self._records = {r["id"]: r for r in records}
         return self._records
 
+    # -- the life cycle and the documents ---------------------------------------------------------------------------
+
+    def initialize(self, params: Any) -> Any:
+        params = params if isinstance(params, dict) else {}
+        options = params.get("initializationOptions")
+        problems: list[str] = []
+        self.settings = Settings.parse(options, problems)
+        debounce = options.get("debounceMs") if isinstance(options, dict) else None
+        if isinstance(debounce, int | float) and not isinstance(debounce, bool) and math.isfinite(debounce):
+            self.debounce.delay_s = min(max(float(debounce), 0.0), MAX_DEBOUNCE_MS) / 1000
+        elif debounce is not None:
+            problems.append("`debounceMs` must be a number of milliseconds; ignored")
+        self.encoding = choose_encoding(params.get("capabilities"))
+        self.tell(problems)
+        return {"capabilities": {"positionEncoding": self.encoding,
+                                 "textDocumentSync": {"openClose": True, "change": 2, "save": True},
+                                 "hoverProvider": True, "codeActionProvider": {"codeActionKinds": ["quickfix"]}},
+                "serverInfo": {"name": "relialint", "version": __version__}}
+
+    def on_open(self, params: Any) -> None:
+        item = params.get("textDocument") if isinstance(params, dict) else None
+        uri = document_uri(params)
+        assert isinstance(item, dict)
+        text, version = item.get("text"), item.get("version")
+        if not isinstance(text, str):
+            raise InvalidParams("`textDocument.text` must be a string")
+        self.documents[uri] = Document(uri, text, version if _integer(version) else None, self.encoding)
+        self.due[uri] = self.clock()
+
+    def on_change(self, params: Any) -> None:
+        uri = document_uri(params)
+        document = self.documents.get(uri)
+        changes = params.get("contentChanges")
+        if document is None:
+            raise InvalidParams(f"{uri} is not open")
+        if not isinstance(changes, list):
+            raise InvalidParams("`contentChanges` must be a list")
+        document.apply_all(changes)
+        version = params["textDocument"].get("version")
+        document.version = version if _integer(version) else None
+        self.due[uri] = self.debounce.due(uri, self.clock())
+
+    def on_save(self, params: Any) -> None:
+        uri = document_uri(params)
+        if uri in self.documents:
+            self.due[uri] = self.clock()
+
+    def on_close(self, params: Any) -> None:
+        uri = document_uri(params)
+        self.documents.pop(uri, None)
+        self.due.pop(uri, None)
+        self.linted.pop(uri, None)
+        self.good.pop(uri, None)
+        self.debounce.forget(uri)
+        self.out.notify("textDocument/publishDiagnostics", {"uri": uri, "diagnostics": []})
+
+    def on_configuration(self, params: Any) -> None:
+        """New settings replace the old ones; an empty notification (no settings) keeps them and re-lints."""
+        raw = params.get("settings") if isinstance(params, dict) else None
+        if raw:
+            problems: list[str] = []
+            self.settings = Settings.parse(raw, problems)
+            self.tell(problems)
+        for uri in list(self.documents):
+            self.lint_and_publish(uri)
+
     # -- linting ----------------------------------------------------------------------------------------------------
 
-    def schedule(self, uri: str, delay: float) -> None:
-        handle = self.pending.pop(uri, None)
-        if handle is not None:
-            handle.cancel()
-        if delay <= 0:
-            self.lint_and_publish(uri)
-            return
-        self.pending[uri] = asyncio.get_running_loop().call_later(delay, self.lint_and_publish, uri)
+    def next_due(self) -> float | None:
+        return min(self.due.values(), default=None)
+
+    def run_due(self, now: float) -> None:
+        for uri, when in sorted(self.due.items(), key=lambda item: item[1]):
+            if when <= now:
+                self.lint_and_publish(uri)
 
     def lint_and_publish(self, uri: str) -> None:
-        self.pending.pop(uri, None)
-        try:
-            document = self.workspace.get_text_document(uri)
-        except Exception:  # the document was closed meanwhile
+        self.due.pop(uri, None)
+        document = self.documents.get(uri)
+        if document is None:
             return
+        started = self.clock()
         try:
             diagnostics = self.lint_document(document)
         except Exception as exc:  # never let a bug take the server down: keep what was shown, say what happened
-            log.error("relialint: linting %s failed:\n%s", uri, traceback.format_exc())
-            diagnostics = [*self.good.get(uri, []), _file_diagnostic(f"relialint: internal error: {exc!r}",
-                                                                     types.DiagnosticSeverity.Error)]
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=document.version))
+            log_failure(f"linting {uri}")
+            diagnostics = [*self.good.get(uri, []), _file_diagnostic(f"relialint: internal error: {exc!r}", ERROR)]
+        self.debounce.linted(uri, self.clock() - started)
+        params: dict[str, Any] = {"uri": uri, "diagnostics": diagnostics}
+        if document.version is not None:
+            params["version"] = document.version
+        self.out.notify("textDocument/publishDiagnostics", params)
 
-    def lint_document(self, document: TextDocument) -> list[types.Diagnostic]:
+    def lint_document(self, document: Document) -> list[Diagnostic]:
         from relialint.config import ConfigError
         from relialint.lint import UsageError, lint_text
         from relialint.readers import detect
 
         uri = document.uri
-        text = document.source
+        text = document.text
         if len(text) > MAX_DOCUMENT_CHARS:
             self.linted.pop(uri, None)
             self.good.pop(uri, None)
             return [_file_diagnostic(f"document too large to lint ({len(text)} characters; the limit is "
-                                     f"{MAX_DOCUMENT_CHARS}); relialint reads files up to that size",
-                                     types.DiagnosticSeverity.Warning)]
-        display = _display(uri)
+                                     f"{MAX_DOCUMENT_CHARS}); relialint reads files up to that size", WARNING)]
+        display = path_of(uri)
         kind = detect.kind_by_name(Path(display)) or detect.kind_by_content(text) or "shell"
         try:
             run = lint_text(text, display, kind, self.settings.options())
         except ConfigError as exc:
             return [*self.good.get(uri, []), _file_diagnostic(
-                f"invalid configuration: {exc.path}:{exc.line}:{exc.column}: {exc.message}",
-                types.DiagnosticSeverity.Error)]
+                f"invalid configuration: {exc.path}:{exc.line}:{exc.column}: {exc.message}", ERROR)]
         except UsageError as exc:
-            return [*self.good.get(uri, []), _file_diagnostic(f"relialint settings: {exc}",
-                                                              types.DiagnosticSeverity.Error)]
+            return [*self.good.get(uri, []), _file_diagnostic(f"relialint settings: {exc}", ERROR)]
         errors = [e for e in run.errors if e.path == display]
         if errors:
             # a half-typed buffer: keep the last good diagnostics, and say where it does not parse
             first = errors[0]
-            line, column = max(first.line - 1, 0), max(first.column - 1, 0)
-            position = _client_position(document, line, column)
-            parse = types.Diagnostic(
-                range=types.Range(position, position), message=first.message,
-                severity=types.DiagnosticSeverity.Error, source=SOURCE, code="parse")
+            where = document.client_position(max(first.line - 1, 0), max(first.column - 1, 0))
+            parse = {"range": {"start": where, "end": where}, "message": first.message, "severity": ERROR,
+                     "source": SOURCE, "code": "parse"}
             return [*self.good.get(uri, []), parse]
         findings = [f for f in run.listed() if f.path == display]
         diagnostics = [self.diagnostic(document, f) for f in findings]
-        self.good[uri] = diagnostics
+        self.good[uri] = [*diagnostics, *(_note_diagnostic(document, display, note) for note in run.notes)]
         self.linted[uri] = Linted(document.version, text, display, kind, run, findings, diagnostics)
-        return diagnostics
+        return self.good[uri]
 
-    def diagnostic(self, document: TextDocument, finding: Finding) -> types.Diagnostic:
-        severity = _SEVERITY.get(finding.severity, types.DiagnosticSeverity.Information)
+    def diagnostic(self, document: Document, finding: Finding) -> Diagnostic:
+        severity = _SEVERITY.get(finding.severity, INFORMATION)
         if finding.certainty == "possible":
             severity = _LOWER[severity]
-        return types.Diagnostic(
-            range=_client_range(document, finding), message=_editor_message(finding.message), severity=severity,
-            code=finding.code, code_description=types.CodeDescription(href=finding.url), source=SOURCE,
-            data={"certainty": finding.certainty, "missing_facts": finding.missing_facts})
+        return {"range": _client_range(document, finding), "message": _editor_message(finding.message),
+                "severity": severity, "code": finding.code, "codeDescription": {"href": finding.url},
+                "source": SOURCE, "data": {"certainty": finding.certainty, "missing_facts": finding.missing_facts}}
 
     # -- hover and code actions -------------------------------------------------------------------------------------
 
-    def findings_at(self, uri: str, rng: types.Range) -> list[tuple[Finding, types.Diagnostic]]:
+    def findings_at(self, uri: str, rng: dict[str, Any]) -> list[tuple[Finding, Diagnostic]]:
         linted = self.linted.get(uri)
         if linted is None:
             return []
         return [(f, d) for f, d in zip(linted.findings, linted.diagnostics, strict=True)
-                if _overlaps(d.range, rng)]
+                if _overlaps(d["range"], rng)]
 
-    def hover(self, uri: str, position: types.Position) -> types.Hover | None:
-        found = self.findings_at(uri, types.Range(position, position))
+    def on_hover(self, params: Any) -> Any:
+        uri = document_uri(params)
+        line, character = position(params.get("position"))
+        where = {"line": line, "character": character}
+        found = self.findings_at(uri, {"start": where, "end": where})
         if not found:
             return None
         parts = [self.hover_text(f) for f, _ in found]
-        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
-                                                        value="\n\n---\n\n".join(parts)),
-                           range=found[0][1].range)
+        return {"contents": {"kind": "markdown", "value": "\n\n---\n\n".join(parts)}, "range": found[0][1]["range"]}
 
     def hover_text(self, finding: Finding) -> str:
         record = self.records().get(finding.code)
@@ -285,11 +330,15 @@ class RelialintServer(LanguageServer):
         lines += ["", f"[{finding.code} in the relialint catalogue]({finding.url})"]
         return "\n".join(lines)
 
-    def code_actions(self, uri: str, rng: types.Range) -> list[types.CodeAction]:
+    def on_code_action(self, params: Any) -> list[dict[str, Any]]:
+        uri = document_uri(params)
+        (start_line, start_character), (end_line, end_character) = span(params.get("range"))
+        rng = {"start": {"line": start_line, "character": start_character},
+               "end": {"line": end_line, "character": end_character}}
         linted = self.linted.get(uri)
         if linted is None:
             return []
-        actions: list[types.CodeAction] = []
+        actions: list[dict[str, Any]] = []
         for finding, diagnostic in self.findings_at(uri, rng):
             fix = self.fix_action(uri, linted, finding, diagnostic)
             if fix is not None:
@@ -297,21 +346,18 @@ class RelialintServer(LanguageServer):
             actions.append(self.ignore_action(uri, linted, finding, diagnostic))
         return actions
 
-    def ignore_action(self, uri: str, linted: Linted, finding: Finding,
-                      diagnostic: types.Diagnostic) -> types.CodeAction:
+    def ignore_action(self, uri: str, linted: Linted, finding: Finding, diagnostic: Diagnostic) -> dict[str, Any]:
         lines = linted.text.split("\n")
         line = _directive_line(lines, linted.kind, finding, linted.run)
         indent = re.match(r"[ \t]*", lines[line - 1] if line - 1 < len(lines) else "").group(0)  # type: ignore[union-attr]
         comment = f"{indent}# relialint: ignore[{finding.code}] {REASON_PLACEHOLDER}\n"
-        position = types.Position(line - 1, 0)
-        edit = types.TextEdit(range=types.Range(position, position), new_text=comment)
-        return types.CodeAction(
-            title=f"Ignore {finding.code} here (relialint directive with a reason)",
-            kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
-            edit=types.WorkspaceEdit(changes={uri: [edit]}))
+        where = {"line": line - 1, "character": 0}
+        edit = {"range": {"start": where, "end": where}, "newText": comment}
+        return {"title": f"Ignore {finding.code} here (relialint directive with a reason)", "kind": "quickfix",
+                "diagnostics": [diagnostic], "edit": {"changes": {uri: [edit]}}}
 
     def fix_action(self, uri: str, linted: Linted, finding: Finding,
-                   diagnostic: types.Diagnostic) -> types.CodeAction | None:
+                   diagnostic: Diagnostic) -> dict[str, Any] | None:
         from relialint.engines import fixedit
         from relialint.files import read_file
 
@@ -327,60 +373,54 @@ class RelialintServer(LanguageServer):
         edits = fixedit.fix_edits(result, deployment, fix_set)
         if not edits:
             return None
-        document = self.workspace.get_text_document(uri)
-        text_edits = [types.TextEdit(range=types.Range(
-            _client_position(document, e.line - 1, e.column - 1),
-            _client_position(document, e.end_line - 1, e.end_column - 1)), new_text=e.new_text) for e in edits]
+        document = Document(uri, linted.text, linted.version, self.encoding)  # the text the findings are of
+        text_edits = [{"range": {"start": document.client_position(e.line - 1, e.column - 1),
+                                 "end": document.client_position(e.end_line - 1, e.end_column - 1)},
+                       "newText": e.new_text} for e in edits]
         what = ", ".join(f"{k}={fixedit.render_value(v)}" for k, v in fix_set.items())
-        return types.CodeAction(
-            title=f"Fix {finding.code}: set {what}", kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
-            is_preferred=True, edit=types.WorkspaceEdit(changes={uri: text_edits}))
-
-    # -- settings ---------------------------------------------------------------------------------------------------
-
-    def configure(self, raw: Any) -> None:
-        """New settings replace the old ones; an empty notification (no settings) keeps them and re-lints."""
-        if raw:
-            problems: list[str] = []
-            self.settings = Settings.parse(raw, problems)
-            self.tell(problems)
-        for uri in list(self.workspace.text_documents):
-            self.lint_and_publish(uri)
+        return {"title": f"Fix {finding.code}: set {what}", "kind": "quickfix", "diagnostics": [diagnostic],
+                "isPreferred": True, "edit": {"changes": {uri: text_edits}}}
 
 
-def _display(uri: str) -> str:
-    path = to_fs_path(uri)
-    return path if path else uri
+def _integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _editor_message(message: str) -> str:
     """The command line's ways to supply a fact, as editor settings."""
     return (message.replace("--gpu NAME", "the `gpu` setting").replace("--engine-version V", "the `engineVersion` "
-            "setting").replace("--os NAME", "the `os` setting"))
+            "setting").replace("--os NAME", "the `os` setting").replace("the cli value", "the settings value"))
 
 
-def _file_diagnostic(message: str, severity: types.DiagnosticSeverity) -> types.Diagnostic:
-    start = types.Position(0, 0)
-    return types.Diagnostic(range=types.Range(start, start), message=message, severity=severity, source=SOURCE)
+def _file_diagnostic(message: str, severity: int) -> Diagnostic:
+    start = {"line": 0, "character": 0}
+    return {"range": {"start": start, "end": start}, "message": message, "severity": severity, "source": SOURCE}
 
 
-def _client_position(document: TextDocument, line: int, column: int) -> types.Position:
-    lines = document.lines
-    if line >= len(lines):
-        return types.Position(line, column)
-    return document.position_codec.position_to_client_units(lines, types.Position(line, column))
+def _note_diagnostic(document: Document, display: str, note: str) -> Diagnostic:
+    """A note of the run (``PATH:LINE: text``) as an information diagnostic on its line, or at the top of the
+    buffer, with its location, where it is about another file."""
+    located = _NOTE.fullmatch(note[len(display) + 1:]) if note.startswith(f"{display}:") else None
+    if located is None:
+        return {**_file_diagnostic(_editor_message(note), INFORMATION), "code": "note"}
+    line = int(located.group(1)) - 1
+    text = document.line_text(line)
+    start = document.client_position(line, len(text) - len(text.lstrip()))
+    end = document.client_position(line, len(text))
+    return {"range": {"start": start, "end": end}, "message": _editor_message(located.group(2)),
+            "severity": INFORMATION, "source": SOURCE, "code": "note"}
 
 
-def _client_range(document: TextDocument, finding: Finding) -> types.Range:
-    return types.Range(_client_position(document, finding.line - 1, finding.column - 1),
-                       _client_position(document, finding.end_line - 1, finding.end_column - 1))
+def _client_range(document: Document, finding: Finding) -> dict[str, Any]:
+    return {"start": document.client_position(finding.line - 1, finding.column - 1),
+            "end": document.client_position(finding.end_line - 1, finding.end_column - 1)}
 
 
-def _overlaps(a: types.Range, b: types.Range) -> bool:
-    def key(p: types.Position) -> tuple[int, int]:
-        return p.line, p.character
+def _overlaps(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    def key(p: dict[str, int]) -> tuple[int, int]:
+        return p["line"], p["character"]
 
-    return key(a.start) <= key(b.end) and key(b.start) <= key(a.end)
+    return key(a["start"]) <= key(b["end"]) and key(b["start"]) <= key(a["end"])
 
 
 def _deployment_of(run: RunResult, finding: Finding) -> Any:
@@ -396,7 +436,7 @@ def _deployment_of(run: RunResult, finding: Finding) -> Any:
     return None
 
 
-_BLOCK_SCALAR = re.compile(r":\s*[|>][-+0-9]*\s*(#.*)?$")
+_BLOCK_SCALAR = lazyre.compile(r":\s*[|>][-+0-9]*\s*(#.*)?$")
 
 
 def _directive_line(lines: list[str], kind: str, finding: Finding, run: RunResult) -> int:
@@ -431,65 +471,16 @@ def _directive_line(lines: list[str], kind: str, finding: Finding, run: RunResul
 # -- the server -----------------------------------------------------------------------------------------------------
 
 
-def make_server() -> RelialintServer:
-    server = RelialintServer()
-
-    @server.feature(types.INITIALIZE)
-    def initialize(ls: RelialintServer, params: types.InitializeParams) -> None:
-        options = params.initialization_options
-        problems: list[str] = []
-        ls.settings = Settings.parse(options, problems)
-        debounce = options.get("debounceMs") if isinstance(options, dict) else None
-        if isinstance(debounce, int | float) and not isinstance(debounce, bool) and math.isfinite(debounce):
-            ls.debounce_s = min(max(float(debounce), 0.0), MAX_DEBOUNCE_MS) / 1000
-        elif debounce is not None:
-            problems.append("`debounceMs` must be a number of milliseconds; ignored")
-        ls.tell(problems)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: RelialintServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri, 0)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: RelialintServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri, ls.debounce_s)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(ls: RelialintServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri, 0)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls: RelialintServer, params: types.DidCloseTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        handle = ls.pending.pop(uri, None)
-        if handle is not None:
-            handle.cancel()
-        ls.linted.pop(uri, None)
-        ls.good.pop(uri, None)
-        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    def did_change_configuration(ls: RelialintServer, params: types.DidChangeConfigurationParams) -> None:
-        ls.configure(params.settings)
-
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: RelialintServer, params: types.HoverParams) -> types.Hover | None:
-        return ls.hover(params.text_document.uri, params.position)
-
-    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
-                    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
-    def code_action(ls: RelialintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        return ls.code_actions(params.text_document.uri, params.range)
-
-    return server
-
-
 def main() -> None:
+    import os
     import sys
 
     from relialint.lspframe import Frames
+    from relialint.lsprpc import serve
 
-    logging.basicConfig(level=logging.WARNING)
-    frames = Frames(sys.stdin.buffer, lambda message, _: log.warning("relialint lsp: %s", message))
-    make_server().start_io(frames,  # type: ignore[arg-type]  # pygls reads only readline() and read(n)
-                           sys.stdout.buffer)
+    frames = Frames(sys.stdin.buffer, lambda message, _: log(message))
+    code = serve(RelialintServer(Output(sys.stdout.buffer)), frames)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # at once: the thread reading stdin may be inside a read, which the interpreter's shutdown would wait for
+    os._exit(code)

@@ -1,20 +1,18 @@
-"""Bounded, self-resynchronising LSP framing between the client's raw stream and pygls.
+"""Bounded, self-resynchronising LSP framing: the client's raw stream in, one JSON message at a time out.
 
-pygls reads ``Content-Length: N`` headers and then exactly ``N`` bytes, trusting both. A hostile or broken client
+The LSP wire format is ``Content-Length: N`` headers and then exactly ``N`` bytes. A hostile or broken client
 (``Content-Length: abc``, ``-5``, ``1000000000000``, LF-only headers, random bytes, a body shorter than its header)
-can then leave the server dead or deaf. ``Frames`` sits in front of pygls as its stdin: it reads the raw stream
-with bounded reads, hands pygls only well-formed frames of valid JSON within ``MAX_MESSAGE_BYTES``, reports what it
-dropped through ``on_error`` (the server answers with a JSON-RPC error where it can), and resynchronises at the next
-``Content-Length`` header.
+must not leave the server dead or deaf. ``Frames`` reads the raw stream with bounded reads, hands on only messages
+of valid JSON within ``MAX_MESSAGE_BYTES``, reports what it dropped through ``on_error``, and resynchronises at the
+next ``Content-Length`` header.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Callable
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 """The largest message read; a larger ``Content-Length`` is dropped unread (the document bound is smaller)."""
@@ -27,34 +25,21 @@ _HEADER_START = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
 
 
 class Frames:
-    """A binary stream with ``readline`` and ``read`` (what pygls calls) that yields only clean frames."""
+    """The messages of a raw LSP stream: ``read_message`` gives the next JSON object or array."""
 
     def __init__(self, raw: BinaryIO, on_error: Callable[[str, object], None] | None = None) -> None:
         self.raw = raw
         self.on_error = on_error or (lambda message, request_id: None)
         self.pending = bytearray()  # raw bytes pushed back for re-reading
-        self.out = bytearray()  # clean frames not yet handed to pygls
         self.eof = False
-        self.lock = threading.Lock()
 
-    # -- what pygls calls -------------------------------------------------------------------------------------------
-    def readline(self) -> bytes:
-        with self.lock:
-            while b"\n" not in self.out and self._fill():
-                pass
-            end = self.out.find(b"\n")
-            end = len(self.out) if end < 0 else end + 1
-            line = bytes(self.out[:end])
-            del self.out[:end]
-            return line
-
-    def read(self, n: int) -> bytes:
-        with self.lock:
-            while len(self.out) < n and self._fill():
-                pass
-            chunk = bytes(self.out[:n])
-            del self.out[:n]
-            return chunk
+    def read_message(self) -> Any:
+        """The next well-formed message (a ``dict`` or ``list``); ``None`` at the end of the stream."""
+        while not self.eof:
+            message = self._next()
+            if message is not None:
+                return message
+        return None
 
     # -- the raw side -----------------------------------------------------------------------------------------------
     def _raw_line(self) -> bytes:
@@ -84,17 +69,8 @@ class Frames:
             remaining -= len(chunk)
         return b"".join(parts)
 
-    def _fill(self) -> bool:
-        """Append the next clean frame to ``out``; ``False`` at the end of the stream."""
-        while not self.eof:
-            frame = self._next()
-            if frame is not None:
-                self.out += b"Content-Length: %d\r\n\r\n" % len(frame) + frame
-                return True
-        return False
-
-    def _next(self) -> bytes | None:
-        """One body, or ``None`` when what was read was dropped (the caller reads on)."""
+    def _next(self) -> Any:
+        """One message, or ``None`` when what was read was dropped (the caller reads on)."""
         length: int | None = None
         bad: str | None = None
         seen_header = False
@@ -147,4 +123,4 @@ class Frames:
         if not isinstance(message, dict | list):
             self.on_error("a message that is not a JSON object; skipped", None)
             return None
-        return body
+        return message

@@ -7,7 +7,8 @@ Inline directives are comments in the linted file::
     # relialint: gpu=B200                         facts for this file (also engine-version=, os=)
     # relialint: fact gpu.count=2 host.rebar=on
 
-Every ignore needs a reason; one without is not applied and is reported, as is an ignore that suppresses nothing.
+Every ignore needs a reason; one without (or with the placeholder the editor's quick fix inserts) is not applied and
+is reported, as is an ignore that suppresses nothing.
 This module knows findings only through the small ``Suppressible`` protocol and returns problems as ``Problem``s
 that ``lint`` turns into findings with the meta codes in ``META_RULES``.
 """
@@ -34,8 +35,9 @@ _DOCS = f"{SITE_URL}docs/configuration/"
 META_RULES: list[dict[str, object]] = [
     {"id": INVALID_DIRECTIVE, "slug": "invalid-directive", "severity": "major", "impact": "configuration",
      "title": "A relialint directive that cannot be applied",
-     "summary": "An inline `# relialint:` directive is malformed: an ignore without a reason, an unknown record id, "
-                "GPU name or fact, or an unknown directive word. It is not applied.",
+     "summary": "An inline `# relialint:` directive is malformed: an ignore without a reason (or with the editor "
+                "quick fix's placeholder reason), an unknown record id, GPU name or fact, or an unknown directive "
+                "word. It is not applied.",
      "fix": "Write `# relialint: ignore[RL105] why this is safe here`, or fix the GPU name or fact.",
      "url": f"{_DOCS}#inline-directives"},
     {"id": UNUSED_IGNORE, "slug": "unused-ignore", "severity": "minor", "impact": "configuration",
@@ -64,6 +66,9 @@ _DIRECTIVE = re.compile(r"^#+\s*relialint\s*:\s*(?P<body>.*?)\s*$")
 _CODE = re.compile(r"^RL\d{1,3}$")
 _IGNORE = re.compile(r"^(?P<word>ignore-file|ignore)\b\s*(?:\[(?P<codes>[^\]]*)\])?\s*(?P<reason>.*)$")
 _FACT_WORDS = ("gpu", "engine-version", "os")
+PLACEHOLDER_REASON = "REASON: why this is safe here"
+"""What the editor's "Ignore" quick fix writes for the reason, to be replaced: not a reason (nor is the text after
+``REASON:``, which the message about a missing reason shows where the reason goes)."""
 
 
 class Suppressible(Protocol):
@@ -211,6 +216,10 @@ def parse(text: str, kind: str, path: str) -> Directives:
                 problem(f"`{word}[{','.join(codes)}]` has no reason, so it is not applied; say why after the "
                         f"brackets: `# relialint: {word}[{','.join(codes)}] why this is safe here`")
                 continue
+            if placeholder(reason):
+                problem(f"`{word}[{','.join(codes)}]` has the placeholder reason {PLACEHOLDER_REASON!r}, so it is "
+                        "not applied; replace the placeholder with why this is safe here")
+                continue
             target: int | None = None
             if word == "ignore":
                 target = number if not alone else _next_code_line(lines, index, kind)
@@ -238,6 +247,13 @@ def parse(text: str, kind: str, path: str) -> Directives:
         problem(f"unknown relialint directive {body.split()[0] if body else '(empty)'!r}; known: ignore[...], "
                 "ignore-file[...], gpu=, engine-version=, os=, fact KEY=VALUE")
     return out
+
+
+def placeholder(reason: str) -> bool:
+    """Whether a reason is the placeholder, or its text, rather than a reason."""
+    words = " ".join(reason.split()).casefold()
+    template = PLACEHOLDER_REASON.casefold()
+    return words in (template, template.partition(": ")[2])
 
 
 def _next_code_line(lines: list[str], index: int, kind: str) -> int:

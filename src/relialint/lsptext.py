@@ -1,0 +1,163 @@
+"""Open documents of the language server: their text kept in step with the editor's changes, and positions
+converted between the editor's units (UTF-16 code units by default, UTF-8 or UTF-32 where the client prefers) and
+the code points relialint counts columns in.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from relialint import lazyre
+
+ENCODINGS = ("utf-8", "utf-16", "utf-32")
+DEFAULT_ENCODING = "utf-16"
+_BREAK = lazyre.compile(r"\r\n|\r|\n")
+_DRIVE = lazyre.compile(r"^/[A-Za-z]:")
+
+
+class InvalidParams(ValueError):
+    """A request's parameters do not have the shape the protocol says (answered with a JSON-RPC error)."""
+
+
+def choose_encoding(capabilities: Any) -> str:
+    """The position encoding: the client's first preference that is one of ``ENCODINGS``, else UTF-16."""
+    general = capabilities.get("general") if isinstance(capabilities, dict) else None
+    offered = general.get("positionEncodings") if isinstance(general, dict) else None
+    if isinstance(offered, list):
+        for encoding in offered:
+            if encoding in ENCODINGS:
+                return str(encoding)
+    return DEFAULT_ENCODING
+
+
+def units(text: str, encoding: str) -> int:
+    """The length of ``text`` in the encoding's code units."""
+    if encoding == "utf-32" or text.isascii():
+        return len(text)
+    if encoding == "utf-8":
+        return len(text.encode("utf-8", "surrogatepass"))
+    return len(text) + sum(1 for c in text if ord(c) > 0xFFFF)
+
+
+def code_points(line: str, count: int, encoding: str) -> int:
+    """The code-point index of ``count`` code units into ``line``: past its end, its end; inside a character, after
+    it."""
+    if encoding == "utf-32" or line.isascii():
+        return min(count, len(line))
+    seen = 0
+    for index, char in enumerate(line):
+        if seen >= count:
+            return index
+        seen += units(char, encoding)
+    return len(line)
+
+
+def path_of(uri: str) -> str:
+    """The file system path of a ``file:`` URI; any other URI as it is (it names the buffer in messages)."""
+    from urllib.parse import unquote, urlsplit
+
+    parts = urlsplit(uri)
+    if parts.scheme != "file":
+        return uri
+    path = unquote(parts.path)
+    if parts.netloc and path:
+        path = f"//{parts.netloc}{path}"  # a UNC path: file://server/share/x
+    elif _DRIVE.match(path):
+        path = path[1].lower() + path[2:]  # file:///C:/x
+    return path.replace("/", "\\") if os.name == "nt" else path
+
+
+def position(raw: Any, name: str = "position") -> tuple[int, int]:
+    """A protocol ``Position`` as ``(line, character)``; ``InvalidParams`` where it is not one."""
+    if not isinstance(raw, dict):
+        raise InvalidParams(f"`{name}` must be an object with `line` and `character`")
+    out = []
+    for key in ("line", "character"):
+        value = raw.get(key)
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**31:
+            raise InvalidParams(f"`{name}.{key}` must be an unsigned integer")
+        out.append(value)
+    return out[0], out[1]
+
+
+def span(raw: Any, name: str = "range") -> tuple[tuple[int, int], tuple[int, int]]:
+    """A protocol ``Range`` as two ``(line, character)`` pairs."""
+    if not isinstance(raw, dict):
+        raise InvalidParams(f"`{name}` must be an object with `start` and `end`")
+    return position(raw.get("start"), f"{name}.start"), position(raw.get("end"), f"{name}.end")
+
+
+def document_uri(params: Any) -> str:
+    """``params.textDocument.uri``."""
+    document = params.get("textDocument") if isinstance(params, dict) else None
+    uri = document.get("uri") if isinstance(document, dict) else None
+    if not isinstance(uri, str):
+        raise InvalidParams("`textDocument.uri` must be a string")
+    return uri
+
+
+class Document:
+    """One open document: its URI, text and version, and where its lines start."""
+
+    def __init__(self, uri: str, text: str, version: int | None, encoding: str = DEFAULT_ENCODING) -> None:
+        self.uri = uri
+        self.text = text
+        self.version = version
+        self.encoding = encoding
+        self._starts: list[int] | None = None
+
+    @property
+    def starts(self) -> list[int]:
+        """The offset where each line starts (line breaks as the protocol counts them: ``\\r\\n``, ``\\r``,
+        ``\\n``)."""
+        if self._starts is None:
+            self._starts = [0, *(m.end() for m in _BREAK.finditer(self.text))]
+        return self._starts
+
+    def line_text(self, line: int) -> str:
+        """Line ``line`` (0-based) without its line break; empty past the end."""
+        starts = self.starts
+        if line >= len(starts):
+            return ""
+        end = starts[line + 1] if line + 1 < len(starts) else len(self.text)
+        return self.text[starts[line]:end].rstrip("\r\n")
+
+    def offset(self, where: tuple[int, int]) -> int:
+        """The offset in ``text`` of a position in client units (past the last line: the end of the text)."""
+        line, character = where
+        if line >= len(self.starts):
+            return len(self.text)
+        return self.starts[line] + code_points(self.line_text(line), character, self.encoding)
+
+    def client_position(self, line: int, column: int) -> dict[str, int]:
+        """A 0-based line and code-point column as a protocol ``Position`` in client units (a line past the end
+        as given)."""
+        if line >= len(self.starts):
+            return {"line": line, "character": column}
+        text = self.line_text(line)
+        return {"line": line, "character": units(text[:column], self.encoding) + max(column - len(text), 0)}
+
+    def apply(self, change: Any) -> None:
+        """One ``TextDocumentContentChangeEvent``: the whole text, or a range replaced."""
+        if not isinstance(change, dict) or not isinstance(change.get("text"), str):
+            raise InvalidParams("a content change must be an object with `text`")
+        if change.get("range") is None:
+            self.text = change["text"]
+        else:
+            start, end = span(change["range"], "contentChanges.range")
+            first, last = self.offset(start), self.offset(end)
+            if last < first:
+                first, last = last, first
+            self.text = self.text[:first] + change["text"] + self.text[last:]
+        self._starts = None
+
+    def apply_all(self, changes: list[Any]) -> None:
+        """The changes of one ``didChange``, in order: all of them, or (one malformed) none."""
+        text = self.text
+        try:
+            for change in changes:
+                self.apply(change)
+        except InvalidParams:
+            self.text, self._starts = text, None
+            raise

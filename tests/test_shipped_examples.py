@@ -34,14 +34,18 @@ def test_examples_without_a_target_gpu() -> None:
         ("examples/compose.yaml", 20, 15, "RL107", "possible", False),
         ("examples/compose.yaml", 20, 15, "RL206", "possible", True),
         ("examples/compose.yaml", 20, 30, "RL303", "definite", True),
+        ("examples/k8s-deployment.yaml", 17, 18, "RL122", "definite", True),  # v0.11.0 CUDA image: FlashInfer sampler
         ("examples/k8s-deployment.yaml", 18, 66, "RL105", "definite", True),
+        ("examples/serve-cmd.sh", 7, 1, "RL122", "possible", False),  # 0.11.0 only; version and build unknown
         ("examples/serve-cmd.sh", 7, 12, "RL107", "possible", False),
+        ("examples/serve-cmd.sh", 7, 12, "RL117", "possible", False),  # pre-Hopper GPU and version < 0.18.0
         ("examples/serve-cmd.sh", 7, 12, "RL206", "possible", False),
+        ("examples/serve-cmd.sh", 7, 12, "RL509", "possible", False),  # 0.8.0/0.8.1 only
         ("examples/serve-cmd.sh", 8, 3, "RL101", "possible", True),  # the NVFP4 model and --dtype bfloat16
     ]
     # RL301 (gfx1100) is absent: `runtime: nvidia` leaves no AMD GPU; RL302 (V1 on 0.7.x) is absent: V1 is off by
     # default on 0.7.x and nothing enables it
-    assert summary == {"files": 3, "deployments": 4, "definite": 5, "possible": 9, "possible_counted": 5,
+    assert summary == {"files": 3, "deployments": 4, "definite": 6, "possible": 12, "possible_counted": 8,
                        "errors": 0}
 
 
@@ -55,7 +59,8 @@ def test_examples_on_an_h100() -> None:
         ("examples/compose.yaml", 15, 7, "RL208", "definite"),
         ("examples/compose.yaml", 20, 15, "RL206", "definite"),
         ("examples/compose.yaml", 20, 30, "RL303", "definite"),
+        ("examples/k8s-deployment.yaml", 17, 18, "RL122", "definite"),
         ("examples/k8s-deployment.yaml", 18, 66, "RL105", "definite"),  # the manifest's A100 node wins
         ("examples/serve-cmd.sh", 8, 3, "RL101", "definite"),
     ]
-    assert summary["definite"] == 8
+    assert summary["definite"] == 9

@@ -206,8 +206,9 @@ def explain(record_id: str) -> None:
 @click.argument("query", required=False)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def records(query: str | None, fmt: str) -> None:
-    """List or search the catalogue."""
+    """List or search the catalogue, with each record's source and where its defect stands upstream."""
     from relialint import record_url
+    from relialint.kb.upstream import sources, status
 
     found = []
     for record in _records():
@@ -218,12 +219,15 @@ def records(query: str | None, fmt: str) -> None:
     if fmt == "json":
         rows = [{"id": r["id"], "slug": r["slug"], "title": r["title"], "severity": r["severity"],
                  "impact": r["impact"], "engines": r.get("engines") or [], "trigger": bool(r.get("trigger")),
-                 "runtime_trigger": bool(r.get("runtime_trigger")), "url": record_url(r["id"])} for r in found]
+                 "runtime_trigger": bool(r.get("runtime_trigger")), "url": record_url(r["id"]),
+                 "sources": [s.as_json() for s in sources(r)], "upstream": status(r).as_json()} for r in found]
         click.echo(json.dumps({"records": rows}, indent=2))
         return
     for r in found:
         kind = "trigger" if r.get("trigger") else ("runtime" if r.get("runtime_trigger") else "knowledge")
         click.echo(f"{r['id']}  {r['severity']:<7}  {r['impact']:<14}  {kind:<9}  {r['title']}")
+        origin = "; ".join(s.label + (f" {s.url}" if s.kind == "tracker" else "") for s in sources(r)) or "none given"
+        click.echo(f"       source: {origin}  |  upstream: {status(r).text}")
     click.echo(f"{len(found)} record{'s' if len(found) != 1 else ''}")
 
 

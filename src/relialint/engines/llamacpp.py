@@ -65,6 +65,7 @@ OPTIONS: dict[str, str] = {
     "-a": "alias", "--alias": "alias", "--api-key": "api-key", "-ot": "override-tensor",
     "--override-tensor": "override-tensor", "-ncmoe": "n-cpu-moe", "--n-cpu-moe": "n-cpu-moe",
     "-lm": "load-mode", "--load-mode": "load-mode", "-fit": "fit", "--fit": "fit",
+    "--keep": "keep", "--grammar-file": "grammar-file",
 }
 ENV: dict[str, str] = {
     "LLAMA_ARG_MODEL": "model", "LLAMA_ARG_UBATCH": "ubatch-size", "LLAMA_ARG_BATCH": "batch-size",

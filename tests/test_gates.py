@@ -108,7 +108,12 @@ def test_status_from_the_affected_ranges() -> None:
         "open", "fixed in vllm 0.28.0; open: llama.cpp b1 and newer affected, no fix known")
     assert status() == ("unknown", "unknown")
     fix = [{"kind": "fix", "title": "t", "url": "https://github.com/ggml-org/llama.cpp/pull/1234"}]
-    assert status(refs=fix) == ("fixed", "fixed upstream (release unknown)")
+    assert status(refs=fix) == ("fixed", "fixed by ggml-org/llama.cpp#1234 (first release with it not known)")
+    assert status({"engine": "llama.cpp", "introduced": "b1000", "last_affected": "b1200"}, refs=fix) == (
+        "fixed", "fixed by ggml-org/llama.cpp#1234 (first release with it not known); last known affected llama.cpp "
+        "b1200")
+    assert status({"engine": "llama.cpp", "introduced": "b1000", "fixed": "b1300"}, refs=fix) == (
+        "fixed", "fixed in llama.cpp b1300")
 
 
 def test_records_command_shows_source_and_status() -> None:

@@ -194,14 +194,21 @@ def _range_status(rng: dict[str, Any]) -> Status:
 
 
 def status(record: dict[str, Any]) -> Status:
-    """Where the defect stands upstream, from the affected ranges; a record without ranges that links a fix PR is
-    fixed in a release the record does not know."""
-    parts = [_range_status(rng) for rng in ranges(record)]
+    """Where the defect stands upstream, from the affected ranges. A ``fix`` reference that links a pull request
+    says the defect is fixed even where no range names the first release with the fix (the record then does not
+    know which release that is, and says so)."""
+    fixes = [t for ref in record.get("references") or [] if ref.get("kind") == "fix"
+             and (t := thread(ref.get("url"))) is not None]
+    fix_text = "fixed by " + ", ".join(f"{t.repo}#{t.number}" for t in fixes) + " (first release with it not known)"
+    parts = []
+    for rng in ranges(record):
+        part = _range_status(rng)
+        if fixes and part.state != "fixed":
+            known = f"; last known affected {rng['engine']} {rng['last_affected']}" if rng.get("last_affected") else ""
+            part = Status("fixed", fix_text + known)
+        parts.append(part)
     if not parts:
-        fixes = [ref for ref in record.get("references") or [] if ref.get("kind") == "fix" and thread(ref.get("url"))]
-        if fixes:
-            return Status("fixed", "fixed upstream (release unknown)")
-        return Status("unknown", "unknown")
+        return Status("fixed", fix_text) if fixes else Status("unknown", "unknown")
     states = {p.state for p in parts}
     state: Literal["fixed", "open", "unknown"] = (
         "fixed" if states == {"fixed"} else ("open" if "open" in states else "unknown"))

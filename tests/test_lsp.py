@@ -206,12 +206,15 @@ async def test_code_actions_fix_and_ignore(client: LanguageClient, tmp_path: Pat
     ignored = apply(SERVE_CMD, edits_of(ignore, path))
     # the placeholder is not a reason: the ignore is not applied and says so, as one without a reason
     placeholder = await change(client, path, 3, ignored)
-    assert summary(placeholder) == [("RL001", 6, 0, 56, WARN), ("RL101", 8, 2, 9, ERR)]
+    # (the client shows possible findings too: those are information, and not what this checks)
+    assert [d for d in summary(placeholder) if d[4] != types.DiagnosticSeverity.Information] == [
+        ("RL001", 6, 0, 56, WARN), ("RL101", 8, 2, 9, ERR)]
     assert one(placeholder, "RL001").message == (
         "`ignore[RL101]` has the placeholder reason 'REASON: why this is safe here', so it is not applied; replace "
         "the placeholder with why this is safe here")
     reasoned = ignored.replace("REASON: why this is safe here", "fp16 fallback tested on this card")
-    assert await change(client, path, 4, reasoned) == []
+    assert [d for d in await change(client, path, 4, reasoned)
+            if d.severity != types.DiagnosticSeverity.Information] == []
 
 
 async def test_code_action_adds_env_var_in_compose(client: LanguageClient, tmp_path: Path) -> None:

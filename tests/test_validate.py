@@ -19,6 +19,9 @@ def test_broken_records_each_problem_located_with_its_code() -> None:
         "RL901-dup-one.yaml:24:10: KB006 fact 'gpu.flux_capacitor' is not in the vocabulary",
         "RL901-dup-one.yaml:26:22: KB007 not a vLLM (PEP 440) version, llama.cpp build (bNNNN) or llama.cpp release "
         "(vX.Y.Z): 'not-a-version'",
+        "RL901-dup-one.yaml:26:22: KB015 introduced not-a-version does not say where it comes from: add "
+        "bound_sources.introduced (the release holding the fixing commit, the reference section, the measurement), "
+        "or leave the bound out",
         "RL902-dup-one.yaml:3:1: KB003 duplicate id RL901 (also RL901-dup-one.yaml)",
         "RL902-dup-one.yaml:3:1: KB011 file name should be RL901-dup-one.yaml",
         "RL902-dup-one.yaml:4:1: KB004 duplicate slug dup-one (also RL901-dup-one.yaml)",
@@ -29,7 +32,7 @@ def test_broken_records_each_problem_located_with_its_code() -> None:
     assert any(line.startswith("RL904-syntax.yaml:3:1: KB001 invalid YAML: ") for line in lines)
     missing = expected - lines
     assert not missing, f"missing: {sorted(missing)}\noutput:\n{result.output}"
-    assert "4 record files, 13 problems" in lines
+    assert "4 record files, 14 problems" in lines
 
 
 def test_example_outcome_mismatch_is_reported() -> None:

@@ -295,16 +295,18 @@ def explain(args: argparse.Namespace) -> int:
 
 
 def records_parser() -> Parser:
-    p = _parser("records", "[OPTIONS] [QUERY]", "List or search the catalogue.")
+    p = _parser("records", "[OPTIONS] [QUERY]",
+                "List or search the catalogue, with each record's source and where its defect stands upstream.")
     p.add_argument("query", nargs="?", metavar="QUERY", help="text to look for in the records (all of them without it)")
     _add_choice(p, "--format", "fmt", ("text", "json"), "text")
     return p
 
 
 def records(args: argparse.Namespace) -> int:
-    """List or search the catalogue."""
+    """List or search the catalogue, with each record's source and where its defect stands upstream."""
     _check_choice("--format", args.fmt, ("text", "json"))
     from relialint import record_url
+    from relialint.kb.upstream import sources, status
 
     query: str | None = args.query
     found = []
@@ -316,12 +318,15 @@ def records(args: argparse.Namespace) -> int:
     if args.fmt == "json":
         rows = [{"id": r["id"], "slug": r["slug"], "title": r["title"], "severity": r["severity"],
                  "impact": r["impact"], "engines": r.get("engines") or [], "trigger": bool(r.get("trigger")),
-                 "runtime_trigger": bool(r.get("runtime_trigger")), "url": record_url(r["id"])} for r in found]
+                 "runtime_trigger": bool(r.get("runtime_trigger")), "url": record_url(r["id"]),
+                 "sources": [s.as_json() for s in sources(r)], "upstream": status(r).as_json()} for r in found]
         _echo(json.dumps({"records": rows}, indent=2))
         return 0
     for r in found:
         kind = "trigger" if r.get("trigger") else ("runtime" if r.get("runtime_trigger") else "knowledge")
         _echo(f"{r['id']}  {r['severity']:<7}  {r['impact']:<14}  {kind:<9}  {r['title']}")
+        origin = "; ".join(s.label + (f" {s.url}" if s.kind == "tracker" else "") for s in sources(r)) or "none given"
+        _echo(f"       source: {origin}  |  upstream: {status(r).text}")
     _echo(f"{len(found)} record{'s' if len(found) != 1 else ''}")
     return 0
 

@@ -65,6 +65,8 @@ OPTIONS: dict[str, str] = {
     "-a": "alias", "--alias": "alias", "--api-key": "api-key", "-ot": "override-tensor",
     "--override-tensor": "override-tensor", "-ncmoe": "n-cpu-moe", "--n-cpu-moe": "n-cpu-moe",
     "-lm": "load-mode", "--load-mode": "load-mode", "-fit": "fit", "--fit": "fit",
+    "--keep": "keep", "--grammar-file": "grammar-file", "--spec-type": "spec-type",
+    "-sp": "special", "--special": "special",
 }
 ENV: dict[str, str] = {
     "LLAMA_ARG_MODEL": "model", "LLAMA_ARG_UBATCH": "ubatch-size", "LLAMA_ARG_BATCH": "batch-size",
@@ -79,7 +81,7 @@ FACTS = {"ubatch-size": ("llama.ubatch", int), "batch-size": ("llama.batch", int
 VOID = {"-cb", "--cont-batching", "-nocb", "--no-cont-batching", "--mlock", "--no-mmap", "--mmap", "--jinja",
         "--metrics", "--embedding", "--embeddings", "--verbose", "-v", "--no-webui", "--slots", "--no-slots",
         "-cmoe", "--cpu-moe", "--direct-io", "--reranking", "--rerank", "-fa-legacy", "--check-tensors",
-        "--no-warmup", "--log-disable", "--swa-full", "--kv-unified", "-kvu"}
+        "--no-warmup", "--log-disable", "--swa-full", "--kv-unified", "-kvu", "-sp", "--special"}
 FA_VALUE_FROM = parse_engine_version("llama.cpp", "b6327")
 
 
@@ -201,7 +203,8 @@ def parse(args: list[Word], build: Version | None) -> list[Opt]:
             else:
                 opts.append(Opt(name, "on", word, text))
             continue
-        if key in VOID:
+        if key in VOID:  # a switch: recorded as set
+            opts.append(Opt(name, "true", word, text))
             continue
         if i < len(args):
             opts.append(Opt(name, args[i].text, word, text, args[i]))

@@ -79,7 +79,7 @@ class AffectedRange(_Strict):
     bound_sources: dict[Literal["introduced", "fixed", "last_affected", "last_known_good"], str] = Field(
         default_factory=dict,
         description="where each bound comes from, e.g. fixed: 'the release that first contains the fixing commit "
-        "of PR #1234 (v0.8.3)'; relialint validate requires one per bound on records drawn from a tracker")
+        "of PR #1234 (v0.8.3)'; relialint validate requires one for every bound the range sets (KB015)")
 
     @model_validator(mode="after")
     def _something(self) -> AffectedRange:

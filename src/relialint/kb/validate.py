@@ -10,6 +10,7 @@ from typing import Any
 
 from relialint.evaluate import PredicateError
 from relialint.facts import FactValueError, parse_value, spec_for
+from relialint.kb import gates
 from relialint.kb.loader import LoadedRecord, LoadResult, Problem, compile_record, load_dir
 from relialint.kb.model import IMPACT_BY_HUNDRED
 from relialint.versions import VersionError, parse_engine_version
@@ -85,6 +86,7 @@ def semantic(result: LoadResult, known_ids: set[str] | None = None) -> list[Prob
                                      f"{rec.id} is in the {expected_impact} range, not {rec.impact}"))
         problems.extend(_trigger_checks(loaded))
         problems.extend(_example_checks(loaded))
+        problems.extend(gates.check(loaded))
     return problems
 
 

@@ -40,6 +40,7 @@ def _page(rid: str) -> str:
         ({"engine": "vllm", "observed": ["0.23.1rc1"]}, "unknown"),
         ({"engine": "vllm", "introduced": "0"}, "every"),
         ({"engine": "vllm", "introduced": "0", "fixed": "0.5.0"}, "known"),
+        ({"engine": "llama.cpp", "introduced": "b0"}, "every"),
     ],
 )
 def test_range_status(rng: dict[str, Any], status: str) -> None:

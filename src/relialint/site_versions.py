@@ -8,7 +8,7 @@ with ``bound_sources`` saying where each bound comes from) give one of these sta
 * ``unknown``: only versions it was seen on, or no range at all;
 * ``per-version``: no range, but the trigger itself decides by the deployment's version (an ``engine.version``
   test, or a fact relialint derives from its per-version option tables);
-* ``every``: the record says every version (a range introduced at ``0`` with no end);
+* ``every``: the record says every version (a range introduced at ``0``, or llama.cpp build ``b0``, with no end);
 * ``not-applicable``: an engine-independent record.
 
 A record with no range is never shown as affecting "every version": the linter checks it on any version, but
@@ -38,6 +38,8 @@ STATUS_WORDS = {
     "every": "every version",
     "not-applicable": "not an engine matter",
 }
+EVERY_VERSION = ("0", "b0")
+"""``introduced`` values that mean the first release there is: OSV's ``0``; llama.cpp's build ``b0``."""
 # Facts whose value the linter derives from its per-version tables of an engine's options and variables.
 _PER_VERSION_FACT = re.compile(r"detected (vLLM )?version|build\(s\)|every build|depends on the (engine version|build)")
 
@@ -53,7 +55,7 @@ class Versions:
 
 
 def range_status(rng: dict[str, Any]) -> str:
-    if rng.get("introduced") == "0" and not (rng.get("fixed") or rng.get("last_affected")):
+    if rng.get("introduced") in EVERY_VERSION and not (rng.get("fixed") or rng.get("last_affected")):
         return "every"
     if rng.get("introduced") and rng.get("fixed"):
         return "known"

@@ -240,3 +240,19 @@ def test_stylesheet_and_script_are_in_the_site() -> None:
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     assert "  - stylesheets/record.css\n" in config and "  - javascripts/a11y.js\n" in config
     assert Path(ROOT / "docs" / "stylesheets" / "record.css").is_file()
+
+
+def test_an_unknown_seed_section_is_a_located_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    records = tmp_path / "records"
+    shutil.copytree(RECORDS, records)
+    path = next(records.glob("RL101-*.yaml"))
+    path.write_text(path.read_text(encoding="utf-8").replace("§2.2", "§2.9", 1), encoding="utf-8")
+    copy = tmp_path / "site"
+    copy.mkdir()
+    shutil.copy2(ROOT / "mkdocs.yml", copy / "mkdocs.yml")
+    shutil.copytree(ROOT / "docs", copy / "docs")
+    assert site.main(["--root", str(copy), "--records", str(records), "--check"]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: references: chapter 18 has no section 2.9" in err

@@ -19,13 +19,14 @@ from relialint.site import (
     IMPACT_TITLES,
     OUTCOME_TITLES,
     OUTCOME_WORDS,
+    SiteError,
     cell,
     code,
     fenced,
     keywords,
     md,
 )
-from relialint.site_cite import reference_markdown
+from relialint.site_cite import CitationError, reference_markdown
 from relialint.site_fix import BeforeAfter, before_after
 from relialint.site_versions import ENGINE_NAMES, versions
 
@@ -193,7 +194,10 @@ def record_page(rec: SiteRecord, by_id: dict[str, SiteRecord]) -> str:
     out += _examples(d)
 
     out += ["## References", ""]
-    out += [reference_markdown(ref) for ref in d.get("references") or []]
+    try:
+        out += [reference_markdown(ref) for ref in d.get("references") or []]
+    except CitationError as exc:
+        raise SiteError([f"{rec.path}: references: {exc}"]) from exc
     out.append("")
     if d.get("related"):
         out += ["## Related", ""]

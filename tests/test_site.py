@@ -142,8 +142,8 @@ def test_keywords_name_what_search_must_find(rid: str, kind: str, word: str) -> 
 
 def test_record_page_holds_every_part() -> None:
     page = (ROOT / "docs" / "records" / "RL101.md").read_text(encoding="utf-8")
-    for heading in ("## Summary", "## Symptom", "## Cause", "## Evidence", "## Fix", "## What to monitor",
-                    "## Trigger", "## Affected versions", "## Examples", "## References", "## Related"):
+    for heading in ("## Fix", "## Symptom", "## Cause", "## Evidence", "## What to monitor", "## Affected versions",
+                    "## Trigger", "## Examples", "## References", "## Related", "## Record details"):
         assert f"\n{heading}\n" in page, heading
     assert "tags:\n  - \"vllm\"\n  - \"blocker\"\n  - \"wrong-output\"" in page
     assert "```yaml\ntrigger:\n  when:\n" in page

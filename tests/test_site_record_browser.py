@@ -1,0 +1,204 @@
+"""Record pages, the data files and accessibility, in the built site in headless Chromium (see test_site_browser).
+
+On a 390 px phone every record's summary and the start of its fix are on the first screen; the before/after of a
+fix copies the fixed config; versions and references read as the records say; catalogue.json and the Atom feed
+are served and linked; axe-core (the copy bundled by axe-playwright-python, run offline in the page) reports no
+violation on the site's pages at desktop and phone width, and no pointer target is smaller than 24 px.
+Screenshots go to ``test-artifacts/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from relialint import record_url
+from relialint.site_fix import before_after
+from tests.test_site_browser import (  # noqa: F401  (the fixtures of the browser set-up, shared)
+    ARTIFACTS,
+    TIMEOUT_MS,
+    base_url,
+    browser,
+    built_site,
+    page,
+    records,
+)
+
+pytestmark = pytest.mark.slow
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1366, "height": 900}
+A11Y_PAGES = ["", "records/", "records/RL101/", "records/RL206/", "records/RL401/", "records/RL503/",
+              "reference/hardware/", "usage/"]
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
+
+
+def _context(browser: Any, base_url: str, viewport: dict[str, int]) -> Any:
+    context = browser.new_context(viewport=viewport)
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base_url)
+                  else route.abort())
+    return context
+
+
+@pytest.fixture
+def phone(browser: Any, base_url: str) -> Iterator[Any]:
+    context = _context(browser, base_url, PHONE)
+    tab = context.new_page()
+    tab.set_default_timeout(TIMEOUT_MS)
+    try:
+        yield tab
+    finally:
+        context.close()
+
+
+_FIRST_SCREEN = """() => {
+  const box = (el) => el.getBoundingClientRect();
+  const fix = document.getElementById('fix');
+  const text = fix.nextElementSibling;
+  return {lead: box(document.querySelector('.rl-lead')).bottom, fix: box(fix).bottom, text: box(text).top,
+          line: parseFloat(getComputedStyle(text).lineHeight), width: document.documentElement.scrollWidth};
+}"""
+
+
+def test_phone_first_screen_has_the_summary_and_the_fix(phone: Any, base_url: str,
+                                                       records: dict[str, dict[str, Any]]) -> None:
+    """Every record at 390 x 844: the whole summary, the Fix heading and the fix's first line, no sideways scroll."""
+    late: list[str] = []
+    for rid in sorted(records):
+        phone.goto(f"{base_url}records/{rid}/")
+        at = phone.evaluate(_FIRST_SCREEN)
+        if not (at["lead"] <= PHONE["height"] and at["fix"] <= PHONE["height"]
+                and at["text"] + at["line"] <= PHONE["height"]):
+            late.append(f"{rid}: summary ends at {at['lead']:.0f}, fix text starts at {at['text']:.0f}")
+        assert at["width"] <= PHONE["width"], f"{rid} scrolls sideways: {at['width']} px"
+    assert late == []
+    ARTIFACTS.mkdir(exist_ok=True)
+    phone.goto(f"{base_url}records/RL101/")
+    phone.screenshot(path=str(ARTIFACTS / "record-RL101-phone.png"))
+
+
+def test_the_fixed_config_is_copied(browser: Any, base_url: str, records: dict[str, dict[str, Any]]) -> None:
+    context = _context(browser, base_url, DESKTOP)
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url.rstrip("/"))
+    tab = context.new_page()
+    tab.set_default_timeout(TIMEOUT_MS)
+    try:
+        for rid in ("RL101", "RL206"):  # an after from a passing example, and one from the quick fix
+            pair = before_after(records[rid])
+            assert pair is not None
+            tab.goto(f"{base_url}records/{rid}/")
+            assert tab.locator(".rl-before").inner_text().count(pair.before_name) == 1
+            button = tab.locator(".rl-after button[data-md-type='copy']")
+            button.click()
+            assert tab.evaluate("() => navigator.clipboard.readText()") == pair.after.rstrip("\n")
+            fix_top = tab.locator("#fix").bounding_box()["y"]
+            assert tab.locator(".rl-fix-pair").bounding_box()["y"] > fix_top
+            assert tab.locator("#symptom").bounding_box()["y"] > tab.locator(".rl-fix-pair").bounding_box()["y"]
+        tab.goto(f"{base_url}records/RL101/")
+        ARTIFACTS.mkdir(exist_ok=True)
+        tab.screenshot(path=str(ARTIFACTS / "record-RL101-desktop.png"))
+    finally:
+        context.close()
+
+
+def test_versions_and_references_read_as_the_records_say(page: Any, base_url: str) -> None:
+    page.goto(base_url + "records/RL101/")
+    assert "versions: not established" in page.locator(".rl-meta").inner_text()
+    section = page.locator("#affected-versions + p").inner_text()
+    assert section.startswith("Not established. The record gives no version range")
+    assert "every version" not in page.locator("article").inner_text().split("Affected versions", 1)[1].split(
+        "Trigger", 1)[0].lower()
+    page.goto(base_url + "records/RL502/")
+    assert "versions: bounded" in page.locator(".rl-meta").inner_text()
+    assert page.locator("#affected-versions + p").inner_text() == (
+        "vLLM: bounded. Affected from 0.10.0; still affected in 0.14.0, and no fixed version is known.")
+    page.goto(base_url + "records/RL503/")
+    links = page.eval_on_selector_all("#references + ul a", "els => els.map(e => e.href)")
+    assert "https://github.com/vllm-project/vllm/issues/37133" in links
+    assert "https://github.com/vllm-project/vllm/pull/25967" in links
+    page.goto(base_url + "records/RL205/")
+    refs = page.locator("#references + ul").inner_text()
+    assert "Chapter 18, Reliability: what actually goes wrong in production serving, §3.2 Clock state" in refs
+    assert "seed 000_" not in page.locator("article").inner_text()
+
+
+def test_data_files_are_served_and_linked(page: Any, base_url: str, records: dict[str, dict[str, Any]]) -> None:
+    catalogue = page.request.get(base_url + "catalogue.json")
+    assert catalogue.ok
+    doc = json.loads(catalogue.text())
+    assert sorted(e["id"] for e in doc["records"]) == sorted(records)
+    assert all(e["url"] == record_url(e["id"]) for e in doc["records"])
+    feed = page.request.get(base_url + "feed.xml")
+    assert feed.ok
+    entries = ET.fromstring(feed.text()).findall("{http://www.w3.org/2005/Atom}entry")
+    assert len(entries) == len(records)
+    page.goto(base_url)
+    assert page.locator("link[rel=alternate][type='application/atom+xml']").get_attribute("href") == "feed.xml"
+    page.locator("article a[href='feed.xml']").click()
+    page.wait_for_url("**/feed.xml")
+    page.goto(base_url + "records/RL101/")
+    page.locator("article a[href$='catalogue.json']").click()
+    page.wait_for_url("**/catalogue.json")
+
+
+def _axe(tab: Any) -> list[dict[str, Any]]:
+    try:
+        from axe_playwright_python.sync_playwright import Axe
+    except ImportError:
+        if os.environ.get("RELIALINT_REQUIRE_BROWSER"):
+            pytest.fail("axe-playwright-python is not installed (pip install -e '.[test]')")
+        pytest.skip("axe-playwright-python is not installed")
+    options = {"runOnly": {"type": "tag", "values": AXE_TAGS}, "resultTypes": ["violations"]}
+    return list(Axe().run(tab, options=options).response["violations"])
+
+
+_SMALL_TARGETS = """() => {
+  const shown = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const s = getComputedStyle(e);
+      if (s.display === 'none' || s.visibility === 'hidden' || s.opacity === '0' || s.pointerEvents === 'none')
+        return false;
+    }
+    return el.getClientRects().length > 0;
+  };
+  const out = [];
+  const targets = 'a[href], button, input:not([type=hidden]), select, textarea, summary, label[for], '
+                + '[role=button], [tabindex]:not([tabindex="-1"])';
+  for (const el of document.querySelectorAll(targets)) {
+    const r = el.getBoundingClientRect();
+    if (!shown(el) || r.width === 0 || r.height === 0) continue;
+    if (r.width < 24 || r.height < 24)
+      out.push(`${el.tagName.toLowerCase()}.${el.className} "${el.textContent.trim().slice(0, 30)}" `
+               + `${r.width.toFixed(0)}x${r.height.toFixed(0)}`);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_no_accessibility_violations_and_targets_at_least_24px(browser: Any, base_url: str,
+                                                             viewport: dict[str, int]) -> None:
+    context = _context(browser, base_url, viewport)
+    tab = context.new_page()
+    tab.set_default_timeout(TIMEOUT_MS)
+    problems: list[str] = []
+    try:
+        for path in A11Y_PAGES:
+            tab.goto(base_url + path)
+            tab.wait_for_load_state("networkidle")
+            for violation in _axe(tab):
+                targets = [" ".join(map(str, n["target"])) for n in violation["nodes"]][:5]
+                problems.append(f"/{path} {violation['id']} ({violation['impact']}): {targets}")
+            problems += [f"/{path} target under 24 px: {t}" for t in tab.evaluate(_SMALL_TARGETS)]
+        name = "desktop" if viewport is DESKTOP else "phone"
+        ARTIFACTS.mkdir(exist_ok=True)
+        tab.goto(base_url)
+        tab.screenshot(path=str(ARTIFACTS / f"home-{name}.png"))
+    finally:
+        context.close()
+    assert problems == []

@@ -1,11 +1,12 @@
 """When the language server lints a document after an edit.
 
 A fixed delay after every keystroke makes the user wait for a lint that costs a few milliseconds. So the delay
-depends on what the last lint of the document cost: a lint that took at most ``CHEAP_SHARE`` of the debounce runs
-at once (after the messages already received, so that a burst of edits is linted once); a dearer one (a large
-file, or a machine under load) waits for ``delay_s`` without an edit, so that edits coalesce. A document not linted
-yet is linted at once. The server's first lint pays for imports and loading the records, so it is not a measure of
-what the next one costs and is not recorded.
+depends on what the last lint of the document cost, in the server's CPU time: a lint that cost at most
+``CHEAP_SHARE`` of the debounce runs at once (after the messages already received, so that a burst of edits is
+linted once); a dearer one (a large file) waits for ``delay_s`` without an edit, so that edits coalesce. CPU time,
+not the time on the clock: other work on a busy machine makes a lint slower, not dearer, and holding it back would
+only add the debounce to the wait. A document not linted yet is linted at once. The server's first lint pays for
+imports and loading the records, so it is not a measure of what the next one costs and is not recorded.
 """
 
 from __future__ import annotations

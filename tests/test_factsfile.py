@@ -102,11 +102,15 @@ def test_facts_decide_the_shipped_examples_possible_findings(h200_facts: dict[st
     assert short(_check(serve)[1]) == [
         ("RL107", "possible", 7, 12, ["engine.v2_model_runner", "engine.version", "gpu.cc_capable", "gpu.cc_mode"]),
         ("RL206", "possible", 7, 12, ["engine.version", "gpu.sm"]),
+        ("RL215", "possible", 7, 12, ["engine.version", "gpu.native_fp4"]),
+        ("RL217", "possible", 7, 12, ["engine.version", "gpu.vendor"]),
         ("RL101", "possible", 8, 3, ["gpu.sm"]),
     ]
-    # the H200's capture: no native FP4 (RL101 definite), CC off (RL107 absent); the version still unknown
+    # the H200's capture: no native FP4 (RL101 definite, RL215 absent), CC off (RL107 absent); the version still
+    # unknown
     assert short(_check(serve, "--facts", str(h200_facts[".toml"]))[1]) == [
         ("RL206", "possible", 7, 12, ["engine.version"]),
+        ("RL217", "possible", 7, 12, ["engine.version"]),  # NVIDIA known; the sampler default depends on the version
         ("RL101", "definite", 8, 3, []),
     ]
     # collect-env adds the vLLM version: nothing possible is left

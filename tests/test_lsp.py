@@ -124,8 +124,10 @@ def one(diagnostics: list[Any], code: str) -> types.Diagnostic:
 
 async def test_shell_diagnostics_exact(client: LanguageClient, tmp_path: Path) -> None:
     diagnostics = await open_doc(client, tmp_path / "serve-cmd.sh", SERVE_CMD)
-    # RL107 (Confidential Computing mode) is absent: an RTX 4090 has no such mode
+    # RL107 (Confidential Computing mode) is absent: an RTX 4090 has no such mode. RL217 (minor, possible on the
+    # unknown vLLM version) is shown as a hint with showPossible
     assert summary(diagnostics) == [
+        ("RL217", 6, 11, 19, HINT),
         ("RL101", 7, 2, 9, ERR),  # blocker, definite: `--dtype` of `--dtype bfloat16`
     ]
     rl101 = one(diagnostics, "RL101")
@@ -153,7 +155,7 @@ async def test_edit_applying_the_fix_clears_the_diagnostic(client: LanguageClien
     assert "RL101" in {d.code for d in await open_doc(client, path, SERVE_CMD)}
     after = await change(client, path, 2, SERVE_CMD.replace("--dtype bfloat16", "--dtype float16"))
     assert "RL101" not in {d.code for d in after}
-    assert {d.code for d in after} == set()
+    assert {d.code for d in after} == {"RL217"}  # possible, on the unknown version
 
 
 async def test_by_default_the_editor_shows_what_check_lists(plain: LanguageClient, tmp_path: Path) -> None:

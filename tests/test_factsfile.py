@@ -103,13 +103,17 @@ def test_facts_decide_the_shipped_examples_possible_findings(h200_facts: dict[st
         ("RL107", "possible", 7, 12, ["engine.v2_model_runner", "engine.version", "gpu.cc_capable", "gpu.cc_mode"]),
         ("RL117", "possible", 7, 12, ["engine.version", "gpu.sm"]),
         ("RL206", "possible", 7, 12, ["engine.version", "gpu.sm"]),
+        ("RL215", "possible", 7, 12, ["engine.version", "gpu.native_fp4"]),
+        ("RL217", "possible", 7, 12, ["engine.version", "gpu.vendor"]),
         ("RL509", "possible", 7, 12, ["engine.version"]),
         ("RL101", "possible", 8, 3, ["gpu.sm"]),
     ]
-    # the H200's capture: no native FP4 (RL101 definite), CC off (RL107 absent); the version still unknown
+    # the H200's capture: no native FP4 (RL101 definite, RL215 absent), CC off (RL107 absent); the version still
+    # unknown
     assert short(_check(serve, "--facts", str(h200_facts[".toml"]))[1]) == [
         ("RL122", "possible", 7, 1, ["engine.backend", "engine.version"]),
         ("RL206", "possible", 7, 12, ["engine.version"]),
+        ("RL217", "possible", 7, 12, ["engine.version"]),  # NVIDIA known; the sampler default depends on the version
         ("RL509", "possible", 7, 12, ["engine.version"]),
         ("RL101", "definite", 8, 3, []),
     ]

@@ -97,7 +97,7 @@ def test_text_lists_only_shown_findings_and_counts_the_rest(tmp_path: Path, monk
     lines = result.output.splitlines()
     assert lines[0] == "1 file, 1 deployment: 0 definite, 0 possible, 0 errors"
     assert lines[1] == (
-        "5 more possible findings that nothing in the files points at depend on the GPU (--gpu), the engine "
+        "6 more possible findings that nothing in the files points at depend on the GPU (--gpu), the engine "
         "version (--engine-version) and engine.backend, gpu.cc_mode (--fact KEY=VALUE); declare them (or set them "
         "in [tool.relialint]) or list them with --show-possible")
     assert lines[1].endswith("or list them with --show-possible")
@@ -109,8 +109,8 @@ def test_text_lists_only_shown_findings_and_counts_the_rest(tmp_path: Path, monk
     doc = json.loads(invoke(["serve.sh", "--isolated", "--format", "json"]).output)
     assert {(f["code"], f["shown"]) for f in doc["findings"]} == {
         ("RL107", False), ("RL117", False), ("RL122", False), ("RL206", False),
-        ("RL509", False)}  # Qwen/Qwen3-8B is known unquantized: no MXFP4 or FP8 record
-    assert doc["summary"]["possible_counted"] == 5
+        ("RL217", False), ("RL509", False)}  # Qwen/Qwen3-8B is known unquantized: no MXFP4 or FP8 record
+    assert doc["summary"]["possible_counted"] == 6
 
 
 # -- versions beyond the tables -------------------------------------------------------------------------------------

@@ -32,6 +32,9 @@ class Gpu:
     note: str | None = None
     memory_gb: int | None = None
     cc_capable: bool | None = None
+    family: str | None = None
+    """The architecture family (Hopper, Blackwell, RDNA3, CDNA3), from the catalogue's ``families`` table; not a
+    fact any trigger reads: the site searches and groups by it."""
 
     def facts(self) -> dict[str, object]:
         """The ``gpu.*`` facts this entry sets. Unknown ones are left out; the other vendor's identifier is known
@@ -88,7 +91,7 @@ def cc_for_sm(sm: Version) -> bool | None:
     return False if sm < CC_FROM else None
 
 
-def _nvidia(row: dict[str, object]) -> Gpu:
+def _nvidia(row: dict[str, object], families: dict[str, str]) -> Gpu:
     sm = parse_sm(str(row["sm"]))
     fp4 = row.get("fp4", sm >= FP4_FROM)
     cc = row.get("cc", cc_for_sm(sm))
@@ -102,10 +105,11 @@ def _nvidia(row: dict[str, object]) -> Gpu:
         note=str(row["note"]) if row.get("note") else None,
         memory_gb=_memory(row),
         cc_capable=cc if isinstance(cc, bool) else None,
+        family=families.get(str(sm)),
     )
 
 
-def _amd(row: dict[str, object]) -> Gpu:
+def _amd(row: dict[str, object], families: dict[str, str]) -> Gpu:
     return Gpu(
         name=str(row["name"]),
         vendor="amd",
@@ -114,6 +118,7 @@ def _amd(row: dict[str, object]) -> Gpu:
         note=str(row["note"]) if row.get("note") else None,
         memory_gb=_memory(row),
         cc_capable=False,
+        family=families.get(str(row["arch"])),
     )
 
 
@@ -129,8 +134,7 @@ def _intel(row: dict[str, object]) -> Gpu:
 
 
 @lru_cache(maxsize=1)
-def catalogue() -> tuple[Gpu, ...]:
-    """Every GPU of the catalogue, NVIDIA first, then AMD, then Intel."""
+def _data() -> dict[str, Any]:
     from relialint import cache
 
     source = Path(__file__).parent / "data" / "hardware.yaml"
@@ -141,8 +145,25 @@ def catalogue() -> tuple[Gpu, ...]:
 
         data = plain(load_all(source.read_text(encoding="utf-8"), "hardware.yaml")[0])
         cache.write("hardware", key, data)
-    return tuple([_nvidia(r) for r in data["nvidia"]] + [_amd(r) for r in data["amd"]]
+    return data  # type: ignore[no-any-return]
+
+
+@lru_cache(maxsize=1)
+def catalogue() -> tuple[Gpu, ...]:
+    """Every GPU of the catalogue, NVIDIA first, then AMD, then Intel."""
+    data = _data()
+    nvidia, amd = families()
+    return tuple([_nvidia(r, nvidia) for r in data["nvidia"]] + [_amd(r, amd) for r in data["amd"]]
                  + [_intel(r) for r in data.get("intel") or []])
+
+
+@lru_cache(maxsize=1)
+def families() -> tuple[dict[str, str], dict[str, str]]:
+    """The architecture family of each compute capability (``"9.0"``: Hopper) and of each AMD target (``gfx1100``:
+    RDNA3), from the catalogue's ``families`` table."""
+    table = _data().get("families") or {}
+    return ({str(k): str(v) for k, v in (table.get("nvidia") or {}).items()},
+            {str(k): str(v) for k, v in (table.get("amd") or {}).items()})
 
 
 def rows() -> list[Gpu]:

@@ -363,12 +363,22 @@ def record_page(rec: SiteRecord, by_id: dict[str, SiteRecord]) -> str:
     return "\n".join(out)
 
 
+SORT_COLUMNS = (("id", "ID"), ("title", "Title"), ("severity", "Severity"), ("impact", "Impact"),
+                ("engines", "Engines"), ("kind", "Kind"))
+
+
+def _kind(data: dict[str, Any]) -> str:
+    return "trigger" if data.get("trigger") else ("runtime" if data.get("runtime_trigger") else "knowledge")
+
+
 def index_page(records: Sequence[SiteRecord]) -> str:
-    """The catalogue: a table of every record, filterable in the page (``docs/javascripts/catalogue.js``)."""
+    """The catalogue: a table of every record, filtered and sorted in the page (``docs/javascripts/catalogue.js``).
+    Each filter offers only the values some record has; the engine filter keeps the engine-independent records
+    (``engines: []``), which apply to every engine. Below 45em the rows are laid out as cards (``catalogue.css``)."""
     out = [
         "---",
         "title: Catalogue",
-        "description: Every relialint record, filterable by severity, impact and engine.",
+        "description: Every relialint record, filterable by text, severity, impact and engine, and sortable.",
         "---",
         "",
         BANNER,
@@ -385,39 +395,57 @@ def index_page(records: Sequence[SiteRecord]) -> str:
     for impact in IMPACTS:
         n = sum(1 for r in records if r.data["impact"] == impact)
         out.append(f"| {IMPACT_TITLES[impact]} | {n} |")
-    out += ["", "Filter the table: choose a severity, an impact class or an engine.", ""]
+    out += ["", "Filter the table by a word (an id, a flag, an environment variable, a GPU) or choose a severity, an "
+            "impact class or an engine; an engine shows the engine-independent records too. Sort by a column's "
+            "heading. [My setup](../setup.md) lists the records for an engine, a version and a GPU.", ""]
 
     def select(name: str, label: str, options: Sequence[tuple[str, str]]) -> list[str]:
-        lines = [f'<label class="rl-filter">{label} <select id="rl-filter-{name}" data-filter="{name}">',
-                 '<option value="">all</option>']
+        lines = [f'<div class="rl-filter"><label for="rl-filter-{name}">{label}</label> '
+                 f'<select id="rl-filter-{name}" data-filter="{name}">', '<option value="">all</option>']
         lines += [f'<option value="{html.escape(v)}">{html.escape(t)}</option>' for v, t in options]
-        lines.append("</select></label>")
+        lines.append("</select></div>")
         return lines
 
-    out += ['<div class="rl-filters" id="rl-filters">']
-    out += select("severity", "Severity", [(s, s) for s in SEVERITIES])
-    out += select("impact", "Impact", [(i, i) for i in IMPACTS])
-    out += select("engine", "Engine", [*((e, e) for e in ENGINES), ("any", "engine-independent")])
-    out += [f'<span class="rl-count" id="rl-count">{len(records)} of {len(records)} records shown</span>', "</div>",
-            ""]
-    out += ['<table id="rl-catalogue">',
-            "<thead><tr><th>ID</th><th>Title</th><th>Severity</th><th>Impact</th><th>Engines</th><th>Kind</th>"
-            "</tr></thead>", "<tbody>"]
+    present = {key: {str(v) for r in records for v in ([r.data[key]] if key != "engines" else
+                                                          (r.data.get("engines") or ["any"]))}
+               for key in ("severity", "impact", "engines")}
+    engines = [e for e in ENGINES if e in present["engines"]]
+    engines += sorted(present["engines"] - set(ENGINES) - {"any"})
+    out += ['<div class="rl-filters" id="rl-filters">',
+            '<div class="rl-filter rl-filter-text"><label for="rl-filter-q">Filter</label> '
+            '<input type="search" id="rl-filter-q" data-filter="q" placeholder="id, word, flag, GPU" '
+            'autocomplete="off" spellcheck="false"></div>']
+    out += select("severity", "Severity", [(s, s) for s in SEVERITIES if s in present["severity"]])
+    out += select("impact", "Impact", [(i, i) for i in IMPACTS if i in present["impact"]])
+    out += select("engine", "Engine", [*((e, e) for e in engines),
+                                       *((("any", "engine-independent"),) if "any" in present["engines"] else ())])
+    out += [f'<p class="rl-count" id="rl-count" aria-live="polite">{len(records)} of {len(records)} records '
+            "shown</p>", "</div>", ""]
+    heads = "".join(f'<th scope="col" data-sort="{key}"><button type="button" class="rl-sort">{label}</button></th>'
+                    for key, label in SORT_COLUMNS)
+    out += ['<table id="rl-catalogue" class="rl-catalogue">',
+            '<caption class="rl-visually-hidden">Every record; sort by a column heading</caption>',
+            f"<thead><tr>{heads}</tr></thead>", "<tbody>"]
     for rec in records:
         d = rec.data
-        engines = " ".join(d.get("engines") or []) or "any"
-        kind = "trigger" if d.get("trigger") else ("runtime" if d.get("runtime_trigger") else "knowledge")
+        engines_text = " ".join(d.get("engines") or []) or "any"
+        kind = _kind(d)
+        kw = keywords(d)
+        words = " ".join([rec.id, str(d["slug"]), str(d["title"]), *kw.flags, *kw.env, *kw.gpus, *kw.facts])
         status = ' data-status="withdrawn"' if d.get("status") == "withdrawn" else ""
         out.append(
             f'<tr data-id="{rec.id}" data-severity="{d["severity"]}" data-impact="{d["impact"]}" '
-            f'data-engines="{html.escape(engines)}"{status}>'
-            f'<td><a href="{rec.id}/">{rec.id}</a></td>'
-            f'<td><a href="{rec.id}/">{html.escape(str(d["title"]))}</a></td>'
-            f'<td><span class="rl-sev rl-sev-{d["severity"]}">{d["severity"]}</span></td>'
-            f'<td>{d["impact"]}</td><td>{html.escape(", ".join(d.get("engines") or []) or "any")}</td>'
-            f"<td>{kind}</td></tr>"
+            f'data-engines="{html.escape(engines_text)}" data-kind="{kind}" '
+            f'data-text="{html.escape(" ".join(words.lower().split()))}"{status}>'
+            f'<td class="rl-c-id"><a href="{rec.id}/">{rec.id}</a></td>'
+            f'<td class="rl-c-title"><a href="{rec.id}/">{html.escape(str(d["title"]))}</a></td>'
+            f'<td class="rl-c-severity"><span class="rl-sev rl-sev-{d["severity"]}">{d["severity"]}</span></td>'
+            f'<td class="rl-c-impact">{d["impact"]}</td>'
+            f'<td class="rl-c-engines">{html.escape(", ".join(d.get("engines") or []) or "any")}</td>'
+            f'<td class="rl-c-kind">{kind}</td></tr>'
         )
-    out += ["</tbody>", "</table>", ""]
+    out += ["</tbody>", "</table>", "",
+            '<p id="rl-empty" class="rl-empty" hidden>No record matches these filters.</p>', ""]
     return "\n".join(out)
 
 

@@ -72,7 +72,9 @@ def test_search_terms(by_id: dict[str, dict[str, Any]]) -> None:
     about = rl206["about"].split()
     assert {"h100", "hopper", "sm_90", "sm90", "9.0", "gh200"} <= set(about)
     assert "nvidia" not in about and "dgx" not in about  # shared by GPUs of several families: tells none apart
-    assert rl206["summary"].startswith("On compute capability 9.0 (H100, H200)")
+    assert rl206["summary"].startswith("<p>On compute capability 9.0 (H100, H200)")
+    rl506 = site_search.terms(by_id["RL506"])["summary"]
+    assert rl506.startswith("<p><code>-fa</code>/<code>--flash-attn</code> changed")
     rl101 = site_search.terms(by_id["RL101"])  # holds on every GPU below 10.0: not *about* any one of them
     assert rl101["about"] == "" and "h100" in rl101["mentions"].split() and "b200" not in rl101["mentions"].split()
 

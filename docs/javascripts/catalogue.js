@@ -24,7 +24,7 @@
       if (engines.indexOf(filters.engine) < 0 && engines.indexOf("any") < 0) return false;
     }
     var text = row.dataset.text || "";
-    return words(filters.q).every(function (w) { return text.indexOf(w) >= 0; });
+    return words(filters.filter).every(function (w) { return text.indexOf(w) >= 0; });
   }
 
   function sortKey(row, key) {
@@ -125,11 +125,31 @@
     apply(state);
   }
 
-  if (typeof window.document$ !== "undefined" && window.document$.subscribe) {
-    window.document$.subscribe(init);
-  } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", init);
-  } else {
+  // A table wider than the page scrolls sideways inside the theme's wrapper; a keyboard can scroll it only once the
+  // wrapper takes focus (axe: scrollable-region-focusable), and a screen reader names it after the table's section.
+  function focusableScrollers() {
+    document.querySelectorAll(".md-typeset__scrollwrap").forEach(function (wrap) {
+      if (wrap.scrollWidth <= wrap.clientWidth || wrap.hasAttribute("tabindex")) return;
+      var heading = null;
+      for (var node = wrap.previousElementSibling; node && !heading; node = node.previousElementSibling) {
+        if (/^H[1-6]$/.test(node.tagName)) heading = node;
+      }
+      wrap.setAttribute("tabindex", "0");
+      wrap.setAttribute("role", "region");
+      wrap.setAttribute("aria-label", (heading ? heading.textContent.trim() + ": " : "") + "table, scrolls sideways");
+    });
+  }
+
+  function start() {
     init();
+    focusableScrollers();
+  }
+
+  if (typeof window.document$ !== "undefined" && window.document$.subscribe) {
+    window.document$.subscribe(start);
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
   }
 })();

@@ -412,8 +412,8 @@ def index_page(records: Sequence[SiteRecord]) -> str:
     engines = [e for e in ENGINES if e in present["engines"]]
     engines += sorted(present["engines"] - set(ENGINES) - {"any"})
     out += ['<div class="rl-filters" id="rl-filters">',
-            '<div class="rl-filter rl-filter-text"><label for="rl-filter-q">Filter</label> '
-            '<input type="search" id="rl-filter-q" data-filter="q" placeholder="id, word, flag, GPU" '
+            '<div class="rl-filter rl-filter-text"><label for="rl-filter-text">Filter</label> '
+            '<input type="search" id="rl-filter-text" data-filter="filter" placeholder="id, word, flag, GPU" '
             'autocomplete="off" spellcheck="false"></div>']
     out += select("severity", "Severity", [(s, s) for s in SEVERITIES if s in present["severity"]])
     out += select("impact", "Impact", [(i, i) for i in IMPACTS if i in present["impact"]])
@@ -431,7 +431,8 @@ def index_page(records: Sequence[SiteRecord]) -> str:
         engines_text = " ".join(d.get("engines") or []) or "any"
         kind = _kind(d)
         kw = keywords(d)
-        words = " ".join([rec.id, str(d["slug"]), str(d["title"]), *kw.flags, *kw.env, *kw.gpus, *kw.facts])
+        words = " ".join([rec.id, str(d["slug"]), str(d["title"]), d["severity"], d["impact"], engines_text, kind,
+                          *kw.flags, *kw.env, *kw.gpus, *kw.facts])
         status = ' data-status="withdrawn"' if d.get("status") == "withdrawn" else ""
         out.append(
             f'<tr data-id="{rec.id}" data-severity="{d["severity"]}" data-impact="{d["impact"]}" '

@@ -207,8 +207,23 @@ def terms(data: Mapping[str, Any]) -> dict[str, str]:
         "about": " ".join(t for g in strong for t in _gpu_tokens(g)),
         "kw": " ".join(_uniq(kw)),
         "mentions": " ".join(t for g in weak for t in _gpu_tokens(g)),
-        "summary": " ".join(str(data.get("summary") or "").split()),
+        "summary": _summary_html(str(data.get("summary") or "")),
     }
+
+
+def _summary_html(text: str) -> str:
+    """The summary as the index holds a section's text: a ``<p>``, code spans as ``<code>``."""
+    import html
+
+    folded = " ".join(text.split())
+    out: list[str] = []
+    pos = 0
+    for m in _CODE_SPAN.finditer(folded):
+        code = html.escape(m.group(2).strip(), quote=False)
+        out += [html.escape(folded[pos:m.start()], quote=False), f"<code>{code}</code>"]
+        pos = m.end()
+    out.append(html.escape(folded[pos:], quote=False))
+    return "<p>" + "".join(out) + "</p>"
 
 
 def terms_json(records: Sequence[Mapping[str, Any]]) -> str:

@@ -135,9 +135,14 @@
     return wrap;
   }
 
-  function bySeverity(a, b) {
-    return (SEVERITY_ORDER[a.record.severity] - SEVERITY_ORDER[b.record.severity]) ||
-      (a.record.id < b.record.id ? -1 : 1);
+  // Records that hold because of both the GPU and the version first (the most particular to this setup), then by
+  // severity, then by id.
+  function byRelevance(engine) {
+    return function (a, b) {
+      var by = function (x) { return ((x.record.by || {})[engine] || []).length; };
+      return (by(b) - by(a)) || (SEVERITY_ORDER[a.record.severity] - SEVERITY_ORDER[b.record.severity]) ||
+        (a.record.id < b.record.id ? -1 : 1);
+    };
   }
 
   function render(state) {
@@ -160,7 +165,7 @@
       var by = (record.by || {})[engine.id] || [];
       (by.length ? specific : general).push({ record: record, found: found });
     });
-    [specific, general, watch].forEach(function (list) { list.sort(bySeverity); });
+    [specific, general, watch].forEach(function (list) { list.sort(byRelevance(engine.id)); });
     var results = state.results;
     results.textContent = "";
     var make = function (list) { return list.map(function (x) { return item(x.record, x.found, data, state.base); }); };

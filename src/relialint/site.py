@@ -536,17 +536,19 @@ def hardware_page(records: Sequence[SiteRecord]) -> str:
         "",
         "## NVIDIA",
         "",
-        "| GPU | architecture | compute capability | native FP8 | native FP4 | memory | Confidential Computing "
-        "| also written as | note | records |",
+        '<div class="rl-hardware" markdown="1">',
+        "",
+        "| GPU | records | architecture | compute capability | native FP8 | native FP4 | memory "
+        "| Confidential Computing | note | also written as |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     gpus = catalogue()
 
     def rows(vendor: str, cells: Callable[[Gpu], list[str]]) -> list[str]:
-        """One vendor's table rows: the name (with its anchor), the vendor's own columns, the aliases, the note
-        and the records about the GPU."""
-        return [" | ".join(["", f'<span id="{gpu_anchor(g.name)}"></span>**{cell(g.name)}**', *cells(g),
-                            ", ".join(code(a) for a in g.aliases), cell(g.note or ""), linked(g), ""]).strip()
+        """One vendor's table rows: the name (with its anchor), the records about the GPU, the vendor's own
+        columns, the note and the aliases."""
+        return [" | ".join(["", f'<span id="{gpu_anchor(g.name)}"></span>**{cell(g.name)}**', linked(g), *cells(g),
+                            cell(g.note or ""), ", ".join(code(a) for a in g.aliases), ""]).strip()
                 for g in gpus if g.vendor == vendor]
 
     def nvidia(g: Gpu) -> list[str]:
@@ -554,16 +556,18 @@ def hardware_page(records: Sequence[SiteRecord]) -> str:
         return [g.family or "", sm, yes(g.native_fp8), yes(g.native_fp4), memory(g.memory_gb), yes(g.cc_capable)]
 
     out += rows("nvidia", nvidia)
-    out += ["", "## AMD", "",
+    out += ["", "</div>", "", "## AMD", "",
             "AMD native FP8/FP4 are left unknown: the reference gives vLLM's software gates, not tensor-core facts.",
-            "", "| GPU | architecture | target (`gpu.arch`) | memory | also written as | note | records |",
+            "", '<div class="rl-hardware" markdown="1">', "",
+            "| GPU | records | architecture | target (`gpu.arch`) | memory | note | also written as |",
             "| --- | --- | --- | --- | --- | --- | --- |"]
     out += rows("amd", lambda g: [g.family or "", code(g.arch or ""), memory(g.memory_gb)])
-    out += ["", "## Intel", "",
+    out += ["", "</div>", "", "## Intel", "",
             "Intel GPUs (vLLM XPU, llama.cpp SYCL) have neither a compute capability nor an AMD target.",
-            "", "| GPU | memory | also written as | note | records |", "| --- | --- | --- | --- | --- |"]
+            "", '<div class="rl-hardware" markdown="1">', "",
+            "| GPU | records | memory | note | also written as |", "| --- | --- | --- | --- | --- |"]
     out += rows("intel", lambda g: [memory(g.memory_gb)])
-    out.append("")
+    out += ["", "</div>", ""]
     return "\n".join(out)
 
 

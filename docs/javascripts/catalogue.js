@@ -128,15 +128,20 @@
   // A table wider than the page scrolls sideways inside the theme's wrapper; a keyboard can scroll it only once the
   // wrapper takes focus (axe: scrollable-region-focusable), and a screen reader names it after the table's section.
   function focusableScrollers() {
+    var headings = Array.prototype.slice.call(document.querySelectorAll(".md-content h1, .md-content h2, " +
+                                                                        ".md-content h3"));
+    var used = {};
     document.querySelectorAll(".md-typeset__scrollwrap").forEach(function (wrap) {
       if (wrap.scrollWidth <= wrap.clientWidth || wrap.hasAttribute("tabindex")) return;
       var heading = null;
-      for (var node = wrap.previousElementSibling; node && !heading; node = node.previousElementSibling) {
-        if (/^H[1-6]$/.test(node.tagName)) heading = node;
-      }
+      headings.forEach(function (h) {
+        if (h.compareDocumentPosition(wrap) & Node.DOCUMENT_POSITION_FOLLOWING) heading = h;
+      });
+      var label = (heading ? heading.textContent.replace(/\u00b6/g, "").trim() + ": " : "") + "table, scrolls sideways";
+      used[label] = (used[label] || 0) + 1;
       wrap.setAttribute("tabindex", "0");
       wrap.setAttribute("role", "region");
-      wrap.setAttribute("aria-label", (heading ? heading.textContent.trim() + ": " : "") + "table, scrolls sideways");
+      wrap.setAttribute("aria-label", used[label] > 1 ? label + " (" + used[label] + ")" : label);
     });
   }
 

@@ -126,7 +126,7 @@ def _data(rid: str) -> dict[str, object]:
     [
         ("RL107", "env", "VLLM_USE_V2_MODEL_RUNNER"),
         ("RL105", "flags", "--kv-cache-dtype"),
-        ("RL101", "gpus", "B200"),
+        ("RL101", "gpus", "Ada Lovelace"),  # B200 is its passing example: not a keyword (tests/test_site_search.py)
         ("RL101", "flags", "--dtype"),
         ("RL108", "gpus", "gfx1151"),
         ("RL108", "gpus", "Strix Halo"),

@@ -31,12 +31,17 @@ class Gpu(Frozen):
     note: str | None = None
     memory_gb: int | None = None
     cc_capable: bool | None = None
+    family: str | None = None
+    """The architecture family (Hopper, Blackwell, RDNA3, CDNA3), from the catalogue's ``families`` table; not a
+    fact any trigger reads: the site searches and groups by it."""
 
-    _fields = ("name", "vendor", "sm", "arch", "native_fp8", "native_fp4", "aliases", "note", "memory_gb", "cc_capable")
+    _fields = ("name", "vendor", "sm", "arch", "native_fp8", "native_fp4", "aliases", "note", "memory_gb", "cc_capable",
+               "family")
 
     def __init__(self, name: str, vendor: str, sm: Version | None = None, arch: str | None = None,
                  native_fp8: bool | None = None, native_fp4: bool | None = None, aliases: tuple[str, ...] = (),
-                 note: str | None = None, memory_gb: int | None = None, cc_capable: bool | None = None) -> None:
+                 note: str | None = None, memory_gb: int | None = None, cc_capable: bool | None = None,
+                 family: str | None = None) -> None:
         self.name = name
         self.vendor = vendor
         self.sm = sm
@@ -47,6 +52,7 @@ class Gpu(Frozen):
         self.note = note
         self.memory_gb = memory_gb
         self.cc_capable = cc_capable
+        self.family = family
 
     def facts(self) -> dict[str, object]:
         """The ``gpu.*`` facts this entry sets. Unknown ones are left out; the other vendor's identifier is known
@@ -103,7 +109,7 @@ def cc_for_sm(sm: Version) -> bool | None:
     return False if sm < CC_FROM else None
 
 
-def _nvidia(row: dict[str, object]) -> Gpu:
+def _nvidia(row: dict[str, object], families: dict[str, str]) -> Gpu:
     sm = parse_sm(str(row["sm"]))
     fp4 = row.get("fp4", sm >= FP4_FROM)
     cc = row.get("cc", cc_for_sm(sm))
@@ -117,10 +123,11 @@ def _nvidia(row: dict[str, object]) -> Gpu:
         note=str(row["note"]) if row.get("note") else None,
         memory_gb=_memory(row),
         cc_capable=cc if isinstance(cc, bool) else None,
+        family=families.get(str(sm)),
     )
 
 
-def _amd(row: dict[str, object]) -> Gpu:
+def _amd(row: dict[str, object], families: dict[str, str]) -> Gpu:
     return Gpu(
         name=str(row["name"]),
         vendor="amd",
@@ -129,6 +136,7 @@ def _amd(row: dict[str, object]) -> Gpu:
         note=str(row["note"]) if row.get("note") else None,
         memory_gb=_memory(row),
         cc_capable=False,
+        family=families.get(str(row["arch"])),
     )
 
 
@@ -144,8 +152,7 @@ def _intel(row: dict[str, object]) -> Gpu:
 
 
 @lru_cache(maxsize=1)
-def catalogue() -> tuple[Gpu, ...]:
-    """Every GPU of the catalogue, NVIDIA first, then AMD, then Intel."""
+def _data() -> dict[str, Any]:
     from relialint import cache
 
     source = Path(__file__).parent / "data" / "hardware.yaml"
@@ -156,8 +163,25 @@ def catalogue() -> tuple[Gpu, ...]:
 
         data = plain(load_all(source.read_text(encoding="utf-8"), "hardware.yaml")[0])
         cache.write("hardware", key, data)
-    return tuple([_nvidia(r) for r in data["nvidia"]] + [_amd(r) for r in data["amd"]]
+    return data  # type: ignore[no-any-return]
+
+
+@lru_cache(maxsize=1)
+def catalogue() -> tuple[Gpu, ...]:
+    """Every GPU of the catalogue, NVIDIA first, then AMD, then Intel."""
+    data = _data()
+    nvidia, amd = families()
+    return tuple([_nvidia(r, nvidia) for r in data["nvidia"]] + [_amd(r, amd) for r in data["amd"]]
                  + [_intel(r) for r in data.get("intel") or []])
+
+
+@lru_cache(maxsize=1)
+def families() -> tuple[dict[str, str], dict[str, str]]:
+    """The architecture family of each compute capability (``"9.0"``: Hopper) and of each AMD target (``gfx1100``:
+    RDNA3), from the catalogue's ``families`` table."""
+    table = _data().get("families") or {}
+    return ({str(k): str(v) for k, v in (table.get("nvidia") or {}).items()},
+            {str(k): str(v) for k, v in (table.get("amd") or {}).items()})
 
 
 def rows() -> list[Gpu]:

@@ -7,6 +7,9 @@ One command, ``python -m relialint.site``, writes
 * ``docs/reference/facts.md``, ``docs/reference/hardware.md``, ``docs/reference/schema.md``;
 * ``docs/catalogue.json`` (every record with its page URL) and ``docs/feed.xml`` (an Atom feed of new and changed
   records), for other tools (:mod:`relialint.site_feed`);
+* ``docs/reference/facts.md``, ``docs/reference/hardware.md`` (each GPU with its records), ``docs/reference/schema.md``;
+* ``docs/setup.md`` and ``docs/data/setup.json``: the "my setup" view and its verdicts (``site_setup``);
+* ``docs/data/search-terms.json``: what search finds each record by, merged into the built index (``site_search``);
 * in ``mkdocs.yml``: ``site_url`` (from :data:`relialint.SITE_URL`) and the catalogue's navigation, between the
   ``BEGIN generated`` / ``END generated`` markers.
 
@@ -21,7 +24,7 @@ import html
 import json
 import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -172,12 +175,7 @@ def load_records(records_dir: Path) -> list[SiteRecord]:
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Keywords: the flags, env vars, GPUs and facts a record names, so that search finds the record by any of them
-
-
-_LONG_FLAG = re.compile(r"(?<![\w-])--[a-zA-Z][a-zA-Z0-9]*(?:[-_.][a-zA-Z0-9]+)*")
-_ENV_NAME = re.compile(r"(?<![\w.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w])")
-_CMAKE_OPTION = re.compile(r"-D([A-Z][A-Z0-9_]+)=")
+# Keywords: the flags, env vars, GPUs and facts a record is about, so that search finds the record by any of them
 
 
 @dataclass
@@ -198,94 +196,15 @@ def _leaves(pred: dict[str, Any]) -> list[dict[str, Any]]:
     return [pred]
 
 
-def _leaf_values(leaf: dict[str, Any]) -> list[object]:
-    for op, value in leaf.items():
-        if op == "fact":
-            continue
-        return list(value) if isinstance(value, list) else [value]
-    return []
-
-
-def _uniq(items: Iterable[str]) -> list[str]:
-    seen: dict[str, None] = {}
-    for item in items:
-        if item and item not in seen:
-            seen[item] = None
-    return list(seen)
-
-
-def _prose(data: dict[str, Any]) -> str:
-    parts: list[str] = [str(data.get(k) or "") for k in ("title", "summary", "symptom", "cause", "fix", "fix_cost",
-                                                          "detect")]
-    parts += [f"{e['measured']} {e['setup']}" for e in data.get("evidence") or []]
-    parts += [str(r["title"]) for r in data.get("references") or []]
-    trigger = data.get("trigger") or {}
-    parts.append(str(trigger.get("message") or ""))
-    parts += [str(e["name"]) for e in data.get("examples") or []]
-    return "\n".join(parts)
-
-
 def keywords(data: dict[str, Any]) -> Keywords:
-    """What the record names: flags, environment variables and build options, GPUs, facts."""
-    from relialint.hardware import catalogue
+    """What the record is about (``site_search.record_about``): the flags, environment variables and build options
+    its trigger reads, its fix sets or its prose names; the GPUs its trigger holds on (families named once where the
+    record covers all of one), else those its title and summary name; the facts its trigger reads."""
+    from relialint.site_search import gpu_summary, record_about
 
-    trigger = data.get("trigger") or {}
-    leaves = _leaves(trigger["when"]) if trigger.get("when") else []
-    examples = data.get("examples") or []
-    contents = "\n".join(str(e["content"]) for e in examples)
-    prose = _prose(data)
-    code_in_prose = " ".join(m.group(2) for m in _CODE_SPAN.finditer(prose))
-
-    flags: list[str] = []
-    env: list[str] = []
-    facts: list[str] = []
-    for leaf in leaves:
-        key = str(leaf["fact"])
-        facts.append(key)
-        for prefix in ("flag.vllm.", "flag.llama.cpp."):
-            if key.startswith(prefix):
-                flags.append("--" + key[len(prefix):])
-        if key.startswith(("env.", "build.")):
-            env.append(key.split(".", 1)[1])
-    for fix_key in (trigger.get("fix_edit") or {}).get("set", {}):
-        facts.append(str(fix_key))
-        if str(fix_key).startswith(("env.", "build.")):
-            env.append(str(fix_key).split(".", 1)[1])
-    for ex in examples:
-        for key in ex.get("facts") or {}:
-            facts.append(str(key))
-        facts.extend(str(k) for k in ex.get("missing") or [])
-    for source in (contents, prose):
-        flags.extend(m.group(0).rstrip(".") for m in _LONG_FLAG.finditer(source))
-    env.extend(m.group(1) for m in _CMAKE_OPTION.finditer(contents + "\n" + prose))
-    for source in (contents, code_in_prose):
-        env.extend(m.group(0) for m in _ENV_NAME.finditer(source))
-
-    gpus: list[str] = [str(e["gpu"]) for e in examples if e.get("gpu")]
-    gpu_values: set[str] = set()
-    sm_values: set[str] = set()
-    for leaf in leaves:
-        if leaf["fact"] in ("gpu.model", "gpu.arch"):
-            gpu_values.update(_scalar(v) for v in _leaf_values(leaf))
-        if leaf["fact"] == "gpu.sm" and ("eq" in leaf or "in" in leaf):
-            sm_values.update(_scalar(v) for v in _leaf_values(leaf))
-    gpus.extend(sorted(gpu_values))
-    text = prose + "\n" + "\n".join(gpus)
-    for gpu in catalogue():
-        names = [gpu.name, *(a for a in gpu.aliases if len(a) > 4 and not a.isdigit())]
-        hit = any(re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w-])", text) for n in names)
-        if gpu.arch and (gpu.arch in gpu_values or re.search(rf"\b{gpu.arch}\b", text)):
-            gpus.append(gpu.arch)
-            hit = hit or gpu.arch in gpu_values
-        if gpu.sm is not None and str(gpu.sm) in sm_values:
-            hit = True
-        if hit:
-            gpus.append(gpu.name)
-            if gpu.arch:
-                gpus.append(gpu.arch)
-            if gpu.sm is not None:
-                gpus.append(f"sm_{str(gpu.sm).replace('.', '')}")
-    return Keywords(flags=_uniq(flags), env=_uniq(env), gpus=_uniq(gpus), facts=_uniq(facts))
+    about = record_about(data)
+    return Keywords(flags=about.flags, env=about.env, gpus=gpu_summary(about.gpus or about.mentioned),
+                    facts=about.facts)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -299,12 +218,30 @@ def record_page(rec: SiteRecord, by_id: dict[str, SiteRecord]) -> str:
     return site_record.record_page(rec, by_id)
 
 
+SORT_COLUMNS = (("id", "ID"), ("title", "Title"), ("severity", "Severity"), ("impact", "Impact"),
+                ("engines", "Engines"), ("kind", "Kind"))
+
+
+def _origin(data: dict[str, Any]) -> str:
+    """Where a record comes from and where its defect stands upstream, as ``relialint records`` says it."""
+    from relialint.kb.upstream import sources, status
+
+    origin = "; ".join(s.label for s in sources(data)) or "no source given"
+    return f"Source: {origin}. Upstream: {status(data).text}."
+
+
+def _kind(data: dict[str, Any]) -> str:
+    return "trigger" if data.get("trigger") else ("runtime" if data.get("runtime_trigger") else "knowledge")
+
+
 def index_page(records: Sequence[SiteRecord]) -> str:
-    """The catalogue: a table of every record, filterable in the page (``docs/javascripts/catalogue.js``)."""
+    """The catalogue: a table of every record, filtered and sorted in the page (``docs/javascripts/catalogue.js``).
+    Each filter offers only the values some record has; the engine filter keeps the engine-independent records
+    (``engines: []``), which apply to every engine. Below 45em the rows are laid out as cards (``catalogue.css``)."""
     out = [
         "---",
         "title: Catalogue",
-        "description: Every relialint record, filterable by severity, impact and engine.",
+        "description: Every relialint record, filterable by text, severity, impact and engine, and sortable.",
         "---",
         "",
         BANNER,
@@ -321,39 +258,59 @@ def index_page(records: Sequence[SiteRecord]) -> str:
     for impact in IMPACTS:
         n = sum(1 for r in records if r.data["impact"] == impact)
         out.append(f"| {IMPACT_TITLES[impact]} | {n} |")
-    out += ["", "Filter the table: choose a severity, an impact class or an engine.", ""]
+    out += ["", "Filter the table by a word (an id, a flag, an environment variable, a GPU) or choose a severity, an "
+            "impact class or an engine; an engine shows the engine-independent records too. Sort by a column's "
+            "heading. [My setup](../setup.md) lists the records for an engine, a version and a GPU.", ""]
 
     def select(name: str, label: str, options: Sequence[tuple[str, str]]) -> list[str]:
-        lines = [f'<label class="rl-filter">{label} <select id="rl-filter-{name}" data-filter="{name}">',
-                 '<option value="">all</option>']
+        lines = [f'<div class="rl-filter"><label for="rl-filter-{name}">{label}</label> '
+                 f'<select id="rl-filter-{name}" data-filter="{name}">', '<option value="">all</option>']
         lines += [f'<option value="{html.escape(v)}">{html.escape(t)}</option>' for v, t in options]
-        lines.append("</select></label>")
+        lines.append("</select></div>")
         return lines
 
-    out += ['<div class="rl-filters" id="rl-filters">']
-    out += select("severity", "Severity", [(s, s) for s in SEVERITIES])
-    out += select("impact", "Impact", [(i, i) for i in IMPACTS])
-    out += select("engine", "Engine", [*((e, e) for e in ENGINES), ("any", "engine-independent")])
-    out += [f'<span class="rl-count" id="rl-count">{len(records)} of {len(records)} records shown</span>', "</div>",
-            ""]
-    out += ['<table id="rl-catalogue">',
-            "<thead><tr><th>ID</th><th>Title</th><th>Severity</th><th>Impact</th><th>Engines</th><th>Kind</th>"
-            "</tr></thead>", "<tbody>"]
+    present = {key: {str(v) for r in records for v in ([r.data[key]] if key != "engines" else
+                                                          (r.data.get("engines") or ["any"]))}
+               for key in ("severity", "impact", "engines")}
+    engines = [e for e in ENGINES if e in present["engines"]]
+    engines += sorted(present["engines"] - set(ENGINES) - {"any"})
+    out += ['<div class="rl-filters" id="rl-filters">',
+            '<div class="rl-filter rl-filter-text"><label for="rl-filter-text">Filter</label> '
+            '<input type="search" id="rl-filter-text" data-filter="filter" placeholder="id, word, flag, GPU" '
+            'autocomplete="off" spellcheck="false"></div>']
+    out += select("severity", "Severity", [(s, s) for s in SEVERITIES if s in present["severity"]])
+    out += select("impact", "Impact", [(i, i) for i in IMPACTS if i in present["impact"]])
+    out += select("engine", "Engine", [*((e, e) for e in engines),
+                                       *((("any", "engine-independent"),) if "any" in present["engines"] else ())])
+    out += [f'<p class="rl-count" id="rl-count" aria-live="polite">{len(records)} of {len(records)} records '
+            "shown</p>", "</div>", ""]
+    heads = "".join(f'<th scope="col" data-sort="{key}"><button type="button" class="rl-sort">{label}</button></th>'
+                    for key, label in SORT_COLUMNS)
+    out += ['<table id="rl-catalogue" class="rl-catalogue">',
+            '<caption class="rl-visually-hidden">Every record; sort by a column heading</caption>',
+            f"<thead><tr>{heads}</tr></thead>", "<tbody>"]
     for rec in records:
         d = rec.data
-        engines = " ".join(d.get("engines") or []) or "any"
-        kind = "trigger" if d.get("trigger") else ("runtime" if d.get("runtime_trigger") else "knowledge")
+        engines_text = " ".join(d.get("engines") or []) or "any"
+        kind = _kind(d)
+        kw = keywords(d)
+        words = " ".join([rec.id, str(d["slug"]), str(d["title"]), d["severity"], d["impact"], engines_text, kind,
+                          *kw.flags, *kw.env, *kw.gpus, *kw.facts])
         status = ' data-status="withdrawn"' if d.get("status") == "withdrawn" else ""
         out.append(
             f'<tr data-id="{rec.id}" data-severity="{d["severity"]}" data-impact="{d["impact"]}" '
-            f'data-engines="{html.escape(engines)}"{status}>'
-            f'<td><a href="{rec.id}/">{rec.id}</a></td>'
-            f'<td><a href="{rec.id}/">{html.escape(str(d["title"]))}</a></td>'
-            f'<td><span class="rl-sev rl-sev-{d["severity"]}">{d["severity"]}</span></td>'
-            f'<td>{d["impact"]}</td><td>{html.escape(", ".join(d.get("engines") or []) or "any")}</td>'
-            f"<td>{kind}</td></tr>"
+            f'data-engines="{html.escape(engines_text)}" data-kind="{kind}" '
+            f'data-text="{html.escape(" ".join(words.lower().split()))}"{status}>'
+            f'<td class="rl-c-id"><a href="{rec.id}/">{rec.id}</a></td>'
+            f'<td class="rl-c-title"><a href="{rec.id}/">{html.escape(str(d["title"]))}</a>'
+            f'<span class="rl-upstream">{html.escape(_origin(d))}</span></td>'
+            f'<td class="rl-c-severity"><span class="rl-sev rl-sev-{d["severity"]}">{d["severity"]}</span></td>'
+            f'<td class="rl-c-impact">{d["impact"]}</td>'
+            f'<td class="rl-c-engines">{html.escape(", ".join(d.get("engines") or []) or "any")}</td>'
+            f'<td class="rl-c-kind">{kind}</td></tr>'
         )
-    out += ["</tbody>", "</table>", ""]
+    out += ["</tbody>", "</table>", "",
+            '<p id="rl-empty" class="rl-empty" hidden>No record matches these filters.</p>', ""]
     return "\n".join(out)
 
 
@@ -402,14 +359,26 @@ def facts_page(records: Sequence[SiteRecord]) -> str:
     return "\n".join(out)
 
 
-def hardware_page() -> str:
+def gpu_anchor(name: str) -> str:
+    """The id of a GPU's row on the hardware page (``reference/hardware/#gpu-h100``)."""
+    return "gpu-" + re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def hardware_page(records: Sequence[SiteRecord]) -> str:
     from relialint.hardware import Gpu, catalogue
+    from relialint.site_setup import gpu_records
 
     def yes(value: bool | None) -> str:
         return "unknown" if value is None else ("yes" if value else "no")
 
     def memory(value: int | None) -> str:
         return "unknown" if value is None else f"{value} GB"
+
+    about = gpu_records([r.data for r in records])
+
+    def linked(g: Gpu) -> str:
+        return ", ".join(f"[{rid}](../records/{rid}.md)" + ("" if sure else " (possibly)")
+                         for rid, sure in about.get(g.name, []))
 
     out = [
         "---", "title: Hardware catalogue", "---", "", BANNER, "",
@@ -424,34 +393,45 @@ def hardware_page() -> str:
         "Confidential Computing documentation: Hopper and Blackwell data-centre parts; no part below compute "
         "capability 9.0.",
         "",
+        "The *records* column lists the records whose trigger holds on that GPU and not on every other one, as the "
+        "linter decides them with `--gpu NAME` (the rest of the deployment still decides whether they fire); "
+        "*possibly* where the catalogue leaves one of the GPU's facts unknown. [My setup](../setup.md) lists every "
+        "record for an engine, a version and a GPU.",
+        "",
         "## NVIDIA",
         "",
-        "| GPU | compute capability | native FP8 | native FP4 | memory | Confidential Computing | also written as "
-        "| note |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        '<div class="rl-hardware" markdown="1">',
+        "",
+        "| GPU | records | architecture | compute capability | native FP8 | native FP4 | memory "
+        "| Confidential Computing | note | also written as |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     gpus = catalogue()
 
     def rows(vendor: str, cells: Callable[[Gpu], list[str]]) -> list[str]:
-        """One vendor's table rows: the name, the vendor's own columns, the aliases and the note."""
-        return [" | ".join(["", f"**{cell(g.name)}**", *cells(g), ", ".join(code(a) for a in g.aliases),
-                            cell(g.note or ""), ""]).strip()
+        """One vendor's table rows: the name (with its anchor), the records about the GPU, the vendor's own
+        columns, the note and the aliases."""
+        return [" | ".join(["", f'<span id="{gpu_anchor(g.name)}"></span>**{cell(g.name)}**', linked(g), *cells(g),
+                            cell(g.note or ""), ", ".join(code(a) for a in g.aliases), ""]).strip()
                 for g in gpus if g.vendor == vendor]
 
     def nvidia(g: Gpu) -> list[str]:
         sm = f"{g.sm} ({code('sm_' + str(g.sm).replace('.', ''))})" if g.sm is not None else ""
-        return [sm, yes(g.native_fp8), yes(g.native_fp4), memory(g.memory_gb), yes(g.cc_capable)]
+        return [g.family or "", sm, yes(g.native_fp8), yes(g.native_fp4), memory(g.memory_gb), yes(g.cc_capable)]
 
     out += rows("nvidia", nvidia)
-    out += ["", "## AMD", "",
+    out += ["", "</div>", "", "## AMD", "",
             "AMD native FP8/FP4 are left unknown: the reference gives vLLM's software gates, not tensor-core facts.",
-            "", "| GPU | target (`gpu.arch`) | memory | also written as | note |", "| --- | --- | --- | --- | --- |"]
-    out += rows("amd", lambda g: [code(g.arch or ""), memory(g.memory_gb)])
-    out += ["", "## Intel", "",
+            "", '<div class="rl-hardware" markdown="1">', "",
+            "| GPU | records | architecture | target (`gpu.arch`) | memory | note | also written as |",
+            "| --- | --- | --- | --- | --- | --- | --- |"]
+    out += rows("amd", lambda g: [g.family or "", code(g.arch or ""), memory(g.memory_gb)])
+    out += ["", "</div>", "", "## Intel", "",
             "Intel GPUs (vLLM XPU, llama.cpp SYCL) have neither a compute capability nor an AMD target.",
-            "", "| GPU | memory | also written as | note |", "| --- | --- | --- | --- |"]
+            "", '<div class="rl-hardware" markdown="1">', "",
+            "| GPU | records | memory | note | also written as |", "| --- | --- | --- | --- | --- |"]
     out += rows("intel", lambda g: [memory(g.memory_gb)])
-    out.append("")
+    out += ["", "</div>", ""]
     return "\n".join(out)
 
 
@@ -536,13 +516,23 @@ def render(records_dir: Path) -> tuple[dict[str, str], list[SiteRecord]]:
     pages: dict[str, str] = {f"records/{r.id}.md": record_page(r, by_id) for r in records}
     pages["records/index.md"] = index_page(records)
     pages["reference/facts.md"] = facts_page(records)
-    pages["reference/hardware.md"] = hardware_page()
+    pages["reference/hardware.md"] = hardware_page(records)
     pages["reference/schema.md"] = schema_page()
     from relialint import site_feed
 
     pages[site_feed.CATALOGUE_FILE] = site_feed.catalogue_json(records)
     pages[site_feed.FEED_FILE] = site_feed.atom_feed(records)
+    pages.update(search_and_setup(records))
     return pages, records
+
+
+def search_and_setup(records: Sequence[SiteRecord]) -> dict[str, str]:
+    """The "my setup" page and its data file, and the records' search terms (``site_setup``, ``site_search``)."""
+    from relialint.site_search import SEARCH_TERMS, terms_json
+    from relialint.site_setup import SETUP_DATA, SETUP_PAGE, data_json, setup_page
+
+    data = [r.data for r in records]
+    return {SETUP_PAGE: setup_page(BANNER), SETUP_DATA: data_json(data), SEARCH_TERMS: terms_json(data)}
 
 
 _RECORD_PAGE = re.compile(r"^RL[0-9]{3}\.md$")

@@ -1,0 +1,265 @@
+// The "my setup" page (docs/setup.md): fills its three lists from the generated data file (data/setup.json) and
+// shows the records that apply to the chosen engine, version and GPU. Every verdict in the file was decided at build
+// time by the linter itself (relialint.site_setup); this script only looks them up: per record and engine, groups
+// of GPU choices with runs of version choices and their outcome ("d" definite, "p" possible). The choice is kept in
+// the URL (?engine=vllm&version=0.30.0&gpu=H100), so a view can be linked.
+(function () {
+  "use strict";
+
+  var SEVERITY_ORDER = { blocker: 0, major: 1, minor: 2 };
+
+  function norm(text) {
+    return String(text || "").toLowerCase().replace(/[\s_-]+/g, "");
+  }
+
+  function option(value, label) {
+    var node = document.createElement("option");
+    node.value = value;
+    node.textContent = label;
+    return node;
+  }
+
+  function fillVersions(select, engine) {
+    select.textContent = "";
+    engine.versions.forEach(function (v, i) { select.appendChild(option(String(i), v.label)); });
+  }
+
+  function fillGpus(select, gpus) {
+    select.textContent = "";
+    select.appendChild(option("0", gpus[0].label));
+    var groups = {};
+    var names = { nvidia: "NVIDIA", amd: "AMD", intel: "Intel" };
+    gpus.forEach(function (g, i) {
+      if (i === 0) return;
+      if (!groups[g.vendor]) {
+        groups[g.vendor] = document.createElement("optgroup");
+        groups[g.vendor].label = names[g.vendor] || g.vendor;
+        select.appendChild(groups[g.vendor]);
+      }
+      groups[g.vendor].appendChild(option(String(i), g.label + (g.family ? " (" + g.family + ")" : "")));
+    });
+  }
+
+  // ?version=: a listed value, or (llama.cpp) a build number inside one entry's run of builds.
+  function versionIndex(engine, wanted) {
+    if (wanted === null) return 0;
+    for (var i = 0; i < engine.versions.length; i++) {
+      if (engine.versions[i].value === wanted) return i;
+    }
+    var build = /^b(\d+)$/.exec(wanted);
+    if (build) {
+      var n = Number(build[1]);
+      for (var j = 0; j < engine.versions.length; j++) {
+        var b = engine.versions[j].builds;
+        if (b && b[0] <= n && n <= b[1]) return j;
+      }
+    }
+    return -1;
+  }
+
+  // ?gpu=: a catalogue name or one of its aliases, ignoring case, spaces, dashes and underscores.
+  function gpuIndex(gpus, wanted) {
+    if (wanted === null || wanted === "") return 0;
+    var key = norm(wanted);
+    for (var i = 1; i < gpus.length; i++) {
+      if (norm(gpus[i].value) === key) return i;
+    }
+    for (var j = 1; j < gpus.length; j++) {
+      if ((gpus[j].aliases || []).some(function (a) { return norm(a) === key; })) return j;
+    }
+    return -1;
+  }
+
+  function lookup(record, engine, gpu, version) {
+    var rows = (record.cells || {})[engine];
+    if (!rows) return null;
+    for (var i = 0; i < rows.length; i++) {
+      if (rows[i][0].indexOf(gpu) < 0) continue;
+      var runs = rows[i][1];
+      for (var j = 0; j < runs.length; j++) {
+        if (runs[j][0] <= version && version <= runs[j][1]) return { outcome: runs[j][2], depends: runs[j][3] };
+      }
+      return null;
+    }
+    return null;
+  }
+
+  function item(record, found, data, base) {
+    var li = document.createElement("li");
+    li.className = "rl-setup-item";
+    var link = document.createElement("a");
+    link.href = new URL("../" + record.url, base).href;
+    link.textContent = record.id + ": " + record.title;
+    var head = document.createElement("p");
+    head.className = "rl-setup-head";
+    var badge = document.createElement("span");
+    badge.className = "rl-sev rl-sev-" + record.severity;
+    badge.textContent = record.severity;
+    head.appendChild(badge);
+    head.appendChild(document.createTextNode(" "));
+    head.appendChild(link);
+    li.appendChild(head);
+    var verdict = document.createElement("p");
+    verdict.className = "rl-setup-verdict";
+    if (!found) {
+      verdict.textContent = "Not decided by configuration: " +
+        (record.kind === "runtime" ? "relialint probe reports it from the host." : "catch it with monitoring.");
+    } else if (found.outcome === "d") {
+      verdict.innerHTML = "<strong>Applies</strong> to this setup.";
+    } else {
+      var strong = document.createElement("strong");
+      strong.textContent = "Possible";
+      verdict.appendChild(strong);
+      verdict.appendChild(document.createTextNode(found.depends >= 0
+        ? ": depends on " + data.depends[found.depends] + "."
+        : ": the engine version leaves it open."));
+    }
+    li.appendChild(verdict);
+    return li;
+  }
+
+  function section(title, note, items) {
+    var wrap = document.createElement("section");
+    wrap.className = "rl-setup-group";
+    var h = document.createElement("h2");
+    h.textContent = title + " (" + items.length + ")";
+    wrap.appendChild(h);
+    if (note) {
+      var p = document.createElement("p");
+      p.textContent = note;
+      wrap.appendChild(p);
+    }
+    var list = document.createElement("ul");
+    items.forEach(function (li) { list.appendChild(li); });
+    wrap.appendChild(list);
+    return wrap;
+  }
+
+  // Records that hold because of both the GPU and the version first (the most particular to this setup), then by
+  // severity, then by id.
+  function byRelevance(engine) {
+    return function (a, b) {
+      var by = function (x) { return ((x.record.by || {})[engine] || []).length; };
+      return (by(b) - by(a)) || (SEVERITY_ORDER[a.record.severity] - SEVERITY_ORDER[b.record.severity]) ||
+        (a.record.id < b.record.id ? -1 : 1);
+    };
+  }
+
+  function render(state) {
+    var data = state.data;
+    var engine = data.engines[state.engine];
+    var v = Number(state.version.value);
+    var g = Number(state.gpu.value);
+    var specific = [];
+    var general = [];
+    var watch = [];
+    data.records.forEach(function (record) {
+      if (record.withdrawn) return;
+      if (record.engines.length && record.engines.indexOf(engine.id) < 0) return;
+      if (record.kind !== "trigger") {
+        watch.push({ record: record, found: null });
+        return;
+      }
+      var found = lookup(record, engine.id, g, v);
+      if (!found) return;
+      var by = (record.by || {})[engine.id] || [];
+      (by.length ? specific : general).push({ record: record, found: found });
+    });
+    [specific, general, watch].forEach(function (list) { list.sort(byRelevance(engine.id)); });
+    var results = state.results;
+    results.textContent = "";
+    var make = function (list) { return list.map(function (x) { return item(x.record, x.found, data, state.base); }); };
+    results.appendChild(section("Because of this GPU or version",
+      "Records whose trigger depends on the GPU or the engine version, and holds for this choice.", make(specific)));
+    results.appendChild(section("Depending on the configuration",
+      "Records that apply to any GPU and version of this engine when the configuration has what they name.",
+      make(general)));
+    results.appendChild(section("Not decided by configuration",
+      "Knowledge and host records for this engine: no deployment file shows them.", make(watch)));
+    var gpuLabel = g === 0 ? "a GPU not given" : data.gpus[g].label;
+    var versionLabel = v === 0 ? "a version not given" : engine.versions[v].label;
+    state.summary.textContent = engine.label + " " + versionLabel + " on " + gpuLabel + ": " +
+      specific.length + " records because of the GPU or version, " + general.length +
+      " depending on the configuration, " + watch.length + " not decided by configuration.";
+  }
+
+  function keepInUrl(state) {
+    var data = state.data;
+    var engine = data.engines[state.engine];
+    var params = new URLSearchParams(window.location.search);
+    params.set("engine", engine.id);
+    var version = engine.versions[Number(state.version.value)].value;
+    if (version) params.set("version", version); else params.delete("version");
+    var gpu = data.gpus[Number(state.gpu.value)].value;
+    if (gpu) params.set("gpu", gpu); else params.delete("gpu");
+    window.history.replaceState(null, "", window.location.pathname + "?" + params.toString() + window.location.hash);
+  }
+
+  function start(form, data, base) {
+    var engineSelect = form.querySelector("#rl-setup-engine");
+    var versionSelect = form.querySelector("#rl-setup-version");
+    var gpuSelect = form.querySelector("#rl-setup-gpu");
+    var state = {
+      data: data, base: base, engine: 0, version: versionSelect, gpu: gpuSelect,
+      results: document.getElementById("rl-setup-results"), summary: document.getElementById("rl-setup-summary")
+    };
+    data.engines.forEach(function (e, i) { engineSelect.appendChild(option(String(i), e.label)); });
+    fillGpus(gpuSelect, data.gpus);
+    var params = new URLSearchParams(window.location.search);
+    var problems = [];
+    var wantedEngine = params.get("engine");
+    data.engines.forEach(function (e, i) { if (e.id === wantedEngine) state.engine = i; });
+    if (wantedEngine && data.engines[state.engine].id !== wantedEngine) problems.push("engine " + wantedEngine);
+    engineSelect.value = String(state.engine);
+    fillVersions(versionSelect, data.engines[state.engine]);
+    var vi = versionIndex(data.engines[state.engine], params.get("version"));
+    if (vi < 0) problems.push("version " + params.get("version"));
+    versionSelect.value = String(Math.max(vi, 0));
+    var gi = gpuIndex(data.gpus, params.get("gpu"));
+    if (gi < 0) problems.push("GPU " + params.get("gpu"));
+    gpuSelect.value = String(Math.max(gi, 0));
+    var notice = document.getElementById("rl-setup-notice");
+    if (problems.length && notice) {
+      notice.hidden = false;
+      notice.textContent = "Not in the lists: " + problems.join(", ") + ". Choose the nearest entry.";
+    }
+    engineSelect.addEventListener("change", function () {
+      state.engine = Number(engineSelect.value);
+      fillVersions(versionSelect, data.engines[state.engine]);
+      versionSelect.value = "0";
+      keepInUrl(state);
+      render(state);
+    });
+    [versionSelect, gpuSelect].forEach(function (s) {
+      s.addEventListener("change", function () { keepInUrl(state); render(state); });
+    });
+    if (!problems.length) keepInUrl(state);
+    render(state);
+    form.dataset.ready = "1";
+  }
+
+  function init() {
+    var form = document.getElementById("rl-setup");
+    if (!form || form.dataset.rlBound) return;
+    form.dataset.rlBound = "1";
+    var url = new URL(form.dataset.src, window.location.href);
+    fetch(url.href)
+      .then(function (response) {
+        if (!response.ok) throw new Error(response.status + " " + response.statusText);
+        return response.json();
+      })
+      .then(function (data) { start(form, data, url.href); })
+      .catch(function (error) {
+        document.getElementById("rl-setup-summary").textContent = "The data file could not be read (" +
+          error.message + ").";
+      });
+  }
+
+  if (typeof window.document$ !== "undefined" && window.document$.subscribe) {
+    window.document$.subscribe(init);
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", init);
+  } else {
+    init();
+  }
+})();

@@ -1,0 +1,273 @@
+"""Issue 16 in a real headless Chromium: search finds what users type (flags with dashes, env vars, GPU names and
+families) in the top three; "my setup" lists the records for an engine, a version and a GPU; the catalogue filters
+by text, sorts, keeps engine-independent records under an engine, and fits a 390 px phone; axe (axe-core, shipped in
+the axe-playwright-python wheel, run offline) finds no violation in the content of these pages. Screenshots go to
+``test-artifacts/``. Uses the built site, server and browser of ``tests/test_site_browser.py``."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_site_browser import ARTIFACTS, TIMEOUT_MS, base_url, browser, built_site, page, records
+
+__all__ = ["base_url", "browser", "built_site", "page", "records"]  # fixtures: pytest finds them by name here
+
+pytestmark = pytest.mark.slow
+
+BLACKWELL = {"RL102", "RL104", "RL106"}
+
+
+def _results(page: Any, query: str) -> list[str]:
+    """Type ``query`` into Material's search box as a user does; the result pages in order (``records/RL206/``)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    box = page.locator("input.md-search__input")
+    for _attempt in range(TIMEOUT_MS // 2_000):
+        box.click()
+        box.fill("")
+        box.press_sequentially(query)
+        try:
+            page.locator(".md-search-result__item").first.wait_for(state="visible", timeout=2_000)
+            break
+        except PlaywrightTimeout:
+            continue
+    page.wait_for_timeout(300)  # the last key's results replace the previous ones
+    hrefs = page.eval_on_selector_all(".md-search-result__item > a.md-search-result__link",
+                                      "links => links.map(a => new URL(a.href).pathname)")
+    return list(dict.fromkeys(h.lstrip("/") for h in hrefs))
+
+
+def _ids(pages: list[str]) -> list[str]:
+    return [m.group(1) if (m := re.fullmatch(r"records/(RL[0-9]+)/", p)) else p for p in pages]
+
+
+@pytest.mark.parametrize(("query", "wanted"), [
+    ("--max-model-len", {"RL302"}),
+    ("--kv-cache-dtype fp8", {"RL105"}),
+    ("--kv-cache-dtype=fp8", {"RL105"}),
+    ("--flash-attn", {"RL506"}),
+    ("-fa", {"RL506"}),
+    ("Blackwell", BLACKWELL),
+    ("H100", {"RL206"}),
+    ("B200", {"RL104", "RL106"}),
+    ("VLLM_USE_V2_MODEL_RUNNER", {"RL107"}),
+    ("VLLM_ATTENTION_BACKEND", {"RL504"}),
+    ("Hopper", {"RL206"}),
+    ("Ada", {"RL101"}),
+    ("Ampere", {"RL105"}),
+    ("Volta", {"RL105"}),
+    ("RDNA3", {"RL301"}),
+    ("RDNA4", {"RL111"}),
+    ("CDNA3", {"reference/hardware/"}),  # no record is about CDNA3: the hardware catalogue says which GPUs are
+    ("gfx1151", {"RL108", "RL109"}),
+    ("sm_90", {"RL206"}),
+    ("sm_121", {"RL102"}),
+    ("DGX Spark", {"RL102"}),
+    ("RTX 4090", {"RL101"}),
+])
+def test_search_finds_what_users_type_in_the_top_three(page: Any, base_url: str, query: str, wanted: set[str]) -> None:
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(base_url)
+    top = _ids(_results(page, query))[:3]
+    assert wanted & set(top), f"{query!r}: top three {top}, wanted one of {sorted(wanted)}"
+    assert errors == [], errors  # no QueryParseError, no failing worker while typing
+
+
+@pytest.mark.parametrize(("query", "first", "not_top"), [
+    ("H100", "RL206", {"RL102", "RL104", "RL105"}),  # records whose H100 example is the one that passes
+    ("B200", "RL104", {"RL101"}),  # RL101's B200 example passes (native FP4)
+    ("Blackwell", "RL104", {"RL101", "RL401"}),
+])
+def test_passing_examples_do_not_rank(page: Any, base_url: str, query: str, first: str, not_top: set[str]) -> None:
+    page.goto(base_url)
+    top = _ids(_results(page, query))[:3]
+    assert top[0] == first, top
+    assert not (not_top & set(top)), top
+
+
+def test_a_result_shows_the_records_summary(page: Any, base_url: str, records: dict[str, dict[str, Any]]) -> None:
+    page.goto(base_url)
+    assert _ids(_results(page, "--flash-attn"))[0] == "RL506"
+    snippet = page.locator(".md-search-result__item").first.locator("article > p").first.inner_text()
+    shown = " ".join(snippet.replace("\u2026", " ").split())  # the theme cuts a long text with an ellipsis
+    summary = " ".join(str(records["RL506"]["summary"]).replace("`", "").split())
+    assert len(shown) > 80 and shown in summary, (shown, summary)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "search-flash-attn.png"))
+
+
+def _setup(page: Any, base_url: str, query: str) -> dict[str, str]:
+    page.goto(base_url + "setup/" + query)
+    page.wait_for_selector("#rl-setup[data-ready]")
+    items = page.eval_on_selector_all(
+        ".rl-setup-group", "groups => groups.flatMap(g => Array.from(g.querySelectorAll('li')).map(li => "
+        "[li.querySelector('a').textContent.split(':')[0], g.querySelector('h2').textContent]))")
+    return dict(items)
+
+
+def test_my_setup_vllm_0_30_0_on_h100(page: Any, base_url: str) -> None:
+    shown = _setup(page, base_url, "?engine=vllm&version=0.30.0&gpu=H100")
+    assert shown["RL206"].startswith("Because of this GPU or version")
+    assert not (BLACKWELL & set(shown)), sorted(shown)
+    assert "RL105" not in shown and "RL108" not in shown
+    assert shown["RL501"].startswith("Depending on the configuration")
+    assert shown["RL401"].startswith("Not decided by configuration")  # engine-independent knowledge
+    item = page.locator("li.rl-setup-item", has=page.locator('a[href$="/records/RL206/"]'))
+    assert "Possible: depends on attention.backend (--attention-backend, --attention-config)." in item.inner_text()
+    assert page.locator("#rl-setup-gpu option:checked").inner_text() == "H100 (Hopper)"
+    assert page.locator("#rl-setup-version option:checked").inner_text() == "0.30.0"
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "setup-vllm-0.30.0-h100.png"), full_page=True)
+
+    page.select_option("#rl-setup-gpu", label="B200 (Blackwell)")
+    page.wait_for_function("location.search.includes('gpu=B200')")
+    shown = _setup_now(page)
+    assert {"RL104", "RL106"} <= set(shown) and "RL206" not in shown
+
+
+def _setup_now(page: Any) -> set[str]:
+    return set(page.eval_on_selector_all(".rl-setup-group li a", "as => as.map(a => a.textContent.split(':')[0])"))
+
+
+def test_my_setup_finds_a_llama_build_and_a_gpu_alias(page: Any, base_url: str) -> None:
+    shown = _setup(page, base_url, "?engine=llama.cpp&version=b7000&gpu=strix-halo")
+    assert page.locator("#rl-setup-version option:checked").inner_text() == "b6328 to b8941"
+    assert page.locator("#rl-setup-gpu option:checked").inner_text() == "Strix Halo (RDNA3.5)"
+    assert {"RL108", "RL109"} <= set(shown) and "RL206" not in shown
+
+
+def test_my_setup_says_what_it_cannot_find(page: Any, base_url: str) -> None:
+    _setup(page, base_url, "?engine=vllm&version=9.9.9&gpu=H1000")
+    assert page.locator("#rl-setup-notice").inner_text() == "Not in the lists: version 9.9.9, GPU H1000. Choose the " \
+                                                            "nearest entry."
+
+
+@pytest.fixture
+def phone(browser: Any, base_url: str) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+                                  has_touch=True)
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base_url)
+                  else route.abort())
+    tab = context.new_page()
+    tab.set_default_timeout(TIMEOUT_MS)
+    try:
+        yield tab
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("path", ["records/", "records/?engine=vllm&sort=-severity",
+                                  "setup/?engine=vllm&version=0.30.0&gpu=H100"])
+def test_no_horizontal_scroll_at_390_px(phone: Any, base_url: str, path: str) -> None:
+    phone.goto(base_url + path)
+    phone.wait_for_selector("#rl-catalogue, #rl-setup[data-ready]")
+    width = phone.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"{path}: {width} px wide in a 390 px screen"
+    wide = phone.evaluate("Array.from(document.querySelectorAll('article *')).filter(e => "
+                          "e.getBoundingClientRect().right > 390.5).map(e => e.tagName + '.' + e.className)")
+    assert wide == []
+    ARTIFACTS.mkdir(exist_ok=True)
+    name = "phone-" + re.sub(r"[^a-z0-9]+", "-", path.lower()).strip("-") + ".png"
+    phone.screenshot(path=str(ARTIFACTS / name))
+
+
+def _visible_ids(page: Any) -> list[str]:
+    return page.eval_on_selector_all("#rl-catalogue tbody tr:not([hidden])", "rows => rows.map(r => r.dataset.id)")
+
+
+def test_text_filter(page: Any, base_url: str) -> None:
+    page.goto(base_url + "records/")
+    page.fill("#rl-filter-text", "gfx1151")
+    page.wait_for_function("location.search.includes('filter=gfx1151')")
+    expected = page.eval_on_selector_all("#rl-catalogue tbody tr",
+                                         "rows => rows.filter(r => r.dataset.text.includes('gfx1151'))"
+                                         ".map(r => r.dataset.id)")
+    assert {"RL108", "RL109"} <= set(expected)
+    assert _visible_ids(page) == expected
+    page.fill("#rl-filter-text", "--kv-cache-dtype blocker")
+    assert set(_visible_ids(page)) == {"RL105", "RL106"}
+    page.fill("#rl-filter-text", "no-such-word")
+    assert _visible_ids(page) == [] and page.locator("#rl-empty").is_visible()
+    assert page.locator("#rl-count").inner_text().startswith("0 of ")
+
+
+def test_sort_by_a_column(page: Any, base_url: str, records: dict[str, dict[str, Any]]) -> None:
+    page.goto(base_url + "records/")
+    assert _visible_ids(page) == sorted(records)
+    header = page.locator('th[data-sort="severity"]')
+    header.locator("button").click()
+    assert header.get_attribute("aria-sort") == "ascending"
+    rank = {"blocker": 0, "major": 1, "minor": 2}
+    assert _visible_ids(page) == sorted(records, key=lambda r: (rank[records[r]["severity"]], r))
+    header.locator("button").click()
+    assert header.get_attribute("aria-sort") == "descending"
+    assert "sort=-severity" in page.url
+    assert _visible_ids(page) == sorted(records, key=lambda r: (rank[records[r]["severity"]], r), reverse=True)
+    page.goto(base_url + "records/?sort=title")
+    titles = [str(records[r]["title"]).lower() for r in _visible_ids(page)]
+    assert titles == sorted(titles)
+
+
+def test_engine_filter_keeps_engine_independent_records(page: Any, base_url: str,
+                                                        records: dict[str, dict[str, Any]]) -> None:
+    page.goto(base_url + "records/?engine=vllm")
+    expected = sorted(r for r, d in records.items() if not d.get("engines") or "vllm" in d["engines"])
+    assert any(not records[r].get("engines") for r in expected)
+    page.wait_for_function(f"document.getElementById('rl-count').textContent.startsWith('{len(expected)} of')")
+    assert sorted(_visible_ids(page)) == expected
+
+
+def test_every_filter_option_shows_a_record(page: Any, base_url: str) -> None:
+    page.goto(base_url + "records/")
+    for name in ("severity", "impact", "engine"):
+        values = page.eval_on_selector_all(f"#rl-filter-{name} option", "os => os.map(o => o.value)")
+        for value in values[1:]:
+            page.select_option(f"#rl-filter-{name}", value)
+            assert _visible_ids(page), f"{name}={value} shows no record"
+        page.select_option(f"#rl-filter-{name}", "")
+
+
+def _axe_script() -> str:
+    required = bool(os.environ.get("RELIALINT_REQUIRE_BROWSER"))
+    try:
+        import axe_playwright_python
+    except ImportError:
+        if required:
+            pytest.fail("axe-playwright-python is not installed (pip install -e '.[test]')")
+        pytest.skip("axe-playwright-python is not installed")
+    return (Path(axe_playwright_python.__file__).parent / "axe.min.js").read_text(encoding="utf-8")
+
+
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+@pytest.mark.parametrize("path", ["records/", "records/?filter=gfx&sort=-severity",
+                                  "setup/?engine=vllm&version=0.30.0&gpu=H100", "reference/hardware/"])
+def test_axe_finds_no_violation_in_the_content(browser: Any, base_url: str, path: str, width: int) -> None:
+    """axe-core over the whole page; a violation counts when one of its elements is in the page's content (the
+    article, generated from records/ and styled by docs/stylesheets/catalogue.css), not the theme's header, search
+    dialog or footer."""
+    script = _axe_script()
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    try:
+        tab = context.new_page()
+        tab.goto(base_url + path)
+        tab.wait_for_selector("article")
+        tab.wait_for_timeout(500)
+        tab.evaluate(script)
+        found = tab.evaluate("opts => axe.run(document, opts).then(r => r.violations.map(v => ({id: v.id, nodes: "
+                             "v.nodes.filter(n => n.target.every(t => document.querySelector(t) && "
+                             "document.querySelector(t).closest('.md-content article')))"
+                             ".map(n => n.target.join(' '))}))).then(vs => vs.filter(v => v.nodes.length))",
+                             {"resultTypes": ["violations"], "runOnly": {"type": "tag", "values": AXE_TAGS}})
+    finally:
+        context.close()
+    assert found == [], found

@@ -157,7 +157,7 @@ def start_up(uri: str, starts: int) -> tuple[list[float], list[float]]:
         client.initialize({"gpu": "RTX 4090"})
         client.open(uri, text(8192))
         end, diagnostics = client.diagnostics(1)
-        assert [d["code"] for d in diagnostics] == ["RL101"], diagnostics
+        assert "RL101" in [d["code"] for d in diagnostics], diagnostics  # the definite finding of the sample
         times.append((end - begin) * 1000)
         cpu.append(client.close())
     return times, cpu
@@ -183,7 +183,7 @@ def edits(uri: str, count: int, options: dict[str, Any]) -> list[float]:
                                           "end": {"line": line, "character": len(LENGTH_LINE) + len(old)}},
                                 "text": new}]})
         end, diagnostics = client.diagnostics(i + 2)
-        assert [d["code"] for d in diagnostics] == ["RL101"], diagnostics
+        assert "RL101" in [d["code"] for d in diagnostics], diagnostics
         old = new
         if i >= 5:
             times.append((end - start) * 1000)

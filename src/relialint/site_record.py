@@ -69,7 +69,8 @@ def meta_line(data: dict[str, Any]) -> list[str]:
     return [" · ".join(parts), "{ .rl-meta }", ""]
 
 
-def _given(context: dict[str, Any]) -> str:
+def _given_parts(context: dict[str, Any]) -> list[str]:
+    """What an example or a before/after is evaluated with: its GPU, engine version, OS and facts."""
     given: list[str] = []
     if context.get("gpu"):
         given.append(f"GPU {code(context['gpu'])}")
@@ -79,7 +80,7 @@ def _given(context: dict[str, Any]) -> str:
         given.append(f"OS {code(context['os'])}")
     for key, value in (context.get("facts") or {}).items():
         given.append(f"fact {code(f'{key}={_scalar(value)}')}")
-    return ", ".join(given)
+    return given
 
 
 def fix_pair(pair: BeforeAfter, data: dict[str, Any]) -> list[str]:
@@ -110,7 +111,7 @@ def fix_pair(pair: BeforeAfter, data: dict[str, Any]) -> list[str]:
         "</div>",
         "",
     ]
-    given = _given(pair.context)
+    given = ", ".join(_given_parts(pair.context))
     note = "Both are checked by relialint with only this record in force"
     out += [f"{note}{', given ' + given if given else ''}.", "{ .rl-fix-note }", ""]
     return out
@@ -227,14 +228,7 @@ def _examples(d: dict[str, Any]) -> list[str]:
         given = [f"format {code(ex['format'])}"]
         if ex.get("filename"):
             given.append(f"file {code(ex['filename'])}")
-        if ex.get("gpu"):
-            given.append(f"GPU {code(ex['gpu'])}")
-        if ex.get("engine_version"):
-            given.append(f"engine version {code(ex['engine_version'])}")
-        if ex.get("os"):
-            given.append(f"OS {code(ex['os'])}")
-        for key, value in (ex.get("facts") or {}).items():
-            given.append(f"fact {code(f'{key}={_scalar(value)}')}")
+        given += _given_parts(ex)
         out += [f"Outcome: {OUTCOME_WORDS[ex['outcome']]}. Given: {'; '.join(given)}."]
         if ex.get("missing"):
             out[-1] += " The finding names the missing " + ", ".join(code(m) for m in ex["missing"]) + "."

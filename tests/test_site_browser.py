@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -90,9 +91,10 @@ def browser(base_url: str) -> Iterator[Any]:
             instance.close()
 
 
-@pytest.fixture
-def page(browser: Any, base_url: str) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1366, "height": 900})
+@contextmanager
+def local_tab(browser: Any, base_url: str, **options: Any) -> Iterator[Any]:
+    """A tab in a fresh browser context (``options``: its viewport, device) that reaches only the built site."""
+    context = browser.new_context(**options)
     # The site must not reach out to other hosts; anything that tries is answered locally.
     context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base_url)
                   else route.abort())
@@ -102,6 +104,12 @@ def page(browser: Any, base_url: str) -> Iterator[Any]:
         yield tab
     finally:
         context.close()
+
+
+@pytest.fixture
+def page(browser: Any, base_url: str) -> Iterator[Any]:
+    with local_tab(browser, base_url, viewport={"width": 1366, "height": 900}) as tab:
+        yield tab
 
 
 @pytest.fixture(scope="module")

@@ -21,10 +21,10 @@ from relialint import record_url
 from relialint.site_fix import before_after
 from tests.test_site_browser import (  # noqa: F401  (the fixtures of the browser set-up, shared)
     ARTIFACTS,
-    TIMEOUT_MS,
     base_url,
     browser,
     built_site,
+    local_tab,
     page,
     records,
 )
@@ -38,22 +38,10 @@ A11Y_PAGES = ["", "records/", "records/RL101/", "records/RL206/", "records/RL401
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
 
 
-def _context(browser: Any, base_url: str, viewport: dict[str, int]) -> Any:
-    context = browser.new_context(viewport=viewport)
-    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base_url)
-                  else route.abort())
-    return context
-
-
 @pytest.fixture
 def phone(browser: Any, base_url: str) -> Iterator[Any]:
-    context = _context(browser, base_url, PHONE)
-    tab = context.new_page()
-    tab.set_default_timeout(TIMEOUT_MS)
-    try:
+    with local_tab(browser, base_url, viewport=PHONE) as tab:
         yield tab
-    finally:
-        context.close()
 
 
 _FIRST_SCREEN = """() => {
@@ -83,11 +71,8 @@ def test_phone_first_screen_has_the_summary_and_the_fix(phone: Any, base_url: st
 
 
 def test_the_fixed_config_is_copied(browser: Any, base_url: str, records: dict[str, dict[str, Any]]) -> None:
-    context = _context(browser, base_url, DESKTOP)
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url.rstrip("/"))
-    tab = context.new_page()
-    tab.set_default_timeout(TIMEOUT_MS)
-    try:
+    with local_tab(browser, base_url, viewport=DESKTOP) as tab:
+        tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url.rstrip("/"))
         for rid in ("RL101", "RL206"):  # an after from a passing example, and one from the quick fix
             pair = before_after(records[rid])
             assert pair is not None
@@ -102,8 +87,6 @@ def test_the_fixed_config_is_copied(browser: Any, base_url: str, records: dict[s
         tab.goto(f"{base_url}records/RL101/")
         ARTIFACTS.mkdir(exist_ok=True)
         tab.screenshot(path=str(ARTIFACTS / "record-RL101-desktop.png"))
-    finally:
-        context.close()
 
 
 def test_versions_and_references_read_as_the_records_say(page: Any, base_url: str) -> None:
@@ -183,11 +166,8 @@ _SMALL_TARGETS = """() => {
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_no_accessibility_violations_and_targets_at_least_24px(browser: Any, base_url: str,
                                                              viewport: dict[str, int]) -> None:
-    context = _context(browser, base_url, viewport)
-    tab = context.new_page()
-    tab.set_default_timeout(TIMEOUT_MS)
     problems: list[str] = []
-    try:
+    with local_tab(browser, base_url, viewport=viewport) as tab:
         for path in A11Y_PAGES:
             tab.goto(base_url + path)
             tab.wait_for_load_state("networkidle")
@@ -199,6 +179,4 @@ def test_no_accessibility_violations_and_targets_at_least_24px(browser: Any, bas
         ARTIFACTS.mkdir(exist_ok=True)
         tab.goto(base_url)
         tab.screenshot(path=str(ARTIFACTS / f"home-{name}.png"))
-    finally:
-        context.close()
     assert problems == []

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_site_browser import ARTIFACTS, TIMEOUT_MS, base_url, browser, built_site, page, records
+from tests.test_site_browser import ARTIFACTS, TIMEOUT_MS, base_url, browser, built_site, local_tab, page, records
 
 __all__ = ["base_url", "browser", "built_site", "page", "records"]  # fixtures: pytest finds them by name here
 
@@ -151,16 +151,9 @@ def test_my_setup_says_what_it_cannot_find(page: Any, base_url: str) -> None:
 
 @pytest.fixture
 def phone(browser: Any, base_url: str) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
-                                  has_touch=True)
-    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base_url)
-                  else route.abort())
-    tab = context.new_page()
-    tab.set_default_timeout(TIMEOUT_MS)
-    try:
+    with local_tab(browser, base_url, viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+                   has_touch=True) as tab:
         yield tab
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("path", ["records/", "records/?engine=vllm&sort=-severity",
@@ -256,9 +249,7 @@ def test_axe_finds_no_violation_in_the_content(browser: Any, base_url: str, path
     article, generated from records/ and styled by docs/stylesheets/catalogue.css), not the theme's header, search
     dialog or footer."""
     script = _axe_script()
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    try:
-        tab = context.new_page()
+    with local_tab(browser, base_url, viewport={"width": width, "height": 900}) as tab:
         tab.goto(base_url + path)
         tab.wait_for_selector("article")
         tab.wait_for_timeout(500)
@@ -268,6 +259,4 @@ def test_axe_finds_no_violation_in_the_content(browser: Any, base_url: str, path
                              "document.querySelector(t).closest('.md-content article')))"
                              ".map(n => n.target.join(' '))}))).then(vs => vs.filter(v => v.nodes.length))",
                              {"resultTypes": ["violations"], "runOnly": {"type": "tag", "values": AXE_TAGS}})
-    finally:
-        context.close()
     assert found == [], found

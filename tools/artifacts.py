@@ -14,6 +14,7 @@ the registry's file. ``RELIALINT_ARTIFACTS`` (default ``~/.cache/relialint-artif
 from __future__ import annotations
 
 import argparse
+import fcntl
 import hashlib
 import json
 import os
@@ -109,10 +110,19 @@ def sha256_of(path: Path) -> str:
 
 
 def fetch(art: Artifact, retries: int = 5) -> Path:
-    """The artifact on disk, downloaded (resuming a partial file) and verified against the index's sha256."""
+    """The artifact on disk, downloaded (resuming a partial file) and verified against the index's sha256; two
+    processes that want the same file take turns (a lock beside it), so neither writes over the other."""
     if art.path.exists():
         return art.path
     art.path.parent.mkdir(parents=True, exist_ok=True)
+    with art.path.with_name(art.filename + ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if art.path.exists():
+            return art.path
+        return _download(art, retries)
+
+
+def _download(art: Artifact, retries: int) -> Path:
     part = art.path.with_name(art.filename + ".part")
     for attempt in range(retries):
         have = part.stat().st_size if part.exists() else 0
@@ -163,14 +173,23 @@ def unpack(art: Artifact, suffixes: tuple[str, ...], prefix: str = "") -> Path:
     dest = cache_dir() / "src" / art.project / art.version
     if (dest / ".done").exists():
         return dest
-    for name, data in members(fetch(art), prefix):
-        if name.endswith(suffixes) and ".." not in name.split("/"):
+    source = fetch(art)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with (dest.parent / f".{art.version}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (dest / ".done").exists():
+            _unpack_into(dest, source, suffixes, prefix, art.sha256)
+    return dest
+
+
+def _unpack_into(dest: Path, source: Path, suffixes: tuple[str, ...], prefix: str, sha256: str) -> None:
+    for name, data in members(source, prefix):
+        if name.endswith(suffixes) and ".." not in name.split("/") and not name.startswith("/"):
             target = dest / name
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
     dest.mkdir(parents=True, exist_ok=True)
-    (dest / ".done").write_text(art.sha256 + "\n")
-    return dest
+    (dest / ".done").write_text(sha256 + "\n")
 
 
 UNPACK = {

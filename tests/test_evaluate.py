@@ -150,6 +150,10 @@ def _vllm(version: str | None) -> FactSet:
     return facts
 
 
+CODE = {"code": [{"path": "vllm/x.py", "present": "bug"}]}
+"""A witness whose code checks show every bound of the range (the committed result is validate's business)."""
+
+
 @pytest.mark.parametrize(("version", "expected"), [
     ("0.27.0", False),       # at or before last known good
     ("0.28.0", False),
@@ -161,7 +165,8 @@ def _vllm(version: str | None) -> FactSet:
     (None, None),
 ])
 def test_affected_range_with_gap(version: str | None, expected: bool | None) -> None:
-    ranges = [{"engine": "vllm", "introduced": "0.29.0", "fixed": "0.31.0", "last_known_good": "0.28.0"}]
+    ranges = [{"engine": "vllm", "introduced": "0.29.0", "fixed": "0.31.0", "last_known_good": "0.28.0",
+               "witness": CODE}]
     assert eval_affected(ranges, _vllm(version)).value is expected
 
 
@@ -172,10 +177,56 @@ def test_observed_only_range(version: str, expected: bool | None) -> None:
 
 
 def test_last_affected_without_fix_is_unknown_after() -> None:
-    ranges = [{"engine": "vllm", "introduced": "0.12.0", "last_affected": "0.14.0"}]
+    ranges = [{"engine": "vllm", "introduced": "0.12.0", "last_affected": "0.14.0", "witness": CODE}]
     assert eval_affected(ranges, _vllm("0.13.0")).value is True
     assert eval_affected(ranges, _vllm("0.15.0")).value is None
     assert eval_affected(ranges, _vllm("0.11.0")).value is False
+
+
+@pytest.mark.parametrize(("version", "expected"), [
+    ("0.11.2", False), ("0.12.0", True), ("0.28.0", True), ("0.29.0", False), ("0.33.0", False)])
+def test_a_witnessed_fix_decides_both_sides(version: str, expected: bool) -> None:
+    ranges = [{"engine": "vllm", "introduced": "0.12.0", "fixed": "0.29.0", "witness": CODE}]
+    assert eval_affected(ranges, _vllm(version)).value is expected
+
+
+@pytest.mark.parametrize(("version", "expected"), [
+    ("0.18.0", None),   # older than the first version anyone tested: not clean
+    ("0.20.0", True),   # observed
+    ("0.21.0", None),   # past the report: not affected
+    ("0.24.0", None)])
+def test_an_unconfirmed_report_is_definite_only_where_it_was_seen(version: str, expected: bool | None) -> None:
+    ranges = [{"engine": "vllm", "introduced": "0.20.0", "last_affected": "0.20.0", "observed": ["0.20.0"],
+               "witness": {"unwitnessed": {"introduced": "a measured slowdown; no code change found",
+                                           "last_affected": "the only version the reporter ran"}}}]
+    assert eval_affected(ranges, _vllm(version)).value is expected
+
+
+@pytest.mark.parametrize(("version", "expected"), [
+    ("0.9.0", None),    # older than the first tested release: possible, never clean
+    ("0.10.1", None),   # the range rests on an introduction no code shows: possible
+    ("0.12.0", False),  # the witnessed fix
+])
+def test_an_untested_older_range_is_possible_not_clean(version: str, expected: bool | None) -> None:
+    ranges = [{"engine": "vllm", "introduced": "0.10.1", "fixed": "0.12.0",
+               "witness": {"code": CODE["code"], "unwitnessed": {"introduced": "the first release tested"}}}]
+    verdict = eval_affected(ranges, _vllm(version))
+    assert verdict.value is expected
+    if version == "0.9.0":
+        assert verdict.notes == ("engine.version 0.9.0 is older than 0.10.1, the first version known affected; "
+                                 "older ones were not checked",)
+
+
+def test_only_a_fix_leaves_older_versions_unknown() -> None:
+    ranges = [{"engine": "vllm", "fixed": "0.11.1", "observed": ["0.11.0"], "witness": CODE}]
+    assert eval_affected(ranges, _vllm("0.11.0")).value is True
+    assert eval_affected(ranges, _vllm("0.10.0")).value is None
+    assert eval_affected(ranges, _vllm("0.11.1")).value is False
+
+
+def test_a_range_without_witness_never_decides() -> None:
+    ranges = [{"engine": "vllm", "introduced": "0.12.0", "fixed": "0.29.0"}]
+    assert [eval_affected(ranges, _vllm(v)).value for v in ("0.11.0", "0.20.0", "0.29.0")] == [None, None, None]
 
 
 def test_pep440_prerelease_sorts_first() -> None:
@@ -186,5 +237,6 @@ def test_pep440_prerelease_sorts_first() -> None:
 def test_build_range_and_cross_scheme() -> None:
     facts = _facts({"engine.name": "llama.cpp"})
     facts.set("engine.version", Fact(parse_version("b6500"), "image"))
-    assert eval_affected([{"engine": "llama.cpp", "introduced": "b6327"}], facts).value is True
-    assert eval_affected([{"engine": "vllm", "introduced": "0.1.0"}], facts).value is False
+    ranges = [{"engine": "llama.cpp", "introduced": "b6327", "last_affected": "b6600", "witness": CODE}]
+    assert eval_affected(ranges, facts).value is True
+    assert eval_affected([{"engine": "vllm", "introduced": "0.1.0", "witness": CODE}], facts).value is False

@@ -122,11 +122,12 @@ def _version(value: object) -> FactSet:
 
 def test_a_version_newer_than_the_tables_compares_only_with_versions_below_the_edge() -> None:
     newer = VersionBound(parse_version("0.33.0"), above=True)
-    fixed = {"engine": "vllm", "introduced": "0.10.0", "fixed": "0.20.0"}
-    open_range = {"engine": "vllm", "introduced": "0.10.0"}
-    beyond = {"engine": "vllm", "introduced": "0.40.0"}
+    code = {"code": [{"path": "vllm/x.py", "present": "bug"}]}
+    fixed = {"engine": "vllm", "introduced": "0.10.0", "fixed": "0.20.0", "witness": code}
+    open_range = {"engine": "vllm", "introduced": "0.10.0", "last_affected": "0.33.0", "witness": code}
+    beyond = {"engine": "vllm", "introduced": "0.40.0", "last_affected": "0.41.0", "witness": code}
     assert eval_range(fixed, _version(newer)).value is False
-    assert eval_range(open_range, _version(newer)).value is True
+    assert eval_range(open_range, _version(newer)).value is None  # past the newest release checked: unknown
     assert eval_range(beyond, _version(newer)).value is None
     leaf = {"when": {"fact": "engine.version", "ge": "0.20.0"}}
     assert eval_trigger(leaf, _version(newer)).value is True

@@ -272,24 +272,43 @@ def eval_range(rng: Mapping[str, Any], facts: FactView) -> Verdict:
     def below(b: Version) -> bool:
         return orders[b] == -1
 
+    weak = _unwitnessed(rng)
     if any(orders[o] == 0 for o in observed):
         return TRUE
     if fixed is not None and not below(fixed):
-        return FALSE
+        return _clean_unless("fixed" in weak, version, f"at or after {fixed}, where no released code shows the fix")
     if last_good is not None and orders[last_good] <= 0:  # type: ignore[operator]
-        return FALSE
+        return _clean_unless("last_known_good" in weak, version,
+                             f"at or before {last_good}, which no released code shows unaffected")
     first_bad = introduced or (min(observed) if observed else None)
     if introduced is not None and below(introduced) and last_good is None:
-        return FALSE
+        return _clean_unless("introduced" in weak, version,
+                             f"older than {introduced}, the first version known affected; older ones were not checked")
     if first_bad is not None and below(first_bad):
         return _unknown_version(version, f"between the last version known good and {first_bad}")
-    if introduced is not None:
-        if last_affected is None or orders[last_affected] <= 0:  # type: ignore[operator]
-            return TRUE
+    if introduced is None:
+        return _unknown_version(version, "not among the versions the source measured")
+    if last_affected is not None and orders[last_affected] > 0:  # type: ignore[operator]
         return _unknown_version(version, f"after {last_affected}, the last version known affected; no fix known")
-    if fixed is not None and last_good is None and first_bad is None:
-        return TRUE  # only "fixed in X": everything before X is affected
-    return _unknown_version(version, "not among the versions the source measured")
+    upper = "last_affected" if last_affected is not None else ("fixed" if fixed is not None else None)
+    if upper is None:
+        return _unknown_version(version, f"after {introduced}; no later version was checked")
+    if "introduced" in weak or upper in weak:
+        return _unknown_version(version, f"in {introduced}-{last_affected or fixed}, a range no released code shows")
+    return TRUE
+
+
+def _unwitnessed(rng: Mapping[str, Any]) -> frozenset[str]:
+    """The bounds of a range that no released code shows: those its witness lists as unwitnessed, or every bound
+    when the range has no witness at all (a record outside the shipped catalogue, or not yet witnessed)."""
+    witness = rng.get("witness")
+    if not witness:
+        return frozenset(("introduced", "fixed", "last_affected", "last_known_good"))
+    return frozenset(witness.get("unwitnessed") or ())
+
+
+def _clean_unless(weak: bool, version: Version | VersionBound, why: str) -> Verdict:
+    return _unknown_version(version, why) if weak else FALSE
 
 
 def _unknown_version(version: Version | VersionBound, why: str) -> Verdict:

@@ -67,6 +67,48 @@ class Not(_Strict):
 Predicate = Annotated[Union[All, Any_, Not, Leaf], Field(description="all / any / not, or a leaf on one fact")]
 
 
+Bound = Literal["introduced", "fixed", "last_affected", "last_known_good"]
+
+
+class CodeCheck(_Strict):
+    """One test on one file of a released artifact (a vLLM or SGLang wheel; the llama.cpp source vendored by a
+    llama-cpp-python sdist, paths relative to ``vendor/llama.cpp/``): exactly one of a regular expression that must
+    be found (``present``) or must not be (``absent``) in the file's text, or a Python name the module must define
+    (``defines``, ``Class.method`` by the module's syntax tree) or must not (``undefined``)."""
+
+    path: str = Field(description="a file path inside the artifact; * and ** match within and across folders, and "
+                      "the test holds when it holds in any matching file (absent/undefined: in none)")
+    present: str | None = None
+    absent: str | None = None
+    defines: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+    undefined: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+    @model_validator(mode="after")
+    def _one_test(self) -> CodeCheck:
+        used = [k for k in ("present", "absent", "defines", "undefined") if getattr(self, k) is not None]
+        if len(used) != 1:
+            raise ValueError(f"a code check takes exactly one of present, absent, defines, undefined; got {used}")
+        return self
+
+
+class Witness(_Strict):
+    """What makes a released artifact affected, checked on every release by ``tools/witness.py``; the committed
+    result (``records/witnesses/<ID>.json``) must show each bound of the range where the range puts it."""
+
+    code: list[CodeCheck] = Field(default_factory=list, description="all must hold for a release to be affected")
+    unwitnessed: dict[Bound, str] = Field(
+        default_factory=dict,
+        description="bounds that no released code can show (hardware behaviour, a measured regression with no code "
+        "change found), each with why; such a bound never makes a finding definite or clean: the versions it "
+        "alone decides are possible")
+
+    @model_validator(mode="after")
+    def _something(self) -> Witness:
+        if not self.code and not self.unwitnessed:
+            raise ValueError("a witness needs code checks or the bounds no code can show (unwitnessed)")
+        return self
+
+
 class AffectedRange(_Strict):
     """OSV-style affected versions of one engine."""
 
@@ -80,6 +122,9 @@ class AffectedRange(_Strict):
         default_factory=dict,
         description="where each bound comes from, e.g. fixed: 'the release that first contains the fixing commit "
         "of PR #1234 (v0.8.3)'; relialint validate requires one for every bound the range sets (KB015)")
+    witness: Witness | None = Field(
+        default=None, description="the released code that shows each bound (KB017); required for every range "
+        "that sets introduced, fixed, last_affected or last_known_good")
 
     @model_validator(mode="after")
     def _something(self) -> AffectedRange:
@@ -149,6 +194,8 @@ class Record(_Strict):
     slug: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
     title: str = Field(min_length=10)
     status: Literal["active", "withdrawn"] = "active"
+    withdrawn_reason: str | None = Field(
+        default=None, description="why a withdrawn record no longer stands (required when status is withdrawn)")
     published: datetime.date
     modified: datetime.date
     severity: Literal["blocker", "major", "minor"]
@@ -168,6 +215,12 @@ class Record(_Strict):
         default=None, description="a trigger over the runtime.* facts of a live host, evaluated by relialint probe "
         "(never by check); its examples are nvidia-smi or amd-smi captures")
     examples: list[Example] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _withdrawn_says_why(self) -> Record:
+        if (self.status == "withdrawn") != (self.withdrawn_reason is not None):
+            raise ValueError("withdrawn_reason is required when status is withdrawn, and only then")
+        return self
 
 
 IMPACT_BY_HUNDRED = {

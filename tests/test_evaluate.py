@@ -217,6 +217,12 @@ def test_an_untested_older_range_is_possible_not_clean(version: str, expected: b
                                  "older ones were not checked",)
 
 
+def test_code_already_in_the_oldest_release_checked_leaves_older_ones_unknown() -> None:
+    ranges = [{"engine": "vllm", "introduced": "0.6.0", "last_affected": "0.33.0",
+               "witness": {**CODE, "older_unchecked": True}}]
+    assert [eval_affected(ranges, _vllm(v)).value for v in ("0.5.4", "0.6.0", "0.20.0")] == [None, True, True]
+
+
 def test_only_a_fix_leaves_older_versions_unknown() -> None:
     ranges = [{"engine": "vllm", "fixed": "0.11.1", "observed": ["0.11.0"], "witness": CODE}]
     assert eval_affected(ranges, _vllm("0.11.0")).value is True

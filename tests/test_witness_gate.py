@@ -96,8 +96,14 @@ def test_an_introduction_in_the_oldest_release_checked_is_not_witnessed(tmp_path
     assert _write(tmp_path, {"introduced": "0.10.0", "fixed": "0.12.0"}, {"code": CODE},
                   _rows({"0.10.0", "0.11.0"})) == [
         "23:7: KB017 introduced is 0.10.0 but the released code says no such bound: the first release whose code "
-        "has it is 0.10.0 and it is the oldest release checked: the introduction is older; widen the window "
-        "(tools/witness.py --since) or list introduced under unwitnessed"]
+        "has it is 0.10.0 and it is the oldest release checked: the introduction may be older; widen the window "
+        "(tools/witness.py --since) or set witness.older_unchecked"]
+    assert _write(tmp_path, {"introduced": "0.10.0", "fixed": "0.12.0"}, {"code": CODE, "older_unchecked": True},
+                  _rows({"0.10.0", "0.11.0"})) == []
+    assert _write(tmp_path, {"introduced": "0.11.0", "fixed": "0.13.0"}, {"code": CODE, "older_unchecked": True},
+                  _rows({"0.11.0", "0.12.0"})) == [
+        "26:68: KB017 older_unchecked, but 0.10.0, an older release checked, does not have it: introduced is "
+        "witnessed on both sides"]
 
 
 def test_two_stretches_are_two_ranges(tmp_path: Path) -> None:

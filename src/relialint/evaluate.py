@@ -282,7 +282,7 @@ def eval_range(rng: Mapping[str, Any], facts: FactView) -> Verdict:
                              f"at or before {last_good}, which no released code shows unaffected")
     first_bad = introduced or (min(observed) if observed else None)
     if introduced is not None and below(introduced) and last_good is None:
-        return _clean_unless("introduced" in weak, version,
+        return _clean_unless("introduced" in weak or _older_unchecked(rng), version,
                              f"older than {introduced}, the first version known affected; older ones were not checked")
     if first_bad is not None and below(first_bad):
         return _unknown_version(version, f"between the last version known good and {first_bad}")
@@ -305,6 +305,11 @@ def _unwitnessed(rng: Mapping[str, Any]) -> frozenset[str]:
     if not witness:
         return frozenset(("introduced", "fixed", "last_affected", "last_known_good"))
     return frozenset(witness.get("unwitnessed") or ())
+
+
+def _older_unchecked(rng: Mapping[str, Any]) -> bool:
+    """The code already holds on the oldest release the witness read: older releases are unknown, not clean."""
+    return bool((rng.get("witness") or {}).get("older_unchecked"))
 
 
 def _clean_unless(weak: bool, version: Version | VersionBound, why: str) -> Verdict:

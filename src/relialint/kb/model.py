@@ -102,6 +102,10 @@ class Witness(_Strict):
         "change found), each with why; such a bound never makes a finding definite or clean: the versions it "
         "alone decides are possible")
 
+    older_unchecked: bool = Field(
+        default=False, description="the code checks already hold on the oldest release checked, which is the "
+        "range's introduced: releases older than it were not checked, so they are possible, not clean")
+
     @model_validator(mode="after")
     def _something(self) -> Witness:
         if not self.code and not self.unwitnessed:

@@ -5,7 +5,8 @@ the result as ``witnesses/<ID>.json`` beside the records: per release, in releas
 (the release is *affected*) and where they matched. This module reads those results (never an artifact, never the
 network) and checks the record against them:
 
-- ``introduced`` is the first affected release, after at least one release that is not;
+- ``introduced`` is the first affected release, after at least one release that is not (or, with
+  ``older_unchecked``, the oldest release checked, when the code already holds there);
 - ``fixed`` is the first release after the affected ones, which are followed by at least one that is not;
 - ``last_affected`` is the last affected release; with no ``fixed``, also the newest release checked (past it
   nothing is known);
@@ -148,15 +149,19 @@ class _RangeCheck:
                          f"{', '.join(gaps)}): one range per unbroken stretch")
             return
         before = rows[first - 1] if first > 0 else None
+        older_unchecked = bool((rng.get("witness") or {}).get("older_unchecked"))
+        if older_unchecked and before is not None:
+            self.problem(("witness", "older_unchecked"), "KB017", f"older_unchecked, but {before.release}, an older "
+                         "release checked, does not have it: introduced is witnessed on both sides")
         after = rows[last + 1] if last + 1 < len(rows) else None
         gap_before = before is not None and not self._adjacent(before, rows[first])
         gap_after = after is not None and not self._adjacent(rows[last], after)
         expected: dict[str, tuple[str | None, str]] = {
-            "introduced": (rows[first].end("high") if before else None,
+            "introduced": (rows[first].end("high") if before or older_unchecked else None,
                            f"the first release whose code has it is {rows[first].release}" +
                            (f" ({before.release} does not)" if before else
-                            " and it is the oldest release checked: the introduction is older; widen the window "
-                            "(tools/witness.py --since) or list introduced under unwitnessed")),
+                            " and it is the oldest release checked: the introduction may be older; widen the "
+                            "window (tools/witness.py --since) or set witness.older_unchecked")),
             "fixed": (after.end("high") if after else None,
                       (f"the first release after the affected ones is {after.release}" if after else
                        f"the code still has it in the newest release checked ({rows[last].release}): no release "

@@ -159,3 +159,14 @@ def test_llamacpp_brackets_and_unchecked_builds(tmp_path: Path, bounds: dict[str
     (tmp_path / "witnesses" / "RL990.json").write_text(json.dumps(result), encoding="utf-8")
     problems = _write(tmp_path, bounds, {"code": code}, [], engine="llama.cpp")
     assert problems == expected
+
+
+def test_an_engine_record_without_ranges_would_fire_on_every_release(tmp_path: Path) -> None:
+    text = RECORD.format(engine="vllm", bounds="      observed: [\"0.20.0\"]").replace(
+        "  affected:\n    - engine: vllm\n      observed: [\"0.20.0\"]\n", "")
+    (tmp_path / "RL990-witness-gate-probe.yaml").write_text(text, encoding="utf-8")
+    loaded = load_dir(tmp_path)
+    assert [f"{p.line}:{p.column}: {p.code}" for p in check(loaded.records[0], tmp_path)] == ["20:3: KB019"]
+    per_version = text.replace("when: {fact: engine.name, eq: vllm}", "when: {fact: engine.version, ge: \"0.20.0\"}")
+    (tmp_path / "RL990-witness-gate-probe.yaml").write_text(per_version, encoding="utf-8")
+    assert check(load_dir(tmp_path).records[0], tmp_path) == []

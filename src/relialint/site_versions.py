@@ -17,7 +17,6 @@ which versions really have the failure is not established.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,9 +40,6 @@ STATUS_WORDS = {
 EVERY_VERSION = ("0", "b0")
 """``introduced`` values that mean the first release there is: OSV's ``0``; llama.cpp's build ``b0``."""
 # Facts whose value the linter derives from its per-version tables of an engine's options and variables.
-_PER_VERSION_FACT = re.compile(r"detected (vLLM )?version|build\(s\)|every build|depends on the (engine version|build)")
-
-
 @dataclass
 class Versions:
     status: str
@@ -62,32 +58,6 @@ def range_status(rng: dict[str, Any]) -> str:
     if any(rng.get(k) for k in BOUND_WORDS):
         return "bounded"
     return "unknown"
-
-
-def _leaves(pred: dict[str, Any]) -> list[dict[str, Any]]:
-    for key in ("all", "any"):
-        if key in pred:
-            return [leaf for p in pred[key] for leaf in _leaves(p)]
-    if "not" in pred:
-        return _leaves(pred["not"])
-    return [pred]
-
-
-def per_version_facts(trigger: dict[str, Any]) -> list[str]:
-    """The facts of a trigger that depend on the deployment's engine version."""
-    from relialint.facts import VOCABULARY
-
-    out: list[str] = []
-    for leaf in _leaves(trigger["when"]):
-        key = str(leaf["fact"])
-        spec = VOCABULARY.get(key)
-        version_fact = key in ("engine.version", "engine.version_range")
-        if not (version_fact or (spec is not None and _PER_VERSION_FACT.search(spec.description))):
-            continue
-        key = key.removesuffix("_certain")  # `X_certain` says whether X holds in every version: name X
-        if key not in out:
-            out.append(key)
-    return out
 
 
 def _range_sentence(rng: dict[str, Any]) -> str:
@@ -133,7 +103,7 @@ def _bounds_table(rng: dict[str, Any]) -> list[str]:
 
 def versions(data: dict[str, Any]) -> Versions:
     """The affected-versions status of a record and its Markdown text."""
-    from relialint.kb.describe import english
+    from relialint.kb.describe import english, leaves, per_version_facts
 
     trigger = data.get("trigger")
     engines = [ENGINE_NAMES.get(e, e) for e in data.get("engines") or []]
@@ -158,7 +128,7 @@ def versions(data: dict[str, Any]) -> Versions:
             text += ["relialint treats a version between the last known good one and the first affected one (or "
                      "after the last known affected one, when no fix is known) as *unknown*: a finding there is "
                      "*possible*, not definite.", ""]
-        version_leaves = [leaf for leaf in _leaves(trigger["when"]) if leaf["fact"] == "engine.version"] \
+        version_leaves = [leaf for leaf in leaves(trigger["when"]) if leaf["fact"] == "engine.version"] \
             if trigger else []
         if version_leaves:
             text += ["The trigger also tests the version itself: "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from typing import Any
 
@@ -163,3 +164,32 @@ def explain(record: dict[str, Any], width: int = 100) -> str:
         out.append(f"Examples: {counts['fires']} fire, {counts['passes']} pass, {counts['possible']} possible")
     out.append(f"See: {record_url(record['id'])}")
     return "\n".join(out) + "\n"
+
+
+_PER_VERSION_FACT = re.compile(r"detected (vLLM )?version|build\(s\)|every build|depends on the (engine version|build)")
+
+
+def leaves(pred: dict[str, Any]) -> list[dict[str, Any]]:
+    for key in ("all", "any"):
+        if key in pred:
+            return [leaf for p in pred[key] for leaf in leaves(p)]
+    if "not" in pred:
+        return leaves(pred["not"])
+    return [pred]
+
+
+def per_version_facts(trigger: dict[str, Any]) -> list[str]:
+    """The facts of a trigger that depend on the deployment's engine version."""
+    from relialint.facts import VOCABULARY
+
+    out: list[str] = []
+    for leaf in leaves(trigger["when"]):
+        key = str(leaf["fact"])
+        spec = VOCABULARY.get(key)
+        version_fact = key in ("engine.version", "engine.version_range")
+        if not (version_fact or (spec is not None and _PER_VERSION_FACT.search(spec.description))):
+            continue
+        key = key.removesuffix("_certain")  # `X_certain` says whether X holds in every version: name X
+        if key not in out:
+            out.append(key)
+    return out

@@ -21,7 +21,9 @@ both bounds, so that those builds stay unknown.
 
 A bound no code can show is listed in ``witness.unwitnessed`` with why; the evaluator never lets such a bound make a
 finding definite or a version clean. ``KB018``: a range that starts must end (``fixed``, or ``last_affected``: the
-newest release checked), so one report never becomes a finding on every later release.
+newest release checked), so one report never becomes a finding on every later release. ``KB019``: a record about an
+engine gives affected ranges, unless its trigger decides the version itself (the per-version option and env
+tables).
 """
 
 from __future__ import annotations
@@ -205,8 +207,17 @@ def _canon(value: Any) -> str:
 
 def check(loaded: LoadedRecord, directory: Path) -> list[Problem]:
     """The witness problems of one record, against the results committed beside it."""
-    ranges = ((loaded.data.get("trigger") or {}).get("affected")) or []
+    from relialint.kb.describe import per_version_facts
+
+    trigger = loaded.data.get("trigger")
+    ranges = ((trigger or {}).get("affected")) or []
     if not ranges:
+        if trigger and loaded.data.get("engines") and not per_version_facts(trigger):
+            span = loaded.span(("trigger", "when")) or loaded.span(("trigger",))
+            line, column = (span.line, span.column) if span else (1, 1)
+            return [Problem(loaded.path, line, column, "KB019", "an engine's failure with no affected range would "
+                            "be reported on every release, past and future: give the ranges the released code "
+                            "shows (with older_unchecked where it holds on the oldest release checked)")]
         return []
     results, error = load_results(directory, str(loaded.data.get("id")))
     problems: list[Problem] = []

@@ -7,7 +7,7 @@ each sdist needs its vendored commit and that commit's build number, or an hones
 reads only the sdists cached by ``tools/artifacts.py`` (no network) and writes one row per sdist::
 
     python tools/artifacts.py fetch llama-cpp-python --all --since 0.2.70   # once, with the registry
-    python tools/llamacpp_builds.py             # rewrite the TSV and print what it saw (3 minutes on 2 cores)
+    python tools/llamacpp_builds.py             # rewrite the TSV and print what it saw (3-5 minutes on 2 cores)
     python tools/llamacpp_builds.py --check     # exit 1 when the committed TSV differs from what the cache gives
 
 **The commit.** Every sdist from 0.2.70 on carries the git directory of its ``vendor/llama.cpp`` submodule

@@ -66,7 +66,8 @@ OPTIONS: dict[str, str] = {
     "--override-tensor": "override-tensor", "-ncmoe": "n-cpu-moe", "--n-cpu-moe": "n-cpu-moe",
     "-lm": "load-mode", "--load-mode": "load-mode", "-fit": "fit", "--fit": "fit",
     "--keep": "keep", "--grammar-file": "grammar-file", "--spec-type": "spec-type",
-    "-sp": "special", "--special": "special",
+    "-sp": "special", "--special": "special", "-kvu": "kv-unified", "--kv-unified": "kv-unified",
+    "-no-kvu": "kv-unified", "--no-kv-unified": "kv-unified",
 }
 ENV: dict[str, str] = {
     "LLAMA_ARG_MODEL": "model", "LLAMA_ARG_UBATCH": "ubatch-size", "LLAMA_ARG_BATCH": "batch-size",
@@ -82,6 +83,9 @@ VOID = {"-cb", "--cont-batching", "-nocb", "--no-cont-batching", "--mlock", "--n
         "--metrics", "--embedding", "--embeddings", "--verbose", "-v", "--no-webui", "--slots", "--no-slots",
         "-cmoe", "--cpu-moe", "--direct-io", "--reranking", "--rerank", "-fa-legacy", "--check-tensors",
         "--no-warmup", "--log-disable", "--swa-full", "--kv-unified", "-kvu", "-sp", "--special"}
+NEGATED = {"-no-kvu", "--no-kv-unified"}
+"""Switches that turn an option off: recorded as ``false`` under the option's canonical name (RL320 reads
+``flag.llama.cpp.kv-unified``)."""
 FA_VALUE_FROM = parse_engine_version("llama.cpp", "b6327")
 
 
@@ -203,8 +207,8 @@ def parse(args: list[Word], build: Version | None) -> list[Opt]:
             else:
                 opts.append(Opt(name, "on", word, text))
             continue
-        if key in VOID:  # a switch: recorded as set
-            opts.append(Opt(name, "true", word, text))
+        if key in VOID or key in NEGATED:  # a switch: recorded as set (or, for its negative spelling, as unset)
+            opts.append(Opt(name, "false" if key in NEGATED else "true", word, text))
             continue
         if i < len(args):
             opts.append(Opt(name, args[i].text, word, text, args[i]))

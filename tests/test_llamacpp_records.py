@@ -39,3 +39,51 @@ def test_rl320_kv_unified_gives_each_slot_the_whole_context_only_from_b8502() ->
     assert _rows(launch, "RL320", "b8000") == [("RL320", "possible", 1, 33)]
     assert _rows(launch, "RL320", "b9445") == []
     assert _rows(launch, "RL320") == [("RL320", "possible", 1, 33)]
+
+
+# -- RL131: a witnessed fix, with the builds between the sdists unknown ---------------------------------------------
+
+
+VULKAN_Q4 = "services:\n  llm:\n    image: ghcr.io/ggml-org/llama.cpp:server-vulkan-{build}\n" \
+            "    command: [\"-m\", \"/m/mistral-7b.{quant}.gguf\", \"-ngl\", \"{ngl}\"]\n"
+
+
+def _vulkan(build: str, quant: str = "Q4_K_M", ngl: str = "99") -> list[tuple[str, str, int, int]]:
+    return _rows(VULKAN_Q4.format(build=build, quant=quant, ngl=ngl), "RL131", kind="compose", name="compose.yaml")
+
+
+def test_rl131_every_quantized_type_from_the_shader_refactor_to_the_fix() -> None:
+    assert _vulkan("b3184") == [("RL131", "definite", 3, 12)]
+    assert _vulkan("b3350", "Q8_0") == [("RL131", "definite", 3, 12)]
+    assert _vulkan("b3400") == [("RL131", "possible", 3, 12)]  # between the sdists of b3350 and b3441
+    assert _vulkan("b3441") == []
+    assert _vulkan("b3078") == []
+    assert _vulkan("b3281", "F16") == []
+    assert _vulkan("b3281", ngl="0") == []
+
+
+# -- RL231: one unconfirmed report on one Windows release -------------------------------------------------------------
+
+
+def test_rl231_only_the_reported_build_is_definite() -> None:
+    def windows(build: str) -> list[tuple[str, str, int, int]]:
+        line = f"C:\\llama\\llama-{build}-bin-win-cuda-cu12.4-x64\\llama-server.exe -m C:\\m\\q.gguf -ot \"exps=CPU\"\n"
+        return _rows(line, "RL231", kind="windows", name="serve.bat")
+
+    assert windows("b5450") == [("RL231", "definite", 1, 78)]
+    assert windows("b5500") == [("RL231", "possible", 1, 78)]
+    assert windows("b5449") == [("RL231", "possible", 1, 78)]
+    linux = ("services:\n  llm:\n    image: ghcr.io/ggml-org/llama.cpp:server-cuda-b5450\n"
+             "    command: [\"-m\", \"/m/q.gguf\", \"-ot\", \"exps=CPU\"]\n")
+    assert _rows(linux, "RL231", kind="compose", name="compose.yaml") == []  # the image runs Linux
+
+
+# -- RL130: every GPU without fast FP16, any slot count that can batch 3 to 8 sequences ----------------------------
+
+
+def test_rl130_gpus_without_fast_fp16() -> None:
+    launch = "cmake -B build -DGGML_CUDA=ON\n./build/bin/llama-server -m /m/q.gguf -ngl 99 -fa -np 16\n"
+    assert _rows(launch, "RL130", "b3138", "sm_61") == [("RL130", "definite", 2, 51)]
+    assert _rows(launch, "RL130", "b3138", "sm_52") == [("RL130", "definite", 2, 51)]
+    assert _rows(launch, "RL130", "b3138", "sm_60") == []  # compute capability 6.0 has fast FP16
+    assert _rows(launch, "RL130", "b3184", "sm_61") == []

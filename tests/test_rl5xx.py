@@ -68,7 +68,7 @@ def test_attention_backend_env_on_0_16_0_is_rl504_and_on_0_12_0_sets_the_backend
 
 
 def test_llama_server_flag_equals_value_is_rl505() -> None:
-    finding = _one(_lint("llama-server --ctx-size=4096\n"), "RL505")
+    finding = _one(_lint("llama-server --ctx-size=4096\n", "b11312"), "RL505")
     assert (finding.certainty, finding.line, finding.column) == ("definite", 1, 14)
     assert "--ctx-size=4096" in finding.message
 
@@ -104,6 +104,6 @@ def test_image_with_vllm_serve_repeated_is_rl503() -> None:
 
 
 def test_every_llamacpp_equals_form_is_reported_at_its_own_word() -> None:
-    found = [f for f in _lint("llama-server -m m.gguf --ctx-size=8192 --port 8080 --n-gpu-layers=99\n")
+    found = [f for f in _lint("llama-server -m m.gguf --ctx-size=8192 --port 8080 --n-gpu-layers=99\n", "b9445")
              if f.code == "RL505"]
     assert [(f.certainty, f.line, f.column) for f in found] == [("definite", 1, 24), ("definite", 1, 52)]

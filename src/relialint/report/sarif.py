@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 from relialint import SITE_URL, __version__
 from relialint.report import repo_relative, repository_root
+from relialint.report.safe import json_text
 from relialint.results import Finding, RunResult
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -131,4 +132,4 @@ def document(run: RunResult, show_ignored: bool = False, root: Path | None = Non
 
 def render(run: RunResult, color: bool = False, show_ignored: bool = False) -> str:
     del color
-    return json.dumps(document(run, show_ignored), indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(document(run, show_ignored), indent=2, ensure_ascii=False)) + "\n"

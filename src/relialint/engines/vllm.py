@@ -36,7 +36,7 @@ from relialint.engines.vllm_args import (
 )
 from relialint.engines.vllm_defaults import _truthy, apply_defaults
 from relialint.facts import Fact, FactSet, Origin
-from relialint.readers.located import Command, FileResult, Span, Word
+from relialint.readers.located import Command, FileResult, ReadError, Span, Word
 from relialint.versions import Version, VersionError, parse_engine_version
 
 if TYPE_CHECKING:
@@ -359,8 +359,9 @@ def _expand_config(opts: list[Opt], launch: Launch, result: FileResult,
             out.append(opt)
             continue
         text_path = _read_config(opt.value, result, opener)
-        if text_path is None:
-            deployment.notes.append(f"--config {opt.value}: file not found; its settings are unknown")
+        if text_path is None or isinstance(text_path, ReadError):
+            why = "file not found" if text_path is None else text_path.message
+            deployment.notes.append(f"--config {opt.value}: {why}; its settings are unknown")
             deployment.facts.closed.discard("flag.vllm.")
             out.append(opt)
             continue
@@ -373,7 +374,7 @@ def _expand_config(opts: list[Opt], launch: Launch, result: FileResult,
     return out
 
 
-def _read_config(name: str, result: FileResult, opener: FileOpener | None) -> tuple[str, str] | None:
+def _read_config(name: str, result: FileResult, opener: FileOpener | None) -> tuple[str, str] | ReadError | None:
     if name in result.written_files:
         body, span = result.written_files[name]
         return body, f"{span.path}#heredoc:{span.line}"
@@ -432,7 +433,7 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
     if model_word is not None and model_word.text is not None:
         for key, fact in model_facts(model_word.text, model_word).items():
             facts.set(key, fact)
-        for key, fact in checkpoint_facts(model_word.text, deployment.path, opener).items():
+        for key, fact in checkpoint_facts(model_word.text, deployment.path, opener, deployment.notes).items():
             facts.set(key, fact)
 
     def opt_fact(name: str, key: str, value: object) -> None:

@@ -144,6 +144,17 @@ def _facts(values: Sequence[str] | None) -> dict[str, str]:
     return out
 
 
+def _writable(what: str, target: str) -> None:
+    """A target that will not be written (a symlink, a FIFO: ``safewrite``) stops the command before it works."""
+    from relialint.safewrite import refusal
+
+    why = refusal(Path(target))
+    if why is not None:
+        prefix = f"{what} {field(target)}" if what.startswith("--") else f"cannot write {what} {field(target)}"
+        _echo(f"relialint: error: {prefix}: {why}", err=True)
+        sys.exit(2)
+
+
 def _add_follow_outside(parser: Parser) -> None:
     parser.add_argument("--follow-outside", action=argparse.BooleanOptionalAction, default=None,
                         help="read files outside the project root that linted files name (--env-file, env_file, "
@@ -233,6 +244,8 @@ def check(args: argparse.Namespace) -> int:
     _not_empty("--gpu", *gpu)
     _not_empty("--engine-version", *(engine_version,) if engine_version is not None else ())
     _working_directory()
+    if args.write_baseline:
+        _writable("the baseline", args.write_baseline)
     given = Path(args.facts_file) if args.facts_file else None
     targets = [Target(g, engine_version, args.os_name, facts, facts_file=given) for g in gpu]
     options = Options(Target(gpu[0] if gpu else None, engine_version, args.os_name, facts, facts_file=given),
@@ -537,6 +550,8 @@ def probe(args: argparse.Namespace) -> int:
                          "time order instead")
     if write_facts and Path(write_facts).suffix.lower() not in (".json", ".toml"):
         raise UsageError(f"--write-facts {write_facts}: the file name ends in .json or .toml")
+    if write_facts:
+        _writable("--write-facts", write_facts)
     try:
         host, run = probe_run.probe(options)
     except (LintUsageError, NvmlUnavailable) as exc:

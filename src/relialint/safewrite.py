@@ -11,6 +11,7 @@ file elsewhere, and opening a FIFO for writing blocks until a reader comes, fore
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -71,7 +72,5 @@ def write_text(path: Path, text: str) -> None:
 
 def _remove(temporary: Path) -> None:
     """Remove the temporary file of a failed write (gone already: nothing to do)."""
-    try:
+    with contextlib.suppress(OSError):
         os.unlink(temporary)
-    except OSError:
-        pass

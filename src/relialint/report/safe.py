@@ -9,7 +9,8 @@ values, suppression reasons, configuration keys, baseline entries, error message
     overrides and isolates of "Trojan Source" (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C), the line and
     paragraph separators and lone surrogates become visible escapes (``\\n``, ``\\r``, ``\\t``, ``\\x1b``,
     ``\\u202e``; a byte of a file name that is not UTF-8 is ``\\xNN`` with NN of 80 or more). A backslash is doubled
-    where it would otherwise read as the start of one of those escapes, so the escaping is reversible
+    where it would otherwise read as the start of one of those escapes, and at the end of the string (so that what
+    follows it in a line cannot make one): the escaping is reversible, for one string and for a line made of several
     (``tests/test_output_safety.py`` decodes it). A newline in a file name can then never start a line.
 
 ``lines(text)``
@@ -75,8 +76,9 @@ def field(text: str, keep: str = "") -> str:
     for i, char in enumerate(text):
         if char == "\\":
             following = text[i + 1] if i < last else ""
-            special = following in _AFTER_BACKSLASH or (escaped(following) and following not in keep)
-            out.append("\\\\" if following and special else "\\")
+            special = not following or following in _AFTER_BACKSLASH or (escaped(following)
+                                                                          and following not in keep)
+            out.append("\\\\" if special else "\\")
         elif escaped(char) and char not in keep:
             out.append(_escape(char))
         else:

@@ -395,8 +395,9 @@ def _editor_message(message: str) -> str:
     message echoes from the file as visible escapes (``report.safe.field``), as in the terminal."""
     from relialint.report.safe import field
 
-    return (field(message).replace("--gpu NAME", "the `gpu` setting").replace("--engine-version V", "the `engineVersion` "
-            "setting").replace("--os NAME", "the `os` setting").replace("the cli value", "the settings value"))
+    return (field(message).replace("--gpu NAME", "the `gpu` setting")
+            .replace("--engine-version V", "the `engineVersion` setting").replace("--os NAME", "the `os` setting")
+            .replace("the cli value", "the settings value"))
 
 
 def _file_diagnostic(message: str, severity: int) -> Diagnostic:

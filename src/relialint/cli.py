@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from relialint import __version__
-from relialint.report.safe import field, json_text, lines
+from relialint.printable import field, json_text, lines
 
 FAIL_LEVELS = {"blocker": 3, "major": 2, "minor": 1, "never": 99}
 OS_NAMES = ("linux", "windows", "macos")
@@ -164,14 +164,14 @@ def _add_follow_outside(parser: Parser) -> None:
 
 def _echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
     """Write human-readable text: echoed strings were passed through ``field`` where they were put in; ``lines``
-    makes sure no line reads as a workflow command and no raw control character is left (``report.safe``)."""
+    makes sure no line reads as a workflow command and no raw control character is left (``printable``)."""
     stream = sys.stderr if err else sys.stdout
     stream.write(lines(text) + ("\n" if nl else ""))
     stream.flush()
 
 
 def _echo_json(document: object, *, sort_keys: bool = False, ensure_ascii: bool = False) -> None:
-    """Write one JSON document: exact data, with nothing a terminal or a CI runner acts on (``safe.json_text``); a
+    """Write one JSON document: exact data, with nothing a terminal or a CI runner acts on (``printable.json_text``); a
     file name that is not UTF-8 is written with U+FFFD, never an encoding crash."""
     text = json_text(json.dumps(document, indent=2, ensure_ascii=ensure_ascii, sort_keys=sort_keys))
     sys.stdout.write(text.encode("utf-8", "surrogateescape").decode("utf-8", "replace") + "\n")

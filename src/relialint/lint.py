@@ -202,8 +202,10 @@ class Session:
         from relialint.reach import project_root
 
         self.options = options
-        self.roots = tuple(dict.fromkeys(str(project_root(p)) for p in paths))
-        """The project roots of the paths named (``reach``): the files read beyond those named stay inside them."""
+        roots = tuple(dict.fromkeys(str(project_root(p)) for p in paths))
+        self.reaches = {False: Reach(roots), True: Reach(roots, True)}
+        """The limits on the files read beyond those named (``reach``): inside the project roots of the paths named,
+        or anywhere (``--follow-outside``)."""
         self.records, record_errors = load_records(options)
         self.run = RunResult(errors=list(record_errors), show_possible=options.show_possible)
         self.run.rules = rule_table(self.records)
@@ -239,7 +241,7 @@ class Session:
         if follow is None:
             found = self._config(file)
             follow = bool(found is not None and found.settings.follow_outside)
-        return Reach(self.roots, follow)
+        return self.reaches[follow]
 
     def excluded(self, file: Path) -> bool:
         found = self._config(file)

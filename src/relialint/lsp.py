@@ -392,8 +392,8 @@ def _integer(value: Any) -> bool:
 
 def _editor_message(message: str) -> str:
     """The command line's ways to supply a fact, as editor settings; control and bidirectional characters the
-    message echoes from the file as visible escapes (``report.safe.field``), as in the terminal."""
-    from relialint.report.safe import field
+    message echoes from the file as visible escapes (``printable.field``), as in the terminal."""
+    from relialint.printable import field
 
     return (field(message).replace("--gpu NAME", "the `gpu` setting")
             .replace("--engine-version V", "the `engineVersion` setting").replace("--os NAME", "the `os` setting")

@@ -40,7 +40,8 @@ HOW_TO_ALLOW = "--follow-outside or follow-outside = true in the configuration r
 
 
 class Reach(Frozen):
-    """The folders files may be read from (real paths), and whether files outside them are read anyway."""
+    """The folders files may be read from (real paths: ``project_root`` gives them), and whether files outside them
+    are read anyway."""
 
     roots: tuple[str, ...]
     follow_outside: bool = False
@@ -48,7 +49,7 @@ class Reach(Frozen):
     _fields = ("roots", "follow_outside")
 
     def __init__(self, roots: tuple[str, ...], follow_outside: bool = False) -> None:
-        self.roots = tuple(os.path.realpath(root) for root in roots)
+        self.roots = roots
         self.follow_outside = follow_outside
 
     def _root(self, real: str) -> str | None:

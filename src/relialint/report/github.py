@@ -6,7 +6,7 @@ relative to the repository root; a blocker is an ``error``, a major finding a ``
 
 Escaping follows the runner (``ActionCommand`` in actions/runner): a property's ``%``, CR, LF, ``:`` and ``,`` and the
 data's ``%``, CR and LF are percent-escaped, which the runner decodes back, so the file name is exact. Everything
-else echoed goes through ``report.safe``: control and bidirectional characters are visible escapes, and no line but
+else echoed goes through ``printable``: control and bidirectional characters are visible escapes, and no line but
 relialint's own annotations starts with ``::`` or holds ``##[`` (the runner reads ``##[command]`` anywhere in a line).
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from relialint.printable import field, lines, no_legacy_commands
 from relialint.report import repo_relative, repository_root
-from relialint.report.safe import field, lines, no_legacy_commands
 from relialint.results import RunResult
 
 COMMANDS = {"blocker": "error", "major": "warning", "minor": "notice"}

@@ -6,7 +6,7 @@ import json
 
 from relialint import __version__
 from relialint.plain import as_dict
-from relialint.report.safe import json_text
+from relialint.printable import json_text
 from relialint.results import Finding, RunResult
 
 _EXTENSIONS = ("target", "service")

@@ -15,8 +15,8 @@ from typing import Any
 from urllib.parse import quote
 
 from relialint import SITE_URL, __version__
+from relialint.printable import json_text
 from relialint.report import repo_relative, repository_root
-from relialint.report.safe import json_text
 from relialint.results import Finding, RunResult
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

@@ -1,13 +1,13 @@
 """Text output in the style of ruff and ShellCheck: ``path:line:col: RL101 [blocker] message``.
 
-Every string that comes from the input (paths, messages, reasons, targets) goes through ``safe.field``, and the
-whole output through ``safe.lines``: no raw control character reaches the terminal and no line reads as a GitHub
+Every string that comes from the input (paths, messages, reasons, targets) goes through ``printable.field``, and the
+whole output through ``printable.lines``: no raw control character reaches the terminal and no line reads as a GitHub
 workflow command in a CI log.
 """
 
 from __future__ import annotations
 
-from relialint.report.safe import field, lines
+from relialint.printable import field, lines
 from relialint.results import VERSION_DEFAULTED, Finding, RunResult
 
 _COLORS = {"blocker": "\033[1;31m", "major": "\033[33m", "minor": "\033[36m", "dim": "\033[2m", "bold": "\033[1m"}

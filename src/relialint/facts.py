@@ -340,7 +340,7 @@ def fill_message(message: str, facts: FactSet) -> str:
         for key in match.group(1).split("|"):
             fact = facts.get(key)
             if fact is not None and fact.value is not None:
-                return render(fact.value)
+                return shown(key, fact.value)
         return "(unknown)"
 
     return _PLACEHOLDER.sub(value, message)
@@ -353,6 +353,15 @@ def render(value: Value | None) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+def shown(key: str, value: Value | None) -> str:
+    """A fact's value as any output shows it: ``render``, or ``<set, N chars>`` for a secret (``secrets``)."""
+    from relialint.secrets import hidden, secret_name
+
+    if value is not None and secret_name(key):
+        return hidden(render(value))
+    return render(value)
 
 
 def json_value(value: Value | None) -> object:

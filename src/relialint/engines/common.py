@@ -10,17 +10,17 @@ from relialint import bounds, lazyre
 from relialint.deployment import Deployment
 from relialint.facts import Fact, FactSet, Origin, Value
 from relialint.plain import replace
-from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
+from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
 from relialint.versions import VersionError, parse_version
 
 
 class FileOpener(Protocol):
     """Reads a file that a deployment refers to (``--config cfg.yaml``), relative to the referring file.
 
-    Returns ``(text, display_path)`` or ``None`` when it cannot be read. Engines never touch the disk
-    themselves."""
+    Returns ``(text, display_path)``, ``None`` when it cannot be read, or a ``ReadError`` that says why it was left
+    unread (outside the project root: ``reach``). Engines never touch the disk themselves."""
 
-    def __call__(self, referrer: str, name: str) -> tuple[str, str] | None: ...
+    def __call__(self, referrer: str, name: str) -> tuple[str, str] | ReadError | None: ...
 
 
 LLAMA_OPTIONS = frozenset({
@@ -153,14 +153,20 @@ def _looks_local(name: str) -> bool:
     return name.startswith(("/", "./", "../", "~/")) or name in (".", "..")
 
 
-def checkpoint_facts(name: str, referrer: str, opener: FileOpener | None) -> dict[str, Fact]:
+def checkpoint_facts(name: str, referrer: str, opener: FileOpener | None,
+                     notes: list[str] | None = None) -> dict[str, Fact]:
     """Facts from a local checkpoint's ``config.json`` ``quantization_config`` (read only, never the network).
 
-    A model id (``org/name``) is not a path here: hub checkpoints are never fetched."""
+    A model id (``org/name``) is not a path here: hub checkpoints are never fetched. A checkpoint outside the project
+    root is not read: ``notes`` gets why."""
 
     if opener is None or not _looks_local(name) or name.startswith("~"):
         return {}
     found = opener(referrer, name.rstrip("/") + "/config.json")
+    if isinstance(found, ReadError):
+        if notes is not None:
+            notes.append(f"checkpoint {name}: config.json {found.message}; its quantization is unknown")
+        return {}
     if found is None:
         return {}
     text, display = found

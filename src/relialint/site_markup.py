@@ -61,24 +61,29 @@ def fold(text: object) -> str:
 def prose_parts(text: object) -> list[tuple[bool, str]]:
     """Folded prose split into ``(is_code, text)`` parts. A code span is a run of N backticks up to the next run of
     exactly N; a run with no partner is text. Backslashes are text (records are not Markdown: ``\\```` is a
-    backslash and a backtick)."""
+    backslash and a backtick). Linear in the text."""
     s = fold(text)
-    parts: list[tuple[bool, str]] = []
     runs = [(m.start(), m.end()) for m in re.finditer(r"`+", s)]
+    following: list[int | None] = [None] * len(runs)  # the next run of the same width
+    last_of_width: dict[int, int] = {}
+    for index in range(len(runs) - 1, -1, -1):
+        width = runs[index][1] - runs[index][0]
+        following[index] = last_of_width.get(width)
+        last_of_width[width] = index
+    parts: list[tuple[bool, str]] = []
     pos = 0
-    i = 0
-    while i < len(runs):
-        start, end = runs[i]
-        width = end - start
-        close = next((j for j in range(i + 1, len(runs)) if runs[j][1] - runs[j][0] == width), None)
+    index = 0
+    while index < len(runs):
+        close = following[index]
         if close is None:
-            i += 1
+            index += 1
             continue
+        start, end = runs[index]
         if start > pos:
             parts.append((False, s[pos:start]))
         parts.append((True, s[end:runs[close][0]]))
         pos = runs[close][1]
-        i = close + 1
+        index = close + 1
     if pos < len(s):
         parts.append((False, s[pos:]))
     return parts
@@ -87,16 +92,27 @@ def prose_parts(text: object) -> list[tuple[bool, str]]:
 def _text(s: str, first: bool, last: bool, pipe: bool = False) -> str:
     """Plain text as Markdown that renders as exactly ``s``; ``first``: it may start a line (a block marker there
     is escaped); ``last``: it may end a heading (a trailing ``#`` is escaped); ``pipe``: it is in a table cell."""
-    out: list[str] = []
-    for i, ch in enumerate(s):
+    out: list[str] = []  # one entry per character of s
+    i = 0
+    while i < len(s):
+        ch = s[i]
+        if ch == "_":
+            # a run of underscores opens or closes emphasis only next to a character that is not a word character:
+            # between two (VLLM_USE_V1) it is left as it is
+            end = i
+            while end < len(s) and s[end] == "_":
+                end += 1
+            inner = i > 0 and end < len(s) and _WORD.match(s[i - 1]) is not None and _WORD.match(s[end]) is not None
+            out += ["_" if inner else "\\_"] * (end - i)
+            i = end
+            continue
         if ch in _ENTITY:
             out.append(_ENTITY[ch])
-        elif ch == "_":
-            out.append("_" if _inner_underscore(s, i) else "\\_")
         elif ch in "\\`*{}[]" or (pipe and ch == "|"):
             out.append("\\" + ch)
         else:
             out.append(ch)
+        i += 1
     if first and s:
         lead = s[0]
         ordered = _ORDERED_ITEM.match(s)
@@ -111,27 +127,16 @@ def _text(s: str, first: bool, last: bool, pipe: bool = False) -> str:
     return "".join(out)
 
 
-def _inner_underscore(s: str, i: int) -> bool:
-    """Whether the run of underscores at ``s[i]`` sits between two word characters that are not underscores: then
-    none of it can open or close emphasis, and it is left as it is (``VLLM_USE_V1``)."""
-    start = i
-    while start > 0 and s[start - 1] == "_":
-        start -= 1
-    end = i
-    while end + 1 < len(s) and s[end + 1] == "_":
-        end += 1
-    return start > 0 and end + 1 < len(s) and _WORD.match(s[start - 1]) is not None \
-        and _WORD.match(s[end + 1]) is not None
-
-
 def _markdown(text: object, start: bool, pipe: bool) -> str:
     parts = prose_parts(text)
     out: list[str] = []
     for index, (is_code, s) in enumerate(parts):
         first, last = start and index == 0, index == len(parts) - 1
         if is_code and first:
-            # a line that starts with backticks can open a fence: the first span is written as HTML
-            out.append(f"<code>{html_text(s.strip())}</code>" if s.strip() else _text(f"`{s}`", first, last, pipe))
+            # a line that starts with backticks can open a fence: the first span is written as an HTML element,
+            # whose content Markdown still reads, so it is escaped as text
+            out.append(f"<code>{_text(s.strip(), False, False, pipe)}</code>" if s.strip()
+                       else _text(f"`{s}`", first, last, pipe))
         elif is_code:
             out.append(code(s) if s.strip() else _text(f"`{s}`", first, last, pipe))
         else:
@@ -208,7 +213,8 @@ def md_link(label: str, url: object) -> str:
     target = link_target(url)
     if target is None:
         return f"{label} ({code(url)})"
-    return f"[{label}]({target})"
+    # `&` as a reference: Python-Markdown keeps `&lt;` in a target as it is, and the browser would read it as `<`
+    return f"[{label}]({target.replace('&', '&amp;')})"
 
 
 # -- HTML and YAML -------------------------------------------------------------------------------------------------

@@ -27,8 +27,8 @@ from relialint.kb.loader import LoadedRecord, Problem
 CODE = "KB020"
 _FORBIDDEN = re.compile(r"[\s\"'<>\\`{}|^\x00-\x1f\x7f]")
 _SCRIPT_SCHEME = re.compile(r"(?<![\w.+-])(?:java|vb)script:", re.IGNORECASE)
-_DATA_TARGET = re.compile(r"(?:\]\(\s*<?|<|\b(?:href|src|action|formaction)\s*=\s*[\"']?|^\s*\[[^\]]*\]:\s*<?)\s*data:",
-                          re.IGNORECASE | re.MULTILINE)
+_DATA_TARGET = re.compile(r"(?:\]\(\s*<?|<|\b(?:href|src|action|formaction)\s*=\s*[\"']?|^[ \t]*\[[^\]\n]*\]:[ \t]*<?)"
+                          r"[ \t]*data:", re.IGNORECASE | re.MULTILINE)
 _BROWSER_STRIPS = re.compile(r"[\t\n\r\x00-\x1f]")
 """What a browser removes from a URL before it reads the scheme (``java\\tscript:`` is ``javascript:``)."""
 
@@ -82,10 +82,16 @@ def _target(match: re.Match[str]) -> tuple[str, str]:
 
 
 def _prose(record: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
+    """Every piece of prose (:func:`relialint.kb.upstream.texts`), the examples' names and the reasons a bound has
+    no witness."""
     yield from upstream.texts(record)
     for index, example in enumerate(record.get("examples") or []):
         if isinstance(example.get("name"), str):
             yield ("examples", index, "name"), example["name"]
+    for name in ("trigger", "runtime_trigger"):
+        for index, rng in enumerate((record.get(name) or {}).get("affected") or []):
+            for bound, why in ((rng.get("witness") or {}).get("unwitnessed") or {}).items():
+                yield (name, "affected", index, "witness", "unwitnessed", bound), str(why)
 
 
 def check(loaded: LoadedRecord) -> list[Problem]:

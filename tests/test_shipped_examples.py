@@ -41,8 +41,10 @@ def test_examples_without_a_target_gpu() -> None:
         ("examples/serve-cmd.sh", 7, 12, "RL107", "possible", False),
         ("examples/serve-cmd.sh", 7, 12, "RL117", "possible", False),  # pre-Hopper GPU and version < 0.18.0
         ("examples/serve-cmd.sh", 7, 12, "RL206", "possible", False),
+        # a quantized checkpoint: an RDNA3 GPU and a kv_cache_scheme in its config (unknown for a hub id) decide
+        ("examples/serve-cmd.sh", 7, 12, "RL214", "possible", True),
         ("examples/serve-cmd.sh", 7, 12, "RL215", "possible", True),  # the NVFP4 model; Blackwell and 0.22-0.24 decide
-        ("examples/serve-cmd.sh", 7, 12, "RL217", "possible", False),  # an NVIDIA GPU on 0.11.1-0.20.x
+        ("examples/serve-cmd.sh", 7, 12, "RL217", "possible", False),  # an NVIDIA GPU on 0.11.1-0.16.x
         ("examples/serve-cmd.sh", 7, 12, "RL509", "possible", False),  # 0.8.0/0.8.1 only
         ("examples/serve-cmd.sh", 8, 3, "RL101", "possible", True),  # the NVFP4 model and --dtype bfloat16
     ]

@@ -127,7 +127,8 @@ def test_facts_decide_the_shipped_examples_possible_findings(h200_facts: dict[st
     compose = ROOT / "examples" / "compose.yaml"
     assert short(_check(compose, "--facts", str(h200_facts[".json"]))[1]) == [
         ("RL206", "definite", 12, 7, []), ("RL303", "definite", 14, 7, []), ("RL113", "definite", 15, 7, []),
-        ("RL208", "definite", 15, 7, []), ("RL206", "definite", 20, 15, []), ("RL303", "definite", 20, 30, []),
+        ("RL208", "definite", 15, 7, []), ("RL221", "definite", 15, 7, []), ("RL206", "definite", 20, 15, []),
+        ("RL303", "definite", 20, 30, []),
     ]
 
 

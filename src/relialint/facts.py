@@ -133,6 +133,13 @@ VOCABULARY: dict[str, FactSpec] = {
         _spec("model.name", "string", "model id or path as written"),
         _spec("model.quantization", "string", "quantization scheme (nvfp4, mxfp4, fp8, awq, gptq, int4, ...)"),
         _spec("model.weight_only", "bool", "weight-only quantization (W4A16 and the like)"),
+        _spec("model.kv_cache_scheme", "bool",
+              "the checkpoint's quantization_config declares a kv_cache_scheme (not null): vLLM then stores the KV "
+              "cache as FP8 unless --kv-cache-dtype says otherwise; from a local config.json or --fact only"),
+        _spec("model.fp8_block", "bool",
+              "the checkpoint's FP8 weights are scaled per block (quantization_config.weight_block_size, or a "
+              "compressed-tensors block strategy), not per tensor or per channel; from a local config.json or "
+              "--fact only"),
         _spec("model.moe", "bool", "mixture-of-experts model"),
         _spec("model.sliding_window", "bool", "model uses sliding-window attention"),
         _spec("serve.dtype", "string", "activation/compute dtype (auto, float16, bfloat16, float32)"),

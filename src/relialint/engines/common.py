@@ -176,6 +176,9 @@ def checkpoint_facts(name: str, referrer: str, opener: FileOpener | None,
         return {}
     quant = config.get("quantization_config") if isinstance(config, dict) else None
     if not isinstance(quant, dict):
+        if isinstance(config, dict) and quant is None:
+            # an unquantized checkpoint declares no KV-cache scheme either
+            return {"model.kv_cache_scheme": at(False, "config-file", Span(display, 1, 1, 1, 1))}
         return {}
     line = next((i + 1 for i, row in enumerate(text.splitlines()) if '"quantization_config"' in row), 1)
     column = text.splitlines()[line - 1].find('"quantization_config"') + 1 if text else 1
@@ -186,7 +189,29 @@ def checkpoint_facts(name: str, referrer: str, opener: FileOpener | None,
         out["model.quantization"] = at(scheme, "config-file", span)
     if weight_only is not None:
         out["model.weight_only"] = at(weight_only, "config-file", span)
+    # vLLM's attention layer switches a KV cache dtype of `auto` to fp8 when the quantization config carries a
+    # kv_cache_scheme that is not null (model_executor/layers/attention/attention.py from 0.15.0); weight-only and
+    # W8A8 checkpoints usually write null there.
+    out["model.kv_cache_scheme"] = at(quant.get("kv_cache_scheme") is not None, "config-file", span)
+    block = _fp8_block(quant, scheme)
+    if block is not None:
+        out["model.fp8_block"] = at(block, "config-file", span)
     return out
+
+
+def _fp8_block(quant: dict[str, object], scheme: str | None) -> bool | None:
+    """Whether an FP8 checkpoint's weights are scaled per block: ``weight_block_size`` (the ``fp8`` method) or a
+    compressed-tensors weight strategy ``block``; ``None`` for a checkpoint that is not FP8."""
+    if scheme != "fp8":
+        return None
+    if quant.get("weight_block_size") is not None:
+        return True
+    groups = quant.get("config_groups")
+    if isinstance(groups, dict):
+        strategies = [g.get("weights", {}).get("strategy") for g in groups.values()
+                      if isinstance(g, dict) and isinstance(g.get("weights"), dict)]
+        return any(str(s).lower() == "block" for s in strategies)
+    return False
 
 
 def _scheme(quant: dict[str, object]) -> tuple[str | None, bool | None]:

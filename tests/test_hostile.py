@@ -185,7 +185,7 @@ def test_08_standard_input_closed() -> None:
 
 @pytest.mark.parametrize("target, reason", [
     ("missing/baseline.json", "No such file or directory"),
-    ("/dev/full", "No space left on device"),
+    ("/dev/full", "not a regular file (a device); not written"),  # refused before the run (issue 22)
 ])
 def test_08_write_baseline_fails(tmp_path: Path, good: Path, target: str, reason: str) -> None:
     path = target if target.startswith("/") else str(tmp_path / target)
@@ -255,7 +255,13 @@ def test_11_character_devices(tmp_path: Path, good: Path) -> None:
     folder = tmp_path / "walked"
     folder.mkdir()
     (folder / "serve.sh").symlink_to("/dev/urandom")
-    with_good(folder, good, ("serve.sh", 1, 1, "not a regular file (a device); not read"))
+    # a symlink out of the walked folder is not followed (issue 22); followed on request, the device is refused
+    code, doc = lint_json(str(folder), str(good), *SELECT)
+    assert (code, findings(doc), doc["errors"]) == (1, [GOOD_FINDING], [])
+    assert located(doc["warnings"]) == [("serve.sh", 1, 1, f"symlink to a file outside the project root {folder}, "
+                                         "so not read: --follow-outside or follow-outside = true in the configuration "
+                                         "reads it")]
+    with_good(folder, good, ("serve.sh", 1, 1, "not a regular file (a device); not read"), "--follow-outside")
     script = tmp_path / "run.sh"
     script.write_text("docker run --env-file /dev/zero vllm/vllm-openai:v0.30.0 m --kv-cache-dtype fp8\n")
     code, doc = lint_json(str(script), str(good), *SELECT)

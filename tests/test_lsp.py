@@ -332,9 +332,9 @@ async def test_notes_reach_the_editor(plain: LanguageClient, tmp_path: Path) -> 
         (line9, INFO, "gpu.cc_capable is true in the file; the settings value false is not used"),
     ]
     assert [d.source for d in diagnostics if d.code == "note"] == ["relialint"] * 3
-    script = await open_doc(plain, tmp_path / "serve.sh", "vllm serve m --config /nonexistent/cfg.yaml\n")
+    script = await open_doc(plain, tmp_path / "serve.sh", "vllm serve m --config missing/cfg.yaml\n")
     assert [(d.code, d.range.start.line, d.severity, d.message) for d in script] == [
-        ("note", 0, INFO, "--config /nonexistent/cfg.yaml: file not found; its settings are unknown")]
+        ("note", 0, INFO, "--config missing/cfg.yaml: file not found; its settings are unknown")]
 
 
 @pytest.mark.parametrize("name", ["serve-cmd.sh", "compose.yaml", "k8s-deployment.yaml"])

@@ -170,6 +170,43 @@ def test_local_checkpoint_config(tmp_path: Path) -> None:
     assert d["model.quantization"] == ("nvfp4", "config-file", 2, 3)
 
 
+@pytest.mark.parametrize(("quant", "scheme", "block"), [
+    # a compressed-tensors W4A16 checkpoint as llm-compressor writes it: kv_cache_scheme null
+    ({"quant_method": "compressed-tensors", "format": "pack-quantized", "kv_cache_scheme": None,
+      "config_groups": {"group_0": {"weights": {"num_bits": 4, "strategy": "group"}, "input_activations": None}}},
+     False, None),
+    # an FP8 KV-cache scheme declared next to the weights (issue 56992's kind of checkpoint)
+    ({"quant_method": "compressed-tensors", "format": "pack-quantized",
+      "kv_cache_scheme": {"num_bits": 8, "type": "float", "strategy": "tensor"},
+      "config_groups": {"group_0": {"weights": {"num_bits": 4, "strategy": "group"}, "input_activations": None}}},
+     True, None),
+    # DeepSeek-style block FP8 (quant_method fp8 with weight_block_size)
+    ({"quant_method": "fp8", "activation_scheme": "dynamic", "weight_block_size": [128, 128]}, False, True),
+    # per-tensor FP8
+    ({"quant_method": "fp8", "activation_scheme": "static"}, False, False),
+    # compressed-tensors FP8 with a block weight strategy
+    ({"quant_method": "compressed-tensors", "format": "float-quantized",
+      "config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "float", "strategy": "block"},
+                                    "input_activations": {"num_bits": 8, "type": "float"}}}}, False, True),
+])
+def test_local_checkpoint_kv_cache_scheme_and_fp8_block(tmp_path: Path, quant: dict[str, Any], scheme: bool,
+                                                        block: bool | None) -> None:
+    config = json.dumps({"architectures": ["X"], "quantization_config": quant}, indent=2)
+    (d,) = facts(tmp_path, "vllm serve ./ckpt\n", files={"ckpt/config.json": config})
+    assert d["model.kv_cache_scheme"] == (scheme, "config-file", 5, 3)
+    if block is None:
+        assert "model.fp8_block" not in d
+    else:
+        assert d["model.fp8_block"] == (block, "config-file", 5, 3)
+
+
+def test_kv_cache_scheme_unknown_for_a_hub_id_and_false_without_quantization(tmp_path: Path) -> None:
+    (hub,) = facts(tmp_path, "vllm serve RedHatAI/Qwen3-8B-quantized.w4a16\n")
+    assert "model.kv_cache_scheme" not in hub
+    (plain,) = facts(tmp_path, "vllm serve ./plain\n", files={"plain/config.json": '{"architectures": ["X"]}'})
+    assert plain["model.kv_cache_scheme"] == (False, "config-file", 1, 1)
+
+
 def test_equivalent_spellings(tmp_path: Path) -> None:
     seen = set()
     for spelling in ("--kv-cache-dtype fp8", "--kv_cache_dtype=fp8", "--kv-cache-dtype=fp8"):

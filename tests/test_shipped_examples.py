@@ -30,6 +30,8 @@ def test_examples_without_a_target_gpu() -> None:
         ("examples/compose.yaml", 14, 7, "RL303", "definite", True),
         ("examples/compose.yaml", 15, 7, "RL113", "definite", True),
         ("examples/compose.yaml", 15, 7, "RL208", "definite", True),
+        # MTP with 2 draft tokens and the default --max-num-seqs: the widest decode batch is above 512 tokens
+        ("examples/compose.yaml", 15, 7, "RL221", "definite", True),
         ("examples/compose.yaml", 20, 15, "RL104", "possible", False),  # needs an MXFP4 checkpoint
         ("examples/compose.yaml", 20, 15, "RL107", "possible", False),
         ("examples/compose.yaml", 20, 15, "RL206", "possible", True),
@@ -41,14 +43,16 @@ def test_examples_without_a_target_gpu() -> None:
         ("examples/serve-cmd.sh", 7, 12, "RL107", "possible", False),
         ("examples/serve-cmd.sh", 7, 12, "RL117", "possible", False),  # pre-Hopper GPU and version < 0.18.0
         ("examples/serve-cmd.sh", 7, 12, "RL206", "possible", False),
+        # a quantized checkpoint: an RDNA3 GPU and a kv_cache_scheme in its config (unknown for a hub id) decide
+        ("examples/serve-cmd.sh", 7, 12, "RL214", "possible", True),
         ("examples/serve-cmd.sh", 7, 12, "RL215", "possible", True),  # the NVFP4 model; Blackwell and 0.22-0.24 decide
-        ("examples/serve-cmd.sh", 7, 12, "RL217", "possible", False),  # an NVIDIA GPU on 0.11.1-0.20.x
+        ("examples/serve-cmd.sh", 7, 12, "RL217", "possible", False),  # an NVIDIA GPU on 0.11.1-0.16.x
         ("examples/serve-cmd.sh", 7, 12, "RL509", "possible", False),  # 0.8.0/0.8.1 only
         ("examples/serve-cmd.sh", 8, 3, "RL101", "possible", True),  # the NVFP4 model and --dtype bfloat16
     ]
     # RL301 (gfx1100) is absent: `runtime: nvidia` leaves no AMD GPU; RL302 (V1 on 0.7.x) is absent: V1 is off by
     # default on 0.7.x and nothing enables it
-    assert summary == {"files": 3, "deployments": 4, "definite": 6, "possible": 15, "possible_counted": 10,
+    assert summary == {"files": 3, "deployments": 4, "definite": 7, "possible": 15, "possible_counted": 10,
                        "errors": 0}
 
 
@@ -60,10 +64,11 @@ def test_examples_on_an_h100() -> None:
         ("examples/compose.yaml", 14, 7, "RL303", "definite"),
         ("examples/compose.yaml", 15, 7, "RL113", "definite"),
         ("examples/compose.yaml", 15, 7, "RL208", "definite"),
+        ("examples/compose.yaml", 15, 7, "RL221", "definite"),
         ("examples/compose.yaml", 20, 15, "RL206", "definite"),
         ("examples/compose.yaml", 20, 30, "RL303", "definite"),
         ("examples/k8s-deployment.yaml", 17, 18, "RL122", "definite"),
         ("examples/k8s-deployment.yaml", 18, 66, "RL105", "definite"),  # the manifest's A100 node wins
         ("examples/serve-cmd.sh", 8, 3, "RL101", "definite"),
     ]
-    assert summary["definite"] == 9
+    assert summary["definite"] == 10

@@ -171,18 +171,19 @@ RL207 = ("Speculative decoding with the FLASHINFER attention backend silently do
 
 
 @pytest.mark.parametrize(("text", "version", "use"), [
-    ("VLLM_ATTENTION_BACKEND=FLASHINFER vllm serve M --speculative-model d --num-speculative-tokens 3\n",
-     "0.6.6.post1", "VLLM_ATTENTION_BACKEND=FLASH_ATTN"),
-    (f"vllm serve M {SPEC} --attention-backend FLASHINFER\n", None, "--attention-backend FLASH_ATTN"),
+    # an L40S (SM 8.9): FlashInfer graphs only single-token decode there up to 0.32.0
+    (f"VLLM_ATTENTION_BACKEND=FLASHINFER vllm serve M {SPEC}\n", "0.12.0", "VLLM_ATTENTION_BACKEND=FLASH_ATTN"),
+    (f"vllm serve M {SPEC} --attention-backend FLASHINFER\n", None,
+     "--attention-backend FLASH_ATTN (possible: depends on engine.version: holds on vLLM 0.13.0-0.32.0; set "
+     "--engine-version V)"),
     (f"vllm serve M {SPEC} --attention-backend FLASHINFER\n", "0.30.0", "--attention-backend FLASH_ATTN"),
     (f"VLLM_ATTENTION_BACKEND=FLASHINFER vllm serve M {SPEC}\n", None,
      "--attention-backend FLASH_ATTN (vLLM 0.13.0-0.33.0) or VLLM_ATTENTION_BACKEND=FLASH_ATTN (vLLM 0.8.2-0.14.1) "
-     "(possible: depends on attention.backend, engine.version: holds on vLLM 0.9.0-0.14.1; unknown on newer than "
-     "0.33.0; set --engine-version V or --fact attention.backend=...)"),
+     "(possible: depends on engine.version: holds on vLLM 0.11.0-0.14.1; set --engine-version V)"),
 ])
 def test_rl207_names_the_setting_valid_for_the_version(text: str, version: str | None, use: str) -> None:
-    found = _found(text, version, ("RL207",))
-    assert [f[4] for f in found] == [RL207 + use]
+    run = lint_text(text, "serve.sh", "shell", Options(target=Target(engine_version=version, gpu="L40S")))
+    assert [f.message for f in run.findings if f.code == "RL207"] == [RL207 + use]
 
 
 def _rl207_edits(text: str, version: str) -> list[fixedit.TextEdit] | None:

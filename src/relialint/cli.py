@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from relialint import __version__
+from relialint.printable import field, json_text, lines
 
 FAIL_LEVELS = {"blocker": 3, "major": 2, "minor": 1, "never": 99}
 OS_NAMES = ("linux", "windows", "macos")
@@ -109,9 +110,10 @@ def _usage_exit(exc: Exception) -> NoReturn:
     from relialint.config import ConfigError
 
     if isinstance(exc, ConfigError):
-        print(f"{exc.path}:{exc.line}:{exc.column}: error: invalid configuration: {exc.message}", file=sys.stderr)
+        _echo(f"{field(str(exc.path))}:{exc.line}:{exc.column}: error: invalid configuration: {field(exc.message)}",
+              err=True)
     else:
-        print(f"relialint: error: {exc}", file=sys.stderr)
+        _echo(f"relialint: error: {field(str(exc))}", err=True)
     sys.exit(2)
 
 
@@ -142,10 +144,38 @@ def _facts(values: Sequence[str] | None) -> dict[str, str]:
     return out
 
 
+def _writable(what: str, target: str) -> None:
+    """A target that will not be written (a symlink, a FIFO: ``safewrite``) stops the command before it works."""
+    from relialint.safewrite import refusal
+
+    why = refusal(Path(target))
+    if why is not None:
+        prefix = f"{what} {field(target)}" if what.startswith("--") else f"cannot write {what} {field(target)}"
+        _echo(f"relialint: error: {prefix}: {why}", err=True)
+        sys.exit(2)
+
+
+def _add_follow_outside(parser: Parser) -> None:
+    parser.add_argument("--follow-outside", action=argparse.BooleanOptionalAction, default=None,
+                        help="read files outside the project root that linted files name (--env-file, env_file, "
+                             "EnvironmentFile, --config) or symlink to; off by default [configuration: "
+                             "follow-outside]")
+
+
 def _echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
+    """Write human-readable text: echoed strings were passed through ``field`` where they were put in; ``lines``
+    makes sure no line reads as a workflow command and no raw control character is left (``printable``)."""
     stream = sys.stderr if err else sys.stdout
-    stream.write(text + ("\n" if nl else ""))
+    stream.write(lines(text) + ("\n" if nl else ""))
     stream.flush()
+
+
+def _echo_json(document: object, *, sort_keys: bool = False, ensure_ascii: bool = False) -> None:
+    """Write one JSON document: exact data, with nothing a terminal or a CI runner acts on (``printable.json_text``); a
+    file name that is not UTF-8 is written with U+FFFD, never an encoding crash."""
+    text = json_text(json.dumps(document, indent=2, ensure_ascii=ensure_ascii, sort_keys=sort_keys))
+    sys.stdout.write(text.encode("utf-8", "surrogateescape").decode("utf-8", "replace") + "\n")
+    sys.stdout.flush()
 
 
 # -- check --------------------------------------------------------------------------------------------------------
@@ -178,6 +208,7 @@ def check_parser() -> Parser:
     p.add_argument("--config", dest="config_file", metavar="FILE",
                    help="use this configuration file instead of the nearest pyproject.toml / .relialint.toml")
     p.add_argument("--isolated", action="store_true", help="read no configuration file")
+    _add_follow_outside(p)
     p.add_argument("--no-inline-ignores", action="store_true",
                    help="apply no `# relialint: ignore[...]` comment (audits)")
     p.add_argument("--show-ignored", action="store_true", help="also list what was suppressed, by what and why")
@@ -213,6 +244,8 @@ def check(args: argparse.Namespace) -> int:
     _not_empty("--gpu", *gpu)
     _not_empty("--engine-version", *(engine_version,) if engine_version is not None else ())
     _working_directory()
+    if args.write_baseline:
+        _writable("the baseline", args.write_baseline)
     given = Path(args.facts_file) if args.facts_file else None
     targets = [Target(g, engine_version, args.os_name, facts, facts_file=given) for g in gpu]
     options = Options(Target(gpu[0] if gpu else None, engine_version, args.os_name, facts, facts_file=given),
@@ -220,7 +253,7 @@ def check(args: argparse.Namespace) -> int:
                       targets=targets, config_file=Path(args.config_file) if args.config_file else None,
                       isolated=args.isolated, inline_ignores=not args.no_inline_ignores,
                       baseline=Path(args.baseline) if args.baseline else None, fail_on=args.fail_on,
-                      strict=args.strict, show_possible=args.show_possible)
+                      strict=args.strict, show_possible=args.show_possible, follow_outside=args.follow_outside)
     if "-" in paths and (len(paths) != 1 or not stdin_filename):
         raise UsageError("`-` reads standard input: give it alone, with --stdin-filename NAME")
     try:
@@ -249,10 +282,11 @@ def check(args: argparse.Namespace) -> int:
         try:
             count = write(Path(args.write_baseline), run)
         except OSError as exc:
-            _echo(f"relialint: error: cannot write the baseline {args.write_baseline}: {exc.strerror or 'failed'}",
-                  err=True)
+            _echo(f"relialint: error: cannot write the baseline {field(args.write_baseline)}: "
+                  f"{exc.strerror or 'failed'}", err=True)
             return 2
-        _echo(f"relialint: wrote {count} finding{'s' if count != 1 else ''} to {args.write_baseline}", err=True)
+        _echo(f"relialint: wrote {count} finding{'s' if count != 1 else ''} to {field(args.write_baseline)}",
+              err=True)
         return 2 if run.errors else 0
     color = args.fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     # file names that are not valid UTF-8 reach here as lone surrogates: written as U+FFFD, never an encoding crash
@@ -271,7 +305,7 @@ def _records() -> list[dict[str, Any]]:
 
     records, errors = load_records(Options())
     for error in errors:
-        _echo(f"{error.path}:{error.line}:{error.column}: error: {error.message}", err=True)
+        _echo(f"{field(error.path)}:{error.line}:{error.column}: error: {field(error.message)}", err=True)
     return records
 
 
@@ -320,7 +354,7 @@ def records(args: argparse.Namespace) -> int:
                  "impact": r["impact"], "engines": r.get("engines") or [], "trigger": bool(r.get("trigger")),
                  "runtime_trigger": bool(r.get("runtime_trigger")), "url": record_url(r["id"]),
                  "sources": [s.as_json() for s in sources(r)], "upstream": status(r).as_json()} for r in found]
-        _echo(json.dumps({"records": rows}, indent=2))
+        _echo_json({"records": rows}, ensure_ascii=True)
         return 0
     for r in found:
         kind = "trigger" if r.get("trigger") else ("runtime" if r.get("runtime_trigger") else "knowledge")
@@ -344,6 +378,7 @@ def facts_parser() -> Parser:
     p.add_argument("--facts", dest="facts_file", metavar="FILE",
                    help="target facts from a file (probe --write-facts output or a vllm collect-env dump)")
     _add_choice(p, "--format", "fmt", ("text", "json"), "text")
+    _add_follow_outside(p)
     return p
 
 
@@ -353,9 +388,10 @@ def facts(args: argparse.Namespace) -> int:
     _check_path("--facts", args.facts_file)
     _check_choice("--format", args.fmt, ("text", "json"))
     from relialint.config import ConfigError
-    from relialint.facts import json_value, render
+    from relialint.facts import json_value, render, shown
     from relialint.lint import Options, Target, lint_paths
     from relialint.lint import UsageError as LintUsageError
+    from relialint.secrets import secret_name
 
     gpu: str | None = args.gpu
     engine_version: str | None = args.engine_version
@@ -365,7 +401,7 @@ def facts(args: argparse.Namespace) -> int:
     try:
         target = Target(gpu, engine_version, args.os_name, _facts(args.fact),
                         facts_file=Path(args.facts_file) if args.facts_file else None)
-        run = lint_paths(list(args.paths), Options(target, select=["-none-"]))
+        run = lint_paths(list(args.paths), Options(target, select=["-none-"], follow_outside=args.follow_outside))
     except (ConfigError, LintUsageError) as exc:
         _usage_exit(exc)
     deployments = []
@@ -373,7 +409,11 @@ def facts(args: argparse.Namespace) -> int:
         entry: dict[str, Any] = {"path": d.path, "line": d.span.line, "engine": d.engine, "kind": d.kind,
                                  "facts": {}}
         for key, f in d.facts.items():
-            item: dict[str, Any] = {"value": json_value(f.value), "origin": f.origin}
+            secret = f.value is not None and secret_name(key)
+            item: dict[str, Any] = {"value": shown(key, f.value) if secret else json_value(f.value),
+                                    "origin": f.origin}
+            if secret:
+                item["redacted"] = True  # a secret: that it is set, never its value (docs/bad-input.md)
             if f.path is not None:
                 item.update({"path": f.path, "line": f.line, "column": f.column})
             if f.note:
@@ -384,21 +424,25 @@ def facts(args: argparse.Namespace) -> int:
         if d.notes:
             entry["notes"] = list(d.notes)
         deployments.append(entry)
-    errors = [{"path": e.path, "line": e.line, "column": e.column, "message": e.message} for e in run.errors]
+    errors: list[dict[str, Any]] = [{"path": e.path, "line": e.line, "column": e.column, "message": e.message}
+                                    for e in run.errors]
+    warnings: list[dict[str, Any]] = [{"path": w.path, "line": w.line, "column": w.column, "message": w.message}
+                                      for w in run.warnings]
     if args.fmt == "json":
-        _echo(json.dumps({"deployments": deployments, "errors": errors}, indent=2, ensure_ascii=False))
+        _echo_json({"deployments": deployments, "errors": errors, **({"warnings": warnings} if warnings else {})})
     else:
-        for e in run.errors:
-            _echo(f"{e.path}:{e.line}:{e.column}: error: {e.message}")
+        for kind, problems in (("error", errors), ("warning", warnings)):
+            for e in problems:
+                _echo(f"{field(e['path'])}:{e['line']}:{e['column']}: {kind}: {field(e['message'])}")
         for entry in deployments:
-            _echo(f"{entry['path']}:{entry['line']}: {entry['engine']} ({entry['kind']})")
+            _echo(f"{field(entry['path'])}:{entry['line']}: {entry['engine']} ({entry['kind']})")
             for key, item in entry["facts"].items():
-                where = f"{item['path']}:{item['line']}:{item['column']}" if "path" in item else ""
+                where = f"{field(item['path'])}:{item['line']}:{item['column']}" if "path" in item else ""
                 value = render(item["value"]) if not isinstance(item["value"], str) else item["value"]
-                note = f"  ({item['note']})" if "note" in item else ""
-                _echo(f"  {key:<34} {value:<28} {item['origin']:<12} {where}{note}")
+                note = f"  ({field(item['note'])})" if "note" in item else ""
+                _echo(f"  {field(key):<34} {field(value):<28} {item['origin']:<12} {where}{note}")
             for line in entry.get("notes", []):
-                _echo(f"  note: {line}")
+                _echo(f"  note: {field(line)}")
     return 2 if run.errors else 0
 
 
@@ -422,7 +466,7 @@ def validate(args: argparse.Namespace) -> int:
     known = {r.record.id for r in load_dir(shipped_dir()).records} if dirs else set()
     problems = validate_dirs(folders, known)
     for p in problems:
-        _echo(f"{p.path}:{p.line}:{p.column}: {p.code} {p.message}")
+        _echo(f"{field(p.path)}:{p.line}:{p.column}: {p.code} {field(p.message)}")
     count = sum(len(list(f.glob("*.y*ml"))) for f in folders if f.is_dir())
     _echo(f"{count} record file{'s' if count != 1 else ''}, {len(problems)} problem"
           f"{'s' if len(problems) != 1 else ''}")
@@ -449,7 +493,7 @@ def schema(args: argparse.Namespace) -> int:
     """Print the record JSON Schema."""
     from relialint.kb.model import json_schema
 
-    _echo(json.dumps(json_schema(), indent=2, sort_keys=True))
+    _echo_json(json_schema(), sort_keys=True, ensure_ascii=True)
     return 0
 
 
@@ -506,6 +550,8 @@ def probe(args: argparse.Namespace) -> int:
                          "time order instead")
     if write_facts and Path(write_facts).suffix.lower() not in (".json", ".toml"):
         raise UsageError(f"--write-facts {write_facts}: the file name ends in .json or .toml")
+    if write_facts:
+        _writable("--write-facts", write_facts)
     try:
         host, run = probe_run.probe(options)
     except (LintUsageError, NvmlUnavailable) as exc:
@@ -517,7 +563,7 @@ def probe(args: argparse.Namespace) -> int:
             write(Path(write_facts), host.facts, list(files))
         except OSError as exc:
             _usage_exit(ValueError(f"--write-facts {write_facts}: {exc.strerror or exc}"))
-        _echo(f"relialint: wrote {len(host.facts.facts)} facts to {write_facts}", err=True)
+        _echo(f"relialint: wrote {len(host.facts.facts)} facts to {field(write_facts)}", err=True)
     color = args.fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     sys.stdout.write(formatter(args.fmt)(run, color, False))
     sys.stdout.flush()
@@ -567,7 +613,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _last_resort(run, namespace)
     except UsageError as exc:
         _echo(parser.format_usage() + f"Try 'relialint {name} -h' for help.", err=True)
-        _echo(f"relialint: error: {exc}", err=True)
+        _echo(f"relialint: error: {field(str(exc))}", err=True)
         return 2
 
 

@@ -94,5 +94,7 @@ class Settings(_Common):
     overrides: list[Override] = Field(default_factory=list)
     suppress: list[Suppression] = Field(default_factory=list)
     baseline: str | None = None
+    follow_outside: bool | None = None
+    """Read files outside the project root that linted files name or symlink to (``--follow-outside``)."""
 
 

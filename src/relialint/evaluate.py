@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from relialint.bounds import MAX_MATCH_SUBJECT, regex_problem
-from relialint.facts import Fact, FactValueError, Value, parse_value, render, spec_for
+from relialint.facts import Fact, FactValueError, Value, parse_value, render, shown, spec_for
 from relialint.plain import Frozen
 from relialint.versions import Version, VersionBound, VersionError, parse_engine_version
 
@@ -174,7 +174,7 @@ def eval_leaf(leaf: Mapping[str, Any], facts: FactView) -> Verdict:
     if op in ("eq", "ne"):
         result = _equal(value, operand)
         if result is None:
-            return Verdict(None, frozenset({key}), (f"{key}={render(value)} does not compare with {arg!r}",))
+            return Verdict(None, frozenset({key}), (f"{key}={shown(key, value)} does not compare with {arg!r}",))
         return TRUE if result == (op == "eq") else FALSE
     if op in ("in", "not_in"):
         results = [_equal(value, item) for item in operand]
@@ -190,7 +190,7 @@ def eval_leaf(leaf: Mapping[str, Any], facts: FactView) -> Verdict:
     if op in ("lt", "le", "gt", "ge"):
         order = _order(value, operand)
         if order is None:
-            return Verdict(None, frozenset({key}), (f"{key}={render(value)} does not compare with {arg!r}",))
+            return Verdict(None, frozenset({key}), (f"{key}={shown(key, value)} does not compare with {arg!r}",))
         return TRUE if {"lt": order < 0, "le": order <= 0, "gt": order > 0, "ge": order >= 0}[op] else FALSE
     subject = render(value)
     if len(subject) > MAX_MATCH_SUBJECT:

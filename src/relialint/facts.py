@@ -133,6 +133,13 @@ VOCABULARY: dict[str, FactSpec] = {
         _spec("model.name", "string", "model id or path as written"),
         _spec("model.quantization", "string", "quantization scheme (nvfp4, mxfp4, fp8, awq, gptq, int4, ...)"),
         _spec("model.weight_only", "bool", "weight-only quantization (W4A16 and the like)"),
+        _spec("model.kv_cache_scheme", "bool",
+              "the checkpoint's quantization_config declares a kv_cache_scheme (not null): vLLM then stores the KV "
+              "cache as FP8 unless --kv-cache-dtype says otherwise; from a local config.json or --fact only"),
+        _spec("model.fp8_block", "bool",
+              "the checkpoint's FP8 weights are scaled per block (quantization_config.weight_block_size, or a "
+              "compressed-tensors block strategy), not per tensor or per channel; from a local config.json or "
+              "--fact only"),
         _spec("model.moe", "bool", "mixture-of-experts model"),
         _spec("model.sliding_window", "bool", "model uses sliding-window attention"),
         _spec("serve.dtype", "string", "activation/compute dtype (auto, float16, bfloat16, float32)"),
@@ -340,7 +347,7 @@ def fill_message(message: str, facts: FactSet) -> str:
         for key in match.group(1).split("|"):
             fact = facts.get(key)
             if fact is not None and fact.value is not None:
-                return render(fact.value)
+                return shown(key, fact.value)
         return "(unknown)"
 
     return _PLACEHOLDER.sub(value, message)
@@ -353,6 +360,15 @@ def render(value: Value | None) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+def shown(key: str, value: Value | None) -> str:
+    """A fact's value as any output shows it: ``render``, or ``<set, N chars>`` for a secret (``secrets``)."""
+    from relialint.secrets import hidden, secret_name
+
+    if value is not None and secret_name(key):
+        return hidden(render(value))
+    return render(value)
 
 
 def json_value(value: Value | None) -> object:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePath
 
 from relialint import bounds
+from relialint.reach import Reach, project_root
 from relialint.readers import detect
 from relialint.readers.located import MAX_FILE_BYTES, FileResult, ReadError, read_bytes, read_text
 
@@ -107,10 +108,23 @@ def _read_file(text: str, display: str, kind: str) -> FileResult:
 # -- finding files --------------------------------------------------------------------------------------------------
 
 
-def discover(paths: list[str]) -> tuple[list[tuple[Path, str, str]], list[ReadError]]:
-    """Files to lint as ``(path, display, kind)``; folders are walked, explicit files always read."""
+ReachFor = Callable[[Path], Reach]
+"""The limit on the files read for one path (``reach``): a walk follows a symlink only where it allows."""
+
+
+def discover(paths: list[str], reach_for: ReachFor | None = None) -> tuple[list[tuple[Path, str, str]],
+                                                                         list[ReadError]]:
+    """Files to lint as ``(path, display, kind)``; folders are walked, explicit files always read. A symlink met in
+    a walk that leads out of the project root is not followed (a warning says so) unless ``reach_for`` allows it;
+    without ``reach_for``, the project root of each path named applies."""
     found: list[tuple[Path, str, str]] = []
     errors: list[ReadError] = []
+    if reach_for is None:
+        roots = tuple(str(project_root(p)) for p in paths)
+
+        def reach_for(_: Path) -> Reach:
+            return Reach(roots)
+
     for raw in paths:
         path = Path(raw)
         problem = _unusable(path)
@@ -119,7 +133,7 @@ def discover(paths: list[str]) -> tuple[list[tuple[Path, str, str]], list[ReadEr
             continue
         if path.is_dir():
             before, errors_before = len(found), len(errors)
-            _walk(path, found, errors)
+            _walk(path, found, errors, reach_for)
             if len(found) == before and len(errors) == errors_before:
                 errors.append(ReadError(raw, 1, 1, "no files relialint reads in this folder"))
             continue
@@ -144,7 +158,18 @@ def _unusable(path: Path) -> str | None:
     return None
 
 
-def _walk(root: Path, found: list[tuple[Path, str, str]], errors: list[ReadError]) -> None:
+def _outside(path: Path, reach_for: ReachFor, errors: list[ReadError], what: str) -> bool:
+    """Whether a symlink met in a walk leads out of the project root and is left (a warning says so)."""
+    if not os.path.islink(path):
+        return False
+    why = reach_for(path).refusal(path, path)
+    if why is None:
+        return False
+    errors.append(ReadError(str(path), 1, 1, f"symlink to a {what} {why}", "warning"))
+    return True
+
+
+def _walk(root: Path, found: list[tuple[Path, str, str]], errors: list[ReadError], reach_for: ReachFor) -> None:
     seen: set[tuple[int, int]] = set()
     for current, dirs, files in os.walk(root, followlinks=True, onerror=lambda e: errors.append(
             ReadError(str(e.filename), 1, 1, f"cannot read folder: {e.strerror}"))):
@@ -158,9 +183,12 @@ def _walk(root: Path, found: list[tuple[Path, str, str]], errors: list[ReadError
             dirs[:] = []
             continue
         seen.add((stat.st_dev, stat.st_ino))
-        dirs[:] = sorted(d for d in dirs if d not in detect.SKIP_DIRS)
+        dirs[:] = sorted(d for d in dirs if d not in detect.SKIP_DIRS
+                         and not _outside(Path(current) / d, reach_for, errors, "folder"))
         for name in sorted(files):
             path = Path(current) / name
+            if _outside(path, reach_for, errors, "file"):
+                continue
             kind = detect.kind_by_name(path)
             if kind is None and "." not in name:
                 data, _ = read_bytes(path, str(path), 64, head=True)
@@ -192,9 +220,16 @@ def _sniff_yaml(path: Path, errors: list[ReadError]) -> str | None:
     return detect.yaml_kind(text)
 
 
-def _opener(referrer: str, name: str) -> tuple[str, str] | None:
+def _opener(referrer: str, name: str) -> tuple[str, str] | ReadError | None:
+    """A file a deployment names (``--config``, a checkpoint's ``config.json``), relative to ``referrer``; outside
+    the project root, the ``ReadError`` that says why it is not read (``reach``)."""
+    from relialint.reach import refusal
+
     base = Path(referrer).parent
     candidate = Path(name) if Path(name).is_absolute() else base / name
+    why = refusal(candidate, referrer)
+    if why is not None:
+        return ReadError(str(candidate), 1, 1, why)
     text, error = read_text(candidate, str(candidate))
     if error is not None or text is None:
         return None

@@ -15,6 +15,7 @@ from relialint.deployment import Deployment
 from relialint.facts import Fact
 from relialint.files import READER_MODULES, Reader, _opener, discover, read_file, reader, readers
 from relialint.findings import evaluate, selected
+from relialint.reach import Reach, limited_to
 from relialint.readers.located import FileResult, ReadError, read_text
 from relialint.results import SEVERITY_RANK, Finding, Options, RunResult, Suppressed, Target, UsageError
 from relialint.targets import apply_target, finish, shared_memory, target_facts
@@ -85,9 +86,10 @@ def lint_file_result(result: FileResult, given: dict[str, Fact], records: list[d
 
 
 def lint_paths(paths: list[str], options: Options) -> RunResult:
-    session = Session(options)
-    files, errors = discover(paths)
-    session.run.errors.extend(errors)
+    session = Session(options, paths)
+    files, errors = discover(paths, session.reach_for)
+    for problem in errors:
+        (session.run.warnings if problem.severity == "warning" else session.run.errors).append(problem)
     results: list[tuple[Path, FileResult]] = []
     for path, display, kind in files:
         if session.excluded(path):
@@ -99,7 +101,8 @@ def lint_paths(paths: list[str], options: Options) -> RunResult:
             session.run.errors.append(error)
             continue
         try:
-            results.append((path, read_file(text, display, kind)))
+            with limited_to(session.reach_for(path)):
+                results.append((path, read_file(text, display, kind)))
         except (Exception, RecursionError, MemoryError) as exc:
             session.run.errors.append(internal_error(display, exc))
     # A Dockerfile or env file that another file of the run builds or loads (compose `build:`, `env_file:`,
@@ -122,10 +125,11 @@ def internal_error(display: str, exc: BaseException) -> ReadError:
 
 def lint_text(text: str, display: str, kind: str, options: Options) -> RunResult:
     """Lint a buffer as if it were the file ``display`` (stdin, editors)."""
-    session = Session(options)
+    session = Session(options, [display])
     session.run.files = 1
     try:
-        result = read_file(text, display, kind)
+        with limited_to(session.reach_for(Path(display))):
+            result = read_file(text, display, kind)
     except (Exception, RecursionError, MemoryError) as exc:
         session.run.errors.append(internal_error(display, exc))
         return session.finish()
@@ -193,10 +197,15 @@ class _Configured:
 class Session:
     """One run across files: records, configuration per file, targets, suppressions and the baseline."""
 
-    def __init__(self, options: Options) -> None:
+    def __init__(self, options: Options, paths: list[str]) -> None:
         from relialint import suppress
+        from relialint.reach import project_root
 
         self.options = options
+        roots = tuple(dict.fromkeys(str(project_root(p)) for p in paths))
+        self.reaches = {False: Reach(roots), True: Reach(roots, True)}
+        """The limits on the files read beyond those named (``reach``): inside the project roots of the paths named,
+        or anywhere (``--follow-outside``)."""
         self.records, record_errors = load_records(options)
         self.run = RunResult(errors=list(record_errors), show_possible=options.show_possible)
         self.run.rules = rule_table(self.records)
@@ -224,6 +233,15 @@ class Session:
 
     def _config(self, file: Path) -> Any:
         return self.finder.config_for(file)
+
+    def reach_for(self, file: Path) -> Reach:
+        """The limit on the files read for ``file``: the run's project roots; outside them only with
+        ``--follow-outside`` or, without ``--[no-]follow-outside``, ``follow-outside = true`` in its configuration."""
+        follow = self.options.follow_outside
+        if follow is None:
+            found = self._config(file)
+            follow = bool(found is not None and found.settings.follow_outside)
+        return self.reaches[follow]
 
     def excluded(self, file: Path) -> bool:
         found = self._config(file)
@@ -279,7 +297,8 @@ class Session:
         """``lint`` with the last-resort handler: an unexpected exception is an internal error of this file."""
         findings, suppressed = len(self.run.findings), len(self.run.suppressed)
         try:
-            self.lint(result, file)
+            with limited_to(self.reach_for(file)):
+                self.lint(result, file)
         except (Exception, RecursionError, MemoryError) as exc:
             del self.run.findings[findings:], self.run.suppressed[suppressed:]
             self.run.errors.append(internal_error(result.path, exc))

@@ -277,17 +277,17 @@ class RelialintServer(Server):
         try:
             run = lint_text(text, display, kind, self.settings.options())
         except ConfigError as exc:
-            return [*self.good.get(uri, []), _file_diagnostic(
-                f"invalid configuration: {exc.path}:{exc.line}:{exc.column}: {exc.message}", ERROR)]
+            return [*self.good.get(uri, []), _file_diagnostic(_editor_message(
+                f"invalid configuration: {exc.path}:{exc.line}:{exc.column}: {exc.message}"), ERROR)]
         except UsageError as exc:
-            return [*self.good.get(uri, []), _file_diagnostic(f"relialint settings: {exc}", ERROR)]
+            return [*self.good.get(uri, []), _file_diagnostic(_editor_message(f"relialint settings: {exc}"), ERROR)]
         errors = [e for e in run.errors if e.path == display]
         if errors:
             # a half-typed buffer: keep the last good diagnostics, and say where it does not parse
             first = errors[0]
             where = document.client_position(max(first.line - 1, 0), max(first.column - 1, 0))
-            parse = {"range": {"start": where, "end": where}, "message": first.message, "severity": ERROR,
-                     "source": SOURCE, "code": "parse"}
+            parse = {"range": {"start": where, "end": where}, "message": _editor_message(first.message),
+                     "severity": ERROR, "source": SOURCE, "code": "parse"}
             return [*self.good.get(uri, []), parse]
         findings = [f for f in run.listed() if f.path == display]
         diagnostics = [self.diagnostic(document, f) for f in findings]
@@ -391,9 +391,13 @@ def _integer(value: Any) -> bool:
 
 
 def _editor_message(message: str) -> str:
-    """The command line's ways to supply a fact, as editor settings."""
-    return (message.replace("--gpu NAME", "the `gpu` setting").replace("--engine-version V", "the `engineVersion` "
-            "setting").replace("--os NAME", "the `os` setting").replace("the cli value", "the settings value"))
+    """The command line's ways to supply a fact, as editor settings; control and bidirectional characters the
+    message echoes from the file as visible escapes (``printable.field``), as in the terminal."""
+    from relialint.printable import field
+
+    return (field(message).replace("--gpu NAME", "the `gpu` setting")
+            .replace("--engine-version V", "the `engineVersion` setting").replace("--os NAME", "the `os` setting")
+            .replace("the cli value", "the settings value"))
 
 
 def _file_diagnostic(message: str, severity: int) -> Diagnostic:

@@ -55,12 +55,15 @@ class Options:
     strict: bool | None = None
     show_possible: bool = False
     """List every possible finding, not only those the deployment points at."""
+    follow_outside: bool | None = None
+    """Read files outside the project root that linted files name or symlink to (``None``: as configured, else
+    not; ``reach``)."""
 
     def __init__(self, target: Target | None = None, select: list[str] | None = None, ignore: list[str] | None = None,
                  records_dirs: list[Path] | None = None, targets: list[Target] | None = None,
                  config_file: Path | None = None, isolated: bool = False, inline_ignores: bool = True,
                  baseline: Path | None = None, fail_on: str | None = None, strict: bool | None = None,
-                 show_possible: bool = False) -> None:
+                 show_possible: bool = False, follow_outside: bool | None = None) -> None:
         self.target = Target() if target is None else target
         self.select = [] if select is None else select
         self.ignore = [] if ignore is None else ignore
@@ -73,6 +76,7 @@ class Options:
         self.fail_on = fail_on
         self.strict = strict
         self.show_possible = show_possible
+        self.follow_outside = follow_outside
 
 
 class Finding(Fields):

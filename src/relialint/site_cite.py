@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from relialint.site import code, md
+from relialint.site_markup import md_link
 
 
 @dataclass(frozen=True)
@@ -88,12 +89,12 @@ def seed_citation(locator: str | None) -> SeedCitation | None:
 
 def reference_markdown(ref: dict[str, Any]) -> str:
     """One reference as a Markdown list item: kind, the title as a link where there is a URL, where to find it."""
-    kind = KIND_WORDS.get(str(ref["kind"]), str(ref["kind"]))
-    title = md(ref["title"])
+    kind = KIND_WORDS.get(str(ref["kind"]), md(ref["kind"]))
+    title = md(ref["title"], start=False)
     seed = seed_citation(ref.get("locator"))
     if seed is not None and not seed.cited and not ref.get("url"):
         return f"- **{kind}**: {seed.text()} (a chapter not published online)"
-    line = f"- **{kind}**: " + (f"[{title}]({ref['url']})" if ref.get("url") else title)
+    line = f"- **{kind}**: " + (md_link(title, ref["url"]) if ref.get("url") else title)
     if seed is not None:
         line += f", as cited in {seed.text()}"
     elif ref.get("locator"):

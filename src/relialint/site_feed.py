@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from relialint import SITE_URL, __version__, record_url
+from relialint.site_markup import fold
 
 if TYPE_CHECKING:
     from relialint.site import SiteRecord
@@ -98,7 +99,7 @@ def atom_feed(records: Sequence[SiteRecord]) -> str:
         d = rec.data
         entry = sub(feed, "entry")
         sub(entry, "id", record_url(rec.id))
-        sub(entry, "title", f"{rec.id}: {d['title']}")
+        sub(entry, "title", f"{rec.id}: {fold(d['title'])}")
         sub(entry, "link", rel="alternate", type="text/html", href=record_url(rec.id))
         sub(entry, "published", _stamp(d["published"]))
         sub(entry, "updated", _stamp(d["modified"]))
@@ -106,9 +107,9 @@ def atom_feed(records: Sequence[SiteRecord]) -> str:
             sub(entry, "category", term=str(term))
         changed = "New record" if str(d["modified"]) == str(d["published"]) else \
             f"Updated {d['modified']} (first published {d['published']})"
-        summary = " ".join(str(d["summary"]).split())
+        summary = fold(d["summary"])
         sub(entry, "summary", f"{changed}. {summary}", type="text")
-        fix = " ".join(str(d["fix"]).split())
+        fix = fold(d["fix"])
         sub(entry, "content", f"{changed}.\n\n{summary}\n\nFix: {fix}", type="text")
     ET.indent(feed, space=" ")
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(feed, encoding="unicode") + "\n"

@@ -28,6 +28,7 @@ from relialint.site import (
 )
 from relialint.site_cite import CitationError, reference_markdown
 from relialint.site_fix import BeforeAfter, before_after
+from relialint.site_markup import fold, yaml_html
 from relialint.site_versions import ENGINE_NAMES, versions
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ def fix_pair(pair: BeforeAfter, data: dict[str, Any]) -> list[str]:
     """The before/after blocks: copyable code, each labelled with what relialint says about it."""
     lang = FENCE_LANG.get(pair.format, "text")
     if pair.after_name is not None:
-        after_label = f"**After**, no finding: {md(pair.after_name)}"
+        after_label = f"**After**, no finding: {md(pair.after_name, start=False)}"
     else:
         edits = ", ".join(code(f"{k}={_scalar(v)}")
                           for k, v in data["trigger"]["fix_edit"]["set"].items())
@@ -96,7 +97,7 @@ def fix_pair(pair: BeforeAfter, data: dict[str, Any]) -> list[str]:
         '<div class="rl-fix-pair" markdown>',
         '<div class="rl-before" markdown>',
         "",
-        f"**Before**, {data['id']} fires: {md(pair.before_name)}",
+        f"**Before**, {data['id']} fires: {md(pair.before_name, start=False)}",
         "",
         fenced(pair.before, lang),
         "",
@@ -126,15 +127,15 @@ def record_page(rec: SiteRecord, by_id: dict[str, SiteRecord]) -> str:
     tags = [*(d.get("engines") or ["engine-independent"]), d["severity"], d["impact"]]
     out: list[str] = [
         "---",
-        "title: " + json.dumps(f"{rid}: {d['title']}"),
-        f"description: {json.dumps(' '.join(str(d['summary']).split()))}",
+        "title: " + yaml_html(f"{rid}: {fold(d['title'])}"),
+        f"description: {yaml_html(fold(d['summary']))}",
         "tags:",
         *(f"  - {json.dumps(t)}" for t in tags),
         "---",
         "",
         BANNER,
         "",
-        f"# {rid}: {md(d['title'])}",
+        f"# {rid}: {md(d['title'], start=False)}",
         "",
     ]
     out += meta_line(d)
@@ -166,7 +167,7 @@ def record_page(rec: SiteRecord, by_id: dict[str, SiteRecord]) -> str:
     trigger = d.get("trigger")
     out += ["## Trigger", ""]
     if trigger:
-        out += [f"relialint reports this record when {md(english(trigger['when']))}.", ""]
+        out += [f"relialint reports this record when {md(english(trigger['when']), start=False)}.", ""]
         out += [f"The finding points at the first of {', '.join(code(f) for f in trigger.get('locate') or [])} "
                 "that has a location in the file, and says:" if trigger.get("locate") else "The finding says:", ""]
         out += [f"> {md(trigger['message'])}", ""]
@@ -185,7 +186,7 @@ def record_page(rec: SiteRecord, by_id: dict[str, SiteRecord]) -> str:
     if runtime:
         out += ["## Runtime trigger", "",
                 f"`relialint probe` (NVML on the host, or `nvidia-smi` / `amd-smi` captures) reports this record "
-                f"when {md(english(runtime['when']))}.", ""]
+                f"when {md(english(runtime['when']), start=False)}.", ""]
         out += [f"The finding points at the reading of the first of "
                 f"{', '.join(code(f) for f in runtime.get('locate') or [])} that the probe read, and says:"
                 if runtime.get("locate") else "The finding says:", ""]
@@ -204,7 +205,7 @@ def record_page(rec: SiteRecord, by_id: dict[str, SiteRecord]) -> str:
         out += ["## Related", ""]
         for other in d["related"]:
             target = by_id.get(other)
-            label = f"{other}: {md(target.data['title'])}" if target else other
+            label = f"{other}: {md(target.data['title'], start=False)}" if target else md(other)
             out.append(f"- [{label}]({other}.md)" if target else f"- {label}")
         out.append("")
     out += _details(d)
@@ -224,7 +225,7 @@ def _examples(d: dict[str, Any]) -> list[str]:
            f"{counts['fires']} fire, {counts['passes']} pass, {counts['possible']} stay possible. Every example "
            "runs as a test (`relialint validate`).", ""]
     for ex in examples:
-        out += [f"### {OUTCOME_TITLES[ex['outcome']]}: {md(ex['name'])}", ""]
+        out += [f"### {OUTCOME_TITLES[ex['outcome']]}: {md(ex['name'], start=False)}", ""]
         given = [f"format {code(ex['format'])}"]
         if ex.get("filename"):
             given.append(f"file {code(ex['filename'])}")

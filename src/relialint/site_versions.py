@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from relialint.site import code, md
+from relialint.site import cell, code, md
 
 ENGINE_NAMES = {"vllm": "vLLM", "llama.cpp": "llama.cpp"}
 BOUND_WORDS = {
@@ -96,7 +96,7 @@ def _bounds_table(rng: dict[str, Any]) -> list[str]:
     for word, version, src in rows:
         row = f"| {word} | {code(version)} |"
         if show_sources:
-            row += f" {md(src) if src else 'not stated'} |"
+            row += f" {cell(src) if src else 'not stated'} |"
         out.append(row)
     return out
 
@@ -132,7 +132,7 @@ def versions(data: dict[str, Any]) -> Versions:
             if trigger else []
         if version_leaves:
             text += ["The trigger also tests the version itself: "
-                     + "; ".join(md(english(leaf)) for leaf in version_leaves) + ".", ""]
+                     + "; ".join(md(english(leaf), start=False) for leaf in version_leaves) + ".", ""]
         return Versions(status, text)
     if not engines:
         return Versions("not-applicable", [

@@ -419,7 +419,9 @@ def write_baseline(path: Path, run: Any) -> int:
     findings = [*run.findings, *(s.finding for s in run.suppressed if s.by == "baseline")]
     folder = path.resolve().parent
     keys = [baseline_key(folder, f.code, f.path, f.about, f.service, f.target) for f in findings if f.code not in meta]
-    path.write_text(render_baseline(keys), encoding="utf-8")
+    from relialint.safewrite import write_text
+
+    write_text(path, render_baseline(keys))
     return len(keys)
 
 

@@ -10,17 +10,17 @@ from relialint import bounds, lazyre
 from relialint.deployment import Deployment
 from relialint.facts import Fact, FactSet, Origin, Value
 from relialint.plain import replace
-from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
+from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
 from relialint.versions import VersionError, parse_version
 
 
 class FileOpener(Protocol):
     """Reads a file that a deployment refers to (``--config cfg.yaml``), relative to the referring file.
 
-    Returns ``(text, display_path)`` or ``None`` when it cannot be read. Engines never touch the disk
-    themselves."""
+    Returns ``(text, display_path)``, ``None`` when it cannot be read, or a ``ReadError`` that says why it was left
+    unread (outside the project root: ``reach``). Engines never touch the disk themselves."""
 
-    def __call__(self, referrer: str, name: str) -> tuple[str, str] | None: ...
+    def __call__(self, referrer: str, name: str) -> tuple[str, str] | ReadError | None: ...
 
 
 LLAMA_OPTIONS = frozenset({
@@ -153,14 +153,20 @@ def _looks_local(name: str) -> bool:
     return name.startswith(("/", "./", "../", "~/")) or name in (".", "..")
 
 
-def checkpoint_facts(name: str, referrer: str, opener: FileOpener | None) -> dict[str, Fact]:
+def checkpoint_facts(name: str, referrer: str, opener: FileOpener | None,
+                     notes: list[str] | None = None) -> dict[str, Fact]:
     """Facts from a local checkpoint's ``config.json`` ``quantization_config`` (read only, never the network).
 
-    A model id (``org/name``) is not a path here: hub checkpoints are never fetched."""
+    A model id (``org/name``) is not a path here: hub checkpoints are never fetched. A checkpoint outside the project
+    root is not read: ``notes`` gets why."""
 
     if opener is None or not _looks_local(name) or name.startswith("~"):
         return {}
     found = opener(referrer, name.rstrip("/") + "/config.json")
+    if isinstance(found, ReadError):
+        if notes is not None:
+            notes.append(f"checkpoint {name}: config.json {found.message}; its quantization is unknown")
+        return {}
     if found is None:
         return {}
     text, display = found
@@ -170,6 +176,9 @@ def checkpoint_facts(name: str, referrer: str, opener: FileOpener | None) -> dic
         return {}
     quant = config.get("quantization_config") if isinstance(config, dict) else None
     if not isinstance(quant, dict):
+        if isinstance(config, dict) and quant is None:
+            # an unquantized checkpoint declares no KV-cache scheme either
+            return {"model.kv_cache_scheme": at(False, "config-file", Span(display, 1, 1, 1, 1))}
         return {}
     line = next((i + 1 for i, row in enumerate(text.splitlines()) if '"quantization_config"' in row), 1)
     column = text.splitlines()[line - 1].find('"quantization_config"') + 1 if text else 1
@@ -180,7 +189,29 @@ def checkpoint_facts(name: str, referrer: str, opener: FileOpener | None) -> dic
         out["model.quantization"] = at(scheme, "config-file", span)
     if weight_only is not None:
         out["model.weight_only"] = at(weight_only, "config-file", span)
+    # vLLM's attention layer switches a KV cache dtype of `auto` to fp8 when the quantization config carries a
+    # kv_cache_scheme that is not null (model_executor/layers/attention/attention.py from 0.15.0); weight-only and
+    # W8A8 checkpoints usually write null there.
+    out["model.kv_cache_scheme"] = at(quant.get("kv_cache_scheme") is not None, "config-file", span)
+    block = _fp8_block(quant, scheme)
+    if block is not None:
+        out["model.fp8_block"] = at(block, "config-file", span)
     return out
+
+
+def _fp8_block(quant: dict[str, object], scheme: str | None) -> bool | None:
+    """Whether an FP8 checkpoint's weights are scaled per block: ``weight_block_size`` (the ``fp8`` method) or a
+    compressed-tensors weight strategy ``block``; ``None`` for a checkpoint that is not FP8."""
+    if scheme != "fp8":
+        return None
+    if quant.get("weight_block_size") is not None:
+        return True
+    groups = quant.get("config_groups")
+    if isinstance(groups, dict):
+        strategies = [g.get("weights", {}).get("strategy") for g in groups.values()
+                      if isinstance(g, dict) and isinstance(g.get("weights"), dict)]
+        return any(str(s).lower() == "block" for s in strategies)
+    return False
 
 
 def _scheme(quant: dict[str, object]) -> tuple[str | None, bool | None]:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from relialint.plain import Fields, Frozen
+from relialint.secrets import secret_name
 from relialint.versions import Version
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -277,7 +278,13 @@ def _message(kind: str, detail: str, word: str, words: list[str | None], p: int,
             return f"`{word}` is not a value of `{detail}` on {scope}: it takes an integer only"
         return f"`{word}` is not a value of `{detail}` on {scope}: it takes {words_ok}{also}"
     before = words[p - 1] if p > 0 else None
-    after = f" after `{before}`" if before else ""
+    option = words[p - 2] if p > 1 else None
+    if before and before.startswith("-") and "=" in before:
+        option = before.split("=", 1)[0]
+    if before and option and option.startswith("-") and secret_name(option):
+        after = f" after the value of `{option}`"  # a secret (--api-key): named, never shown (``secrets``)
+    else:
+        after = f" after `{before}`" if before else ""
     return (f"`{word}`{after} is neither an option nor an option's value on {scope}: the parser stops with "
             f"\"invalid argument: {word}\"")
 

@@ -36,7 +36,7 @@ from relialint.engines.vllm_args import (
 )
 from relialint.engines.vllm_defaults import _truthy, apply_defaults
 from relialint.facts import Fact, FactSet, Origin
-from relialint.readers.located import Command, FileResult, Span, Word
+from relialint.readers.located import Command, FileResult, ReadError, Span, Word
 from relialint.versions import Version, VersionError, parse_engine_version
 
 if TYPE_CHECKING:
@@ -344,9 +344,12 @@ def _pip_pin(command: Command) -> tuple[Version | str, Span] | None:
 
 
 def _expand_config(opts: list[Opt], launch: Launch, result: FileResult,
-                   opener: FileOpener | None, deployment: Deployment) -> list[Opt]:
-    """``--config FILE`` as the parser does it: the file's options go first, so the command line wins."""
+                   opener: FileOpener | None, deployment: Deployment) -> tuple[list[Opt], bool]:
+    """``--config FILE`` as the parser does it: the file's options go first, so the command line wins. The flag:
+    whether a ``--config`` file was left unread (missing, or outside the project root), so that any option may be
+    set and none takes its default."""
     out: list[Opt] = []
+    unread = False
     for opt in opts:
         if opt.name != "config":
             out.append(opt)
@@ -359,9 +362,10 @@ def _expand_config(opts: list[Opt], launch: Launch, result: FileResult,
             out.append(opt)
             continue
         text_path = _read_config(opt.value, result, opener)
-        if text_path is None:
-            deployment.notes.append(f"--config {opt.value}: file not found; its settings are unknown")
-            deployment.facts.closed.discard("flag.vllm.")
+        if text_path is None or isinstance(text_path, ReadError):
+            why = "file not found" if text_path is None else text_path.message
+            deployment.notes.append(f"--config {opt.value}: {why}; its settings are unknown")
+            unread = True
             out.append(opt)
             continue
         text, display = text_path
@@ -370,10 +374,10 @@ def _expand_config(opts: list[Opt], launch: Launch, result: FileResult,
             config_opt.from_config = True
         out = config_opts + out
         out.append(opt)
-    return out
+    return out, unread
 
 
-def _read_config(name: str, result: FileResult, opener: FileOpener | None) -> tuple[str, str] | None:
+def _read_config(name: str, result: FileResult, opener: FileOpener | None) -> tuple[str, str] | ReadError | None:
     if name in result.written_files:
         body, span = result.written_files[name]
         return body, f"{span.path}#heredoc:{span.line}"
@@ -386,7 +390,7 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
     facts = deployment.facts
     parsed = parse_args(launch.args)
     flagcheck.record_vllm_launch(deployment, launch.form, launch.args, parsed.opts, parsed.positionals, launch.command)
-    opts = _expand_config(parsed.opts, launch, result, opener, deployment)
+    opts, unread_config = _expand_config(parsed.opts, launch, result, opener, deployment)
     false_key = config_false(opts)
     if false_key is not None:
         facts.set("args.config_false", word_fact(false_key.flag.text, "config-file", false_key.flag))
@@ -403,7 +407,7 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
     # words before the arguments (program, subcommand) that may split; the arguments' own are in `parsed`
     outside = [w for w in launch.command.argv if w.splice and not any(w is a for a in launch.args)]
     splices = any(w.splice for w in launch.command.argv)  # an env file or a YAML config has no argv to see
-    complete = parsed.complete and (launch.command.argv_complete or (splices and not outside))
+    complete = parsed.complete and (launch.command.argv_complete or (splices and not outside)) and not unread_config
     if complete:
         facts.closed.add("flag.vllm.")
     last: dict[str, Opt] = {}
@@ -432,7 +436,7 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
     if model_word is not None and model_word.text is not None:
         for key, fact in model_facts(model_word.text, model_word).items():
             facts.set(key, fact)
-        for key, fact in checkpoint_facts(model_word.text, deployment.path, opener).items():
+        for key, fact in checkpoint_facts(model_word.text, deployment.path, opener, deployment.notes).items():
             facts.set(key, fact)
 
     def opt_fact(name: str, key: str, value: object) -> None:
@@ -493,7 +497,7 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
         if disabled is not None:
             facts.set("attention.flashinfer_q_quant", word_fact(not disabled, "flag", attention[1].flag))
     _spec_decode(facts, opts, last)
-    if not complete:
+    if not complete and not unread_config:
         deployment.notes.append("arguments spliced from a variable: flags not seen may still be set")
 
 

@@ -19,6 +19,8 @@ _PHRASES: dict[str, str] = {
     "gpu.cc_capable": "the GPU {is} capable of Confidential Computing mode",
     "host.rebar": "Resizable BAR {is} enabled",
     "model.weight_only": "the checkpoint {is} weight-only",
+    "model.kv_cache_scheme": "the checkpoint {does} declare a KV-cache quantization scheme",
+    "model.fp8_block": "the checkpoint's FP8 weights {are} block-scaled",
     "model.moe": "the model {is} a mixture of experts",
     "model.sliding_window": "the model {uses} sliding-window attention",
     "engine.v1": "the V1 engine {is} on",

@@ -10,7 +10,7 @@ from typing import Any
 
 from relialint.evaluate import PredicateError
 from relialint.facts import FactValueError, parse_value, spec_for
-from relialint.kb import gates, witness
+from relialint.kb import gates, links, witness
 from relialint.kb.loader import LoadedRecord, LoadResult, Problem, compile_record, load_dir
 from relialint.kb.model import IMPACT_BY_HUNDRED
 from relialint.versions import VersionError, parse_engine_version
@@ -87,6 +87,7 @@ def semantic(result: LoadResult, known_ids: set[str] | None = None) -> list[Prob
         problems.extend(_trigger_checks(loaded))
         problems.extend(_example_checks(loaded))
         problems.extend(gates.check(loaded))
+        problems.extend(links.check(loaded))
         if rec.status != "withdrawn":
             problems.extend(witness.check(loaded, Path(loaded.path).parent))
     return problems

@@ -144,4 +144,6 @@ def write(path: Path, facts: FactSet, sources: list[str]) -> None:
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise ValueError(f"--write-facts {path}: the file name ends in .json or .toml")
-    path.write_text(render(facts, suffix, sources), encoding="utf-8")
+    from relialint.safewrite import write_text
+
+    write_text(path, render(facts, suffix, sources))

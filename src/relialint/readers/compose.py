@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relialint import bounds
+from relialint.reach import read_referenced, refusal
 from relialint.readers import envfile
 from relialint.readers.located import EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq
@@ -75,7 +76,7 @@ def _dotenv(path: str, result: FileResult) -> tuple[dict[str, EnvVar], list[str]
     candidate = folder / ".env"
     if not os.path.lexists(candidate):
         return {}, []
-    env, error = envfile.load(candidate, str(candidate))
+    env, error = envfile.load(candidate, str(candidate), path)
     if env is None:
         message = error.message if error else "unreadable"
         result.errors.append(ReadError(path, 1, 1, f".env cannot be read: {message}; its variables are unknown",
@@ -191,12 +192,11 @@ def _build(node: YNode | None, path: str, result: FileResult) -> Built | None:
         result.errors.append(yaml_error(path, where, "build context is a remote URL; the Dockerfile is not read"))
         return None
     target = (Path(path).parent / context / file_name)
-    from relialint.readers.located import read_text
-
-    if not os.path.lexists(target):
+    outside = refusal(target, path)
+    if outside is None and not os.path.lexists(target):
         result.errors.append(yaml_error(path, where, f"Dockerfile {target} not found; the built image is unknown"))
         return None
-    text, error = read_text(target, str(target))
+    text, error = read_referenced(target, str(target), path)
     if text is None:
         assert error is not None
         result.errors.append(ReadError(path, where.span.line, where.span.column,
@@ -222,13 +222,14 @@ def _env_files(node: YNode | None) -> list[YScalar]:
 
 def _env_file(node: YScalar, path: str, result: FileResult) -> list[EnvVar] | None:
     target = Path(path).parent / node.text
-    if not os.path.lexists(target):
+    if refusal(target, path) is None and not os.path.lexists(target):
         result.errors.append(yaml_error(path, node, f"env_file {node.text} not found; its variables are unknown"))
         return None
-    env, error = envfile.load(target, str(target))
+    env, error = envfile.load(target, str(target), path)
     if env is None:
         result.errors.append(yaml_error(path, node, f"env_file {node.text} cannot be read: "
-                                                    f"{error.message if error else 'unreadable'}"))
+                                                    f"{error.message if error else 'unreadable'}; its variables are "
+                                                    "unknown"))
         return None
     result.used_files.append(str(target))
     return env

@@ -78,7 +78,7 @@ def _env_files(words: list[Word], script: str) -> tuple[list[EnvVar], bool, list
             complete = False
             continue
         target = Path(word.text) if Path(word.text).is_absolute() else Path(script).parent / word.text
-        loaded, error = load(target, str(target))
+        loaded, error = load(target, str(target), script)
         if loaded is None:
             complete = False
             reason = error.message if error is not None else "not readable"

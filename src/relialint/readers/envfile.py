@@ -11,7 +11,8 @@ import re
 from pathlib import Path
 
 from relialint import bounds
-from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, read_text
+from relialint.reach import read_referenced
+from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span
 
 _LINE = re.compile(r"^(?P<indent>[ \t]*)(?P<export>export[ \t]+)?(?P<key>[A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=[ \t]*"
                    r"(?P<value>.*?)[ \t]*$")
@@ -101,9 +102,10 @@ def _expand(value: str, known: dict[str, str | None]) -> str | None:
 
 
 @bounds.budgeted
-def load(path: Path, display: str) -> tuple[list[EnvVar] | None, ReadError | None]:
-    """An env file another file refers to; ``None`` with the reason when it cannot be read."""
-    text, error = read_text(path, display)
+def load(path: Path, display: str, referrer: str) -> tuple[list[EnvVar] | None, ReadError | None]:
+    """An env file that ``referrer`` refers to; ``None`` with the reason when it cannot be read or lies outside the
+    project root (``reach``)."""
+    text, error = read_referenced(path, display, referrer)
     if text is None:
         return None, error
     env, _ = parse(text, display)

@@ -14,6 +14,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from relialint.plain import Frozen
+from relialint.reach import refusal
 from relialint.readers.located import EnvVar, Span, Word, read_text
 from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq, load_all
 from relialint.readers.yamlwords import map_items, scalar_text, seq_items
@@ -38,6 +39,8 @@ def chart_beside(path: str, dependency: str) -> Chart:
     folder = Path(path).parent
     for name in ("Chart.yaml", "Chart.yml"):
         target = folder / name
+        if refusal(target, path) is not None:
+            return Chart()  # a symlink out of the project: the chart is unknown
         if not target.is_file():
             continue
         text, error = read_text(target, str(target))

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from relialint import bounds
+from relialint.reach import refusal
 from relialint.readers import envfile
 from relialint.readers.dockerrun import docker_run
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
@@ -96,14 +97,15 @@ def _env_file(entry: _Entry, unit: str, result: FileResult) -> list[EnvVar] | No
     base = Path(unit).parent
     candidates = [base / name] if not Path(name).is_absolute() else [base / Path(name).name]
     for candidate in candidates:
-        if os.path.lexists(candidate):
-            env, error = envfile.load(candidate, str(candidate))
+        if refusal(candidate, unit) is not None or os.path.lexists(candidate):
+            env, error = envfile.load(candidate, str(candidate), unit)
             if env is not None:
                 result.used_files.append(str(candidate))
                 return env
             if error is not None:
                 result.errors.append(ReadError(unit, entry.span.line, entry.span.column,
-                                               f"EnvironmentFile {name}: {error.message}", "warning"))
+                                               f"EnvironmentFile {name}: {error.message}; its variables are unknown",
+                                               "warning"))
                 return None
     if not optional and not Path(name).is_absolute():
         result.errors.append(ReadError(unit, entry.span.line, entry.span.column,

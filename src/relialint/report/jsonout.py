@@ -6,6 +6,7 @@ import json
 
 from relialint import __version__
 from relialint.plain import as_dict
+from relialint.printable import json_text
 from relialint.results import Finding, RunResult
 
 _EXTENSIONS = ("target", "service")
@@ -51,4 +52,4 @@ def document(run: RunResult, show_ignored: bool = False) -> dict[str, object]:
 
 def render(run: RunResult, color: bool = False, show_ignored: bool = False) -> str:
     del color
-    return json.dumps(document(run, show_ignored), indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(document(run, show_ignored), indent=2, ensure_ascii=False)) + "\n"

@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 from relialint import SITE_URL, __version__
+from relialint.printable import json_text
 from relialint.report import repo_relative, repository_root
 from relialint.results import Finding, RunResult
 
@@ -131,4 +132,4 @@ def document(run: RunResult, show_ignored: bool = False, root: Path | None = Non
 
 def render(run: RunResult, color: bool = False, show_ignored: bool = False) -> str:
     del color
-    return json.dumps(document(run, show_ignored), indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(document(run, show_ignored), indent=2, ensure_ascii=False)) + "\n"

@@ -1,7 +1,13 @@
-"""Text output in the style of ruff and ShellCheck: ``path:line:col: RL101 [blocker] message``."""
+"""Text output in the style of ruff and ShellCheck: ``path:line:col: RL101 [blocker] message``.
+
+Every string that comes from the input (paths, messages, reasons, targets) goes through ``printable.field``, and the
+whole output through ``printable.lines``: no raw control character reaches the terminal and no line reads as a GitHub
+workflow command in a CI log.
+"""
 
 from __future__ import annotations
 
+from relialint.printable import field, lines
 from relialint.results import VERSION_DEFAULTED, Finding, RunResult
 
 _COLORS = {"blocker": "\033[1;31m", "major": "\033[33m", "minor": "\033[36m", "dim": "\033[2m", "bold": "\033[1m"}
@@ -30,38 +36,38 @@ def counted_line(counted: list[Finding]) -> str:
     what = (", ".join(needs[:-1]) + " and " + needs[-1] if len(needs) > 1 else needs[0]) if needs \
         else "facts the files do not give"
     return (f"{len(counted)} more possible finding{'s' if len(counted) != 1 else ''} that nothing in the files "
-            f"points at depend on {what}; declare them (or set them in [tool.relialint]) or list them with "
+            f"points at depend on {field(what)}; declare them (or set them in [tool.relialint]) or list them with "
             "--show-possible")
 
 
 def render(run: RunResult, color: bool = False, show_ignored: bool = False) -> str:
-    lines: list[str] = []
+    out: list[str] = []
     for error in run.errors:
-        lines.append(f"{error.path}:{error.line}:{error.column}: error: {error.message}")
+        out.append(f"{field(error.path)}:{error.line}:{error.column}: error: {field(error.message)}")
     for warning in run.warnings:
-        lines.append(f"{warning.path}:{warning.line}:{warning.column}: warning: {warning.message}")
+        out.append(f"{field(warning.path)}:{warning.line}:{warning.column}: warning: {field(warning.message)}")
     for f in run.listed():
-        where = f"{f.path}:{f.line}:{f.column}:"
+        where = f"{field(f.path)}:{f.line}:{f.column}:"
         tag = f"[{f.severity}]" if f.certainty == "definite" else f"[{f.severity}, possible]"
         if f.target:
-            tag = f"{tag[:-1]}, on {f.target}]"
-        code = _c(f.code, f.severity, color) if f.certainty == "definite" else _c(f.code, "dim", color)
-        lines.append(f"{_c(where, 'bold', color)} {code} {tag} {f.message}")
+            tag = f"{tag[:-1]}, on {field(f.target)}]"
+        code = _c(field(f.code), f.severity, color) if f.certainty == "definite" else _c(field(f.code), "dim", color)
+        out.append(f"{_c(where, 'bold', color)} {code} {tag} {field(f.message)}")
         fix = " ".join(f.fix.split())
-        lines.append(f"  fix: {fix}")
-        lines.append(f"  see: {f.url}")
+        out.append(f"  fix: {field(fix)}")
+        out.append(f"  see: {field(f.url)}")
     if show_ignored:
         for s in run.suppressed:
             f = s.finding
-            on = f" on {f.target}" if f.target else ""
-            lines.append(_c(f"{f.path}:{f.line}:{f.column}: {f.code} [{f.severity}{on}] suppressed by {s.by} "
-                            f"({s.where}): {s.reason}", "dim", color))
+            on = f" on {field(f.target)}" if f.target else ""
+            out.append(_c(f"{field(f.path)}:{f.line}:{f.column}: {field(f.code)} [{f.severity}{on}] suppressed by "
+                          f"{s.by} ({field(s.where)}): {field(s.reason)}", "dim", color))
     for note in run.notes:
-        lines.append(_c(f"note: {note}", "dim", color))
+        out.append(_c(f"note: {field(note)}", "dim", color))
     definite = sum(1 for f in run.findings if f.certainty == "definite")
     counted = run.counted()
     possible = len(run.findings) - definite - len(counted)
-    lines.append(
+    out.append(
         f"{run.files} file{'s' if run.files != 1 else ''}, {len(run.deployments)} deployment"
         f"{'s' if len(run.deployments) != 1 else ''}: {definite} definite, {possible} possible, "
         f"{len(run.errors)} error{'s' if len(run.errors) != 1 else ''}"
@@ -69,5 +75,5 @@ def render(run: RunResult, color: bool = False, show_ignored: bool = False) -> s
         + (f", {run.skipped} file{'s' if run.skipped != 1 else ''} skipped: not a deployment" if run.skipped else "")
     )
     if counted:
-        lines.append(_c(counted_line(counted), "dim", color))
-    return "\n".join(lines) + "\n"
+        out.append(_c(counted_line(counted), "dim", color))
+    return lines("\n".join(out), color) + "\n"

@@ -106,7 +106,6 @@ def test_facts_decide_the_shipped_examples_possible_findings(h200_facts: dict[st
         ("RL214", "possible", 7, 12, ["engine.version", "gpu.arch", "model.kv_cache_scheme"]),
         ("RL215", "possible", 7, 12, ["engine.version", "gpu.native_fp4"]),
         ("RL217", "possible", 7, 12, ["engine.version", "gpu.vendor"]),
-        ("RL509", "possible", 7, 12, ["engine.version"]),
         ("RL101", "possible", 8, 3, ["gpu.sm"]),
     ]
     # the H200's capture: no native FP4 (RL101 definite, RL215 absent), CC off (RL107 absent); the version still
@@ -115,7 +114,6 @@ def test_facts_decide_the_shipped_examples_possible_findings(h200_facts: dict[st
         ("RL122", "possible", 7, 1, ["engine.backend", "engine.version"]),
         ("RL206", "possible", 7, 12, ["engine.version"]),
         ("RL217", "possible", 7, 12, ["engine.version"]),  # NVIDIA known; the sampler default depends on the version
-        ("RL509", "possible", 7, 12, ["engine.version"]),
         ("RL101", "definite", 8, 3, []),
     ]
     # collect-env adds the vLLM version (0.11.0): RL122 stays possible, since a pip install of that version may

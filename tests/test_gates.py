@@ -124,7 +124,7 @@ def test_records_command_shows_source_and_status() -> None:
     (row,) = json.loads(result.output)["records"]
     assert row["id"] == "RL502"
     assert row["sources"] == [{"kind": "engine-facts", "label": "engine facts §1"}]
-    assert row["upstream"] == {"state": "unknown", "text": "no fix known; last known affected vllm 0.14.0"}
+    assert row["upstream"] == {"state": "unknown", "text": "no fix known; last known affected vllm 0.33.0"}
     # the fields the contract already had are unchanged
     assert list(row)[:9] == ["id", "slug", "title", "severity", "impact", "engines", "trigger", "runtime_trigger",
                              "url"]

@@ -411,8 +411,9 @@ def test_leader_and_worker_are_not_summed(tmp_path: Path) -> None:
     assert d["memory.gpu_utilization_shared_total"] == (None, "inferred", None, None)
     together = LEADER_WORKER.replace("else\n", "fi\nif true; then\n")
     doc = check(tmp_path, "both.sh", together)
+    # no version given: RL303 is witnessed on 0.6.0-0.33.0 only, so a newer release keeps it possible
     assert [(f["code"], f["certainty"], f["line"]) for f in doc["findings"] if f["code"] == "RL303"] == [
-        ("RL303", "definite", 3), ("RL303", "definite", 6)]
+        ("RL303", "possible", 3), ("RL303", "possible", 6)]
 
 
 def test_model_slot_variable_keeps_defaults(tmp_path: Path) -> None:

@@ -85,10 +85,17 @@ def test_flash_attn_spelled_for_its_build_passes(text: str, version: str) -> Non
 
 
 def test_config_equals_form_is_rl501() -> None:
-    finding = _one(_lint("vllm serve --config=cfg.yaml\n"), "RL501")
+    finding = _one(_lint("vllm serve --config=cfg.yaml\n", "0.30.0"), "RL501")
     assert (finding.certainty, finding.line, finding.column) == ("definite", 1, 12)
     # the space form is read (here: missing, so every option is unknown: possible findings at most)
     assert [f for f in _lint("vllm serve --config cfg.yaml\n", "0.30.0") if f.code == "RL501" or f.shown] == []
+
+
+def test_config_equals_form_version_unknown_is_possible() -> None:
+    """RL501 is witnessed from 0.6.0 to 0.33.0 only: an unpinned version may be newer than any release checked."""
+    finding = _one(_lint("vllm serve --config=cfg.yaml\n"), "RL501")
+    assert (finding.certainty, finding.line, finding.column) == ("possible", 1, 12)
+    assert finding.missing_facts == ["engine.version"]
 
 
 def test_api_server_positional_model_is_rl502() -> None:

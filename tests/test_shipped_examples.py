@@ -47,7 +47,6 @@ def test_examples_without_a_target_gpu() -> None:
         ("examples/serve-cmd.sh", 7, 12, "RL214", "possible", True),
         ("examples/serve-cmd.sh", 7, 12, "RL215", "possible", True),  # the NVFP4 model; Blackwell and 0.22-0.24 decide
         ("examples/serve-cmd.sh", 7, 12, "RL217", "possible", False),  # an NVIDIA GPU on 0.11.1-0.16.x
-        ("examples/serve-cmd.sh", 7, 12, "RL509", "possible", False),  # 0.8.0/0.8.1 only
         ("examples/serve-cmd.sh", 8, 3, "RL101", "possible", True),  # the NVFP4 model and --dtype bfloat16
     ]
     # RL301 (gfx1100) is absent: `runtime: nvidia` leaves no AMD GPU; RL302 (V1 on 0.7.x) is absent: V1 is off by

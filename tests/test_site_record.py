@@ -70,7 +70,7 @@ def test_versions_of_each_kind_of_record(records: dict[str, dict[str, Any]]) -> 
     assert "no version range, so which vLLM versions have this failure is not known" in " ".join(
         versions(records["RL101"]).text)
     rl502 = "\n".join(versions(records["RL502"]).text)
-    assert "**vLLM: bounded.** Affected from `0.10.0`; still affected in `0.14.0`, and no fixed version is known." \
+    assert "**vLLM: bounded.** Affected from `0.10.0`; still affected in `0.33.0`, and no fixed version is known." \
         in rl502
     assert "| last known good | `0.9.2` |" in rl502
     assert "`args.unknown_option`" in " ".join(versions(records["RL507"]).text)

@@ -97,7 +97,7 @@ def test_text_lists_only_shown_findings_and_counts_the_rest(tmp_path: Path, monk
     lines = result.output.splitlines()
     assert lines[0] == "1 file, 1 deployment: 0 definite, 0 possible, 0 errors"
     assert lines[1] == (
-        "6 more possible findings that nothing in the files points at depend on the GPU (--gpu), the engine "
+        "5 more possible findings that nothing in the files points at depend on the GPU (--gpu), the engine "
         "version (--engine-version) and engine.backend, gpu.cc_mode (--fact KEY=VALUE); declare them (or set them "
         "in [tool.relialint]) or list them with --show-possible")
     assert lines[1].endswith("or list them with --show-possible")
@@ -109,8 +109,8 @@ def test_text_lists_only_shown_findings_and_counts_the_rest(tmp_path: Path, monk
     doc = json.loads(invoke(["serve.sh", "--isolated", "--format", "json"]).output)
     assert {(f["code"], f["shown"]) for f in doc["findings"]} == {
         ("RL107", False), ("RL117", False), ("RL122", False), ("RL206", False),
-        ("RL217", False), ("RL509", False)}  # Qwen/Qwen3-8B is known unquantized: no MXFP4 or FP8 record
-    assert doc["summary"]["possible_counted"] == 6
+        ("RL217", False)}  # Qwen/Qwen3-8B is known unquantized: no MXFP4 or FP8 record; RL509 is withdrawn
+    assert doc["summary"]["possible_counted"] == 5
 
 
 # -- versions beyond the tables -------------------------------------------------------------------------------------
@@ -183,6 +183,9 @@ def test_a_value_only_later_releases_accept_narrows_the_versions() -> None:
     text = "vllm serve deepseek-ai/DeepSeek-V3.1 --speculative-config '{\"method\": \"mtp\"}'\n"
     (rl113,) = [f for f in _lint(text) if f.code == "RL113"]
     assert (rl113.certainty, rl113.line, rl113.column, rl113.shown) == ("possible", 1, 38, True)
-    assert "holds on vLLM 0.11.0-0.33.0; unknown on newer than 0.33.0" in rl113.message
-    (pinned,) = [f for f in _lint(text, version="0.11.0") if f.code == "RL113"]
+    # RL113's range is witnessed from 0.17.0 (the first Qwen3.5-family MTP); 0.11.0-0.16.0 stay unknown
+    assert "holds on vLLM 0.17.0-0.33.0; unknown on 0.11.0-0.16.0, newer than 0.33.0" in rl113.message
+    (pinned,) = [f for f in _lint(text, version="0.17.0") if f.code == "RL113"]
     assert pinned.certainty == "definite"
+    (older,) = [f for f in _lint(text, version="0.11.0") if f.code == "RL113"]
+    assert older.certainty == "possible"

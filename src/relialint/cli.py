@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import stat
 import sys
@@ -99,6 +100,8 @@ def _check_float(option: str, value: str, minimum: float) -> float:
         number = float(value)
     except ValueError:
         _invalid(option, f"{value!r} is not a valid float.")
+    if not math.isfinite(number):
+        _invalid(option, f"{value!r} is not a finite number.")
     if number < minimum:
         _invalid(option, f"{number} is not in the range x>={minimum}.")
     return number

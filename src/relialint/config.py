@@ -178,9 +178,7 @@ def load(path: Path) -> Config:
         line, column = (int(m.group(1)), int(m.group(2))) if m else (1, 1)
         raise ConfigError(display, line, column, f"invalid TOML: {str(exc).split(' (at line')[0]}") from exc
     except ValueError as exc:  # an integer past Python's conversion limit
-        big = re.search(rf"\d{{{bounds.MAX_INT_DIGITS + 1},}}", text)
-        line, column = (text.count("\n", 0, big.start()) + 1, big.start() - text.rfind("\n", 0, big.start())) \
-            if big else (1, 1)
+        line, column = bounds.long_integer_at(text) or (1, 1)
         raise ConfigError(display, line, column, f"invalid TOML: integer of more than {bounds.MAX_INT_DIGITS} "
                                                  "digits") from exc
     if path.name == "pyproject.toml":

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 import sys
-from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from relialint import bounds
+from relialint.globs import glob_match
 from relialint.plain import Frozen, replace
 from relialint.readers.located import read_text
 
@@ -349,48 +349,6 @@ class Finder:
                 cwd = Path.cwd().resolve()
                 self._for[key] = self._load(found.relative_to(cwd) if found.is_relative_to(cwd) else found)
         return self._for[key]
-
-
-# -- globs ----------------------------------------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=512)
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    pattern = pattern.strip().removeprefix("./")
-    anchored = "/" in pattern.rstrip("/")
-    if pattern.endswith("/"):
-        pattern += "**"
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    body = "".join(out)
-    return re.compile(body if anchored else f"(?:.*/)?{body}")
-
-
-def glob_match(pattern: str, rel: str) -> bool:
-    """Match a POSIX path relative to the configuration's folder. A pattern without ``/`` matches a name at any
-    depth (``*.sh``), one with ``/`` matches from the folder (``deploy/b200/**``); ``**`` spans folders, and a
-    pattern that names a folder matches everything under it."""
-    regex = _glob_regex(pattern)
-    if regex.fullmatch(rel):
-        return True
-    parts = rel.split("/")
-    return any(regex.fullmatch("/".join(parts[:n])) for n in range(1, len(parts)))
 
 
 # -- locating keys in TOML text -------------------------------------------------------------------------------------

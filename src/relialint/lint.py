@@ -15,7 +15,7 @@ from relialint.deployment import Deployment
 from relialint.facts import Fact
 from relialint.files import READER_MODULES, Reader, _opener, discover, read_file, reader, readers
 from relialint.findings import evaluate, selected
-from relialint.readers.located import FileResult, ReadError, read_text
+from relialint.readers.located import FileResult, ReadError, lone_surrogate, read_text
 from relialint.results import SEVERITY_RANK, Finding, Options, RunResult, Suppressed, Target, UsageError
 from relialint.targets import apply_target, finish, shared_memory, target_facts
 
@@ -124,6 +124,10 @@ def lint_text(text: str, display: str, kind: str, options: Options) -> RunResult
     """Lint a buffer as if it were the file ``display`` (stdin, editors)."""
     session = Session(options)
     session.run.files = 1
+    bad = lone_surrogate(text, display)
+    if bad is not None:
+        session.run.errors.append(bad)
+        return session.finish()
     try:
         result = read_file(text, display, kind)
     except (Exception, RecursionError, MemoryError) as exc:

@@ -147,6 +147,8 @@ def _facts(values: Sequence[str] | None) -> dict[str, str]:
 
 def _echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
     stream = sys.stderr if err else sys.stdout
+    if stream is None:  # closed when relialint started (`2>&-`): nowhere to say it
+        return
     stream.write(text + ("\n" if nl else ""))
     stream.flush()
 
@@ -562,6 +564,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     name = args[0] if args[0] in COMMANDS else "check"
     rest = args[1:] if args[0] in COMMANDS else args
+    closed = _closed_streams(name)
+    if closed:
+        _echo(f"relialint: error: {closed} is closed; relialint {name} needs it", err=True)
+        return 2
     build, run = COMMANDS[name]
     parser = build()
     parser.add_argument("-h", "--help", action="help", help=HELP)
@@ -572,6 +578,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         _echo(parser.format_usage() + f"Try 'relialint {name} -h' for help.", err=True)
         _echo(f"relialint: error: {exc}", err=True)
         return 2
+
+
+def _closed_streams(name: str) -> str | None:
+    """The standard stream a command needs that was closed when relialint started (``>&-``, ``<&-``): standard
+    output for every command that reports, standard input too for the language server (``check -`` says so
+    itself, with its usage)."""
+    if sys.stdout is None:
+        return "standard output"
+    if name == "lsp" and sys.stdin is None:
+        return "standard input"
+    return None
 
 
 def _last_resort(run: Callable[[argparse.Namespace], int], namespace: argparse.Namespace) -> int:

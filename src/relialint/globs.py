@@ -14,6 +14,7 @@ folder matches everything under it.
 
 from __future__ import annotations
 
+from collections.abc import Set
 from functools import lru_cache
 
 _LITERAL, _ONE, _STAR, _ANY, _FOLDERS = range(5)
@@ -51,7 +52,7 @@ def compile_glob(pattern: str) -> tuple[Step, ...]:
     return tuple(steps)
 
 
-def _closure(states: set[int], steps: tuple[Step, ...]) -> set[int]:
+def _closure(states: Set[int], steps: tuple[Step, ...]) -> set[int]:
     """``states`` with every state reached without reading a character: the star steps may match nothing.
 
     A state is ``2 * i`` (about to take step ``i``) or ``2 * i + 1`` (inside a ``**/`` step: it ends only at a
@@ -69,7 +70,7 @@ def _closure(states: set[int], steps: tuple[Step, ...]) -> set[int]:
     return out
 
 
-def _step(states: set[int], char: str, steps: tuple[Step, ...]) -> set[int]:
+def _step(states: Set[int], char: str, steps: tuple[Step, ...]) -> set[int]:
     out: set[int] = set()
     for state in states:
         index = state // 2
@@ -94,16 +95,40 @@ def _step(states: set[int], char: str, steps: tuple[Step, ...]) -> set[int]:
     return _closure(out, steps)
 
 
+class Glob:
+    """One glob, matched against many paths: the sets of live states met are numbered as they come, and each
+    step from a set on a character is worked out once (a lazy deterministic automaton), so that a path costs a
+    lookup per character. At most ``MAX_STEPS`` steps are kept; past them the table starts again (each step is
+    still at most the glob's length of work)."""
+
+    MAX_STEPS = 4096
+
+    def __init__(self, pattern: str) -> None:
+        self.steps = compile_glob(pattern)
+        self.accept = 2 * len(self.steps)
+        self.start = frozenset(_closure({0}, self.steps))
+        self._next: dict[tuple[frozenset[int], str], frozenset[int]] = {}
+
+    def match(self, rel: str) -> bool:
+        """Whether ``rel`` (a POSIX path relative to the configuration's folder) matches, or lies in a folder that
+        does; linear in ``len(rel) * len(pattern)`` at worst, one lookup per character once the steps are known."""
+        states = self.start
+        for char in rel:
+            if char == "/" and self.accept in states:
+                return True  # the folder so far matches: everything under it does
+            key = (states, char)
+            after = self._next.get(key)
+            if after is None:
+                if len(self._next) >= self.MAX_STEPS:
+                    self._next.clear()
+                after = self._next[key] = frozenset(_step(states, char, self.steps))
+            if not after:
+                return False
+            states = after
+        return self.accept in states
+
+
 def glob_match(pattern: str, rel: str) -> bool:
     """Whether a POSIX path relative to the configuration's folder matches ``pattern``, or lies in a folder that
     does (see the module's docstring); linear in ``len(rel) * len(pattern)``."""
-    steps = compile_glob(pattern)
-    accept = 2 * len(steps)
-    states = _closure({0}, steps)
-    for char in rel:
-        if char == "/" and accept in states:
-            return True  # the folder so far matches: everything under it does
-        states = _step(states, char, steps)
-        if not states:
-            return False
-    return accept in states
+    return Glob(pattern).match(rel)

@@ -207,7 +207,7 @@ class RelialintServer(Server):
         document.apply_all(changes)
         version = params["textDocument"].get("version")
         document.version = version if _integer(version) else None
-        self.due[uri] = self.debounce.due(uri, self.clock(), len(document))
+        self.due[uri] = self.debounce.due(uri, self.clock(), document.size_hint())
 
     def on_save(self, params: Any) -> None:
         uri = document_uri(params)

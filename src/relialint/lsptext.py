@@ -99,13 +99,31 @@ def document_uri(params: Any) -> str:
 
 class Document:
     """One open document: its URI, text and version. The text is a ``Rope``: an edit costs the edit, however
-    large the document (``lsprope``)."""
+    large the document (``lsprope``). Edits are checked when they come and applied when the text is next read
+    (to lint it, or to place a diagnostic): a request that comes after a burst of edits does not wait for them."""
+
+    MAX_PENDING = 10_000
+    """Edits kept unapplied at most; past them they are applied (each still costs only itself)."""
 
     def __init__(self, uri: str, text: str, version: int | None, encoding: str = DEFAULT_ENCODING) -> None:
         self.uri = uri
-        self.rope = Rope(text)
         self.version = version
         self.encoding = encoding
+        self._rope = Rope(text)
+        self._pending: list[dict[str, Any]] = []
+        self._inserted = 0
+
+    @property
+    def rope(self) -> Rope:
+        """The text with every edit received applied."""
+        return self.settle()
+
+    def settle(self) -> Rope:
+        """Apply the edits received and not yet applied, in order; the text with all of them."""
+        pending, self._pending, self._inserted = self._pending, [], 0
+        for change in pending:
+            self._apply(change)
+        return self._rope
 
     @property
     def text(self) -> str:
@@ -115,23 +133,29 @@ class Document:
     def __len__(self) -> int:
         return len(self.rope)
 
+    def size_hint(self) -> int:
+        """The length of the text, give or take what the edits not yet applied delete (nothing is applied)."""
+        return len(self._rope) + self._inserted
+
     def line_text(self, line: int) -> str:
         """Line ``line`` (0-based) without its line break; empty past the end."""
-        if line >= self.rope.line_count():
+        rope = self.rope
+        if line >= rope.line_count():
             return ""
-        return self.rope.slice(self.rope.line_start(line), self.rope.line_end(line))
+        return rope.slice(rope.line_start(line), rope.line_end(line))
 
     def offset(self, where: tuple[int, int]) -> int:
         """The offset in the text of a position in client units (past the last line: the end of the text; past
         the end of a line: the end of that line). Only the pieces of the line up to the position are read."""
+        rope = self.rope
         line, character = where
-        if line >= self.rope.line_count():
-            return len(self.rope)
-        start, end = self.rope.line_start(line), self.rope.line_end(line)
+        if line >= rope.line_count():
+            return len(rope)
+        start, end = rope.line_start(line), rope.line_end(line)
         if self.encoding == "utf-32":
             return min(start + character, end)
         remaining = character
-        for offset, piece in self.rope.pieces(start, end):
+        for offset, piece in rope.pieces(start, end):
             size = units(piece, self.encoding)
             if remaining <= size:
                 return offset + code_points(piece, remaining, self.encoding)
@@ -141,34 +165,38 @@ class Document:
     def client_position(self, line: int, column: int) -> dict[str, int]:
         """A 0-based line and code-point column as a protocol ``Position`` in client units (a line past the end
         as given)."""
-        if line >= self.rope.line_count():
+        rope = self.rope
+        if line >= rope.line_count():
             return {"line": line, "character": column}
-        start, end = self.rope.line_start(line), self.rope.line_end(line)
-        before = self.rope.slice(start, min(start + column, end))
+        start, end = rope.line_start(line), rope.line_end(line)
+        before = rope.slice(start, min(start + column, end))
         return {"line": line, "character": units(before, self.encoding) + max(column - (end - start), 0)}
 
     def apply_all(self, changes: list[Any]) -> None:
         """The changes of one ``didChange``, in order: all of them, or (one malformed) none. Each ``change`` is
-        checked before any is made, so nothing has to be undone."""
+        checked before any is kept, so nothing has to be undone; they are applied when the text is read."""
         for change in changes:
             _check_change(change)
         for change in changes:
-            self._apply(change)
+            if change.get("range") is None:  # the whole text: what came before it no longer matters
+                self._rope, self._pending, self._inserted = Rope(change["text"]), [], 0
+            else:
+                self._pending.append(change)
+                self._inserted += len(change["text"])
+        if len(self._pending) > self.MAX_PENDING:
+            self.settle()  # the edits kept stay bounded
 
     def apply(self, change: Any) -> None:
-        """One ``TextDocumentContentChangeEvent``: the whole text, or a range replaced."""
-        _check_change(change)
-        self._apply(change)
+        """One ``TextDocumentContentChangeEvent``: the whole text, or a range replaced (applied at once)."""
+        self.apply_all([change])
+        self.settle()
 
     def _apply(self, change: dict[str, Any]) -> None:
-        if change.get("range") is None:
-            self.rope = Rope(change["text"])
-            return
         start, end = span(change["range"], "contentChanges.range")
         first, last = self.offset(start), self.offset(end)
         if last < first:
             first, last = last, first
-        self.rope.replace(first, last, change["text"])
+        self._rope.replace(first, last, change["text"])
 
 
 def _check_change(change: Any) -> None:

@@ -174,7 +174,9 @@ def test_a_facts_file_never_holds_a_number_that_is_not_finite() -> None:
 
 @pytest.mark.parametrize(("name", "capture"), [
     ("q.csv", CSV_HEADER + "".join(_csv_row(i) for i in range(20_000))),
-    ("q.xml", _xml(10_000)),
+    ("q.xml", '<?xml version="1.0" ?>\n<nvidia_smi_log>\n' + "".join(
+        f'<gpu id="{i}"><uuid>GPU-{i:08d}</uuid><utilization><gpu_util>99 %</gpu_util></utilization></gpu>\n'
+        for i in range(20_000)) + "</nvidia_smi_log>\n"),
     ("metric.json", _amd_json(20_000)),
 ])
 def test_probe_time_is_linear_in_the_gpus(tmp_path: Path, name: str, capture: str) -> None:

@@ -15,6 +15,7 @@ import pytest
 from relialint import __version__
 from tests.cli_run import Result, invoke
 from tests.conftest import ROOT
+from tests.work import HANG_S
 
 EXAMPLE = "examples/serve-cmd.sh"
 INTERNAL = ("relialint: internal error (RuntimeError); nothing was reported. Please report it with the input that "
@@ -235,15 +236,15 @@ def test_python_dash_m_and_the_installed_script() -> None:
     assert script.value == "relialint.cli:main"
     assert script.load() is main
     module = subprocess.run([sys.executable, "-m", "relialint", "--version"], capture_output=True, text=True,
-                            env=_env(), cwd=ROOT, timeout=60, check=False)
+                            env=_env(), cwd=ROOT, timeout=HANG_S, check=False)
     assert (module.returncode, module.stdout, module.stderr) == (0, f"relialint, version {__version__}\n", "")
     installed = shutil.which("relialint", path=str(Path(sys.executable).parent))
     if installed is not None:
         proc = subprocess.run([installed, EXAMPLE, "--gpu", "RTX 4090", "--select", "RL101"], capture_output=True,
-                              text=True, cwd=ROOT, timeout=60, check=False)
+                              text=True, cwd=ROOT, timeout=HANG_S, check=False)
         assert (proc.returncode, proc.stdout.splitlines()[-1], proc.stderr) == (
             1, "1 file, 1 deployment: 1 definite, 0 possible, 0 errors", "")
         bad = subprocess.run([installed, EXAMPLE, "--os", "beos"], capture_output=True, text=True, cwd=ROOT,
-                             timeout=60, check=False)
+                             timeout=HANG_S, check=False)
         assert (bad.returncode, bad.stdout, bad.stderr.splitlines()[-1]) == (
             2, "", "relialint: error: Invalid value for '--os': 'beos' is not one of 'linux', 'windows', 'macos'.")

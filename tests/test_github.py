@@ -12,6 +12,7 @@ import pytest
 from relialint.report.github import escape_data, escape_property
 from tests.cli_run import invoke
 from tests.conftest import ROOT
+from tests.work import HANG_S
 
 SCRIPT = (ROOT / "examples" / "serve-cmd.sh").read_text()
 FIX = ("Serve NVFP4 checkpoints with `--dtype float16` (or `--dtype half`) on GPUs below compute capability 10.0. "
@@ -88,7 +89,7 @@ def _text_through_a_terminal(env: dict[str, str], cwd: Path) -> bytes:
         if not data:
             break
         chunks.append(data)
-    proc.wait(timeout=60)
+    proc.wait(timeout=HANG_S)
     os.close(parent)
     return b"".join(chunks)
 

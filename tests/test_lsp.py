@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Any
@@ -276,31 +275,6 @@ async def test_unknown_gpu_setting_is_reported_not_fatal(client: LanguageClient,
     assert any(m.startswith("relialint settings:") and "RTX 9999" in m for m in messages)
     diagnostics = await change(client, path, 2, SERVE_CMD + "\nvllm serve x --dtype\n")
     assert diagnostics  # still answering
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "relialint.cli", "lsp"]))
-async def debounced(lsp_client: LanguageClient) -> Any:
-    params = types.InitializeParams(capabilities=types.ClientCapabilities(),
-                                    initialization_options={"gpu": "RTX 4090", "debounceMs": 10_000})
-    await lsp_client.initialize_session(params)
-    yield
-    await lsp_client.shutdown_session()
-
-
-async def test_a_cheap_lint_is_not_held_back_by_the_debounce(debounced: LanguageClient, tmp_path: Path) -> None:
-    # a 10 s debounce: a lint of this script takes milliseconds (far under a quarter of it), so each edit is
-    # linted at once; the exact rule, and coalescing under load, are in test_lsp_server.py with a fake clock
-    client = debounced
-    path = tmp_path / "serve-cmd.sh"
-    await open_doc(client, path, SERVE_CMD)
-    uri = path.as_uri()
-    for version, dtype in ((2, "float16"), (3, "bfloat16")):
-        client.text_document_did_change(types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            [types.TextDocumentContentChangeWholeDocument(text=SERVE_CMD.replace("bfloat16", dtype))]))
-        params = await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 5)
-        assert params.version == version
-        assert [d.code for d in params.diagnostics] == ([] if dtype == "float16" else ["RL101"])
 
 
 K8S_H100 = """\

@@ -14,13 +14,20 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from relialint.lsp import MAX_DOCUMENT_CHARS
+from tests.work import HANG_S
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 SERVE = "vllm serve Qwen/Qwen2.5-72B-Instruct --kv-cache-dtype fp8\n"
-ANSWER_S = 60
+ANSWER_S = HANG_S
+"""How long to wait for an answer: a guard against a server that stopped answering, not a measure of speed."""
+CPU_S = 8
+"""CPU seconds the server may spend over one test (the dearest, a 1 MB line and a 200 KB open quote, takes about
+2.5): a case whose bound is gone (the 1 MB line read word by word: 14 s) runs past it, and the server is ended."""
+SERVER = [sys.executable, "-c", "import resource, sys; resource.setrlimit(resource.RLIMIT_CPU, "
+          f"({CPU_S}, {CPU_S + 5})); from relialint.cli import main; sys.exit(main(['lsp']))"]
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "relialint.cli", "lsp"]))
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
 async def client(lsp_client: LanguageClient) -> Any:
     params = types.InitializeParams(capabilities=types.ClientCapabilities(),
                                     initialization_options={"gpu": "A100", "select": ["RL105"], "debounceMs": 0})
@@ -114,7 +121,7 @@ async def test_a_one_megabyte_line_and_an_open_quote(client: LanguageClient, tmp
     assert {d.code for d in env} <= {"RL105"}  # answered: the open quote is a reader warning, not a hang
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "relialint.cli", "lsp"]))
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
 async def badly_configured(lsp_client: LanguageClient) -> Any:
     params = types.InitializeParams(capabilities=types.ClientCapabilities(), initialization_options={
         "select": 5, "gpu": ["A100"], "facts": 3, "debounceMs": "soon"})

@@ -21,6 +21,7 @@ from relialint.lspframe import Frames
 from relialint.lsprpc import Output, process, serve
 from relialint.lsptext import Document, InvalidParams, choose_encoding, path_of
 from tests.conftest import ROOT
+from tests.work import HANG_S
 
 SERVE_CMD = (ROOT / "examples" / "serve-cmd.sh").read_text(encoding="utf-8")
 
@@ -144,7 +145,8 @@ def test_a_lint_slowed_by_a_busy_machine_is_not_dear(tmp_path: Path, monkeypatch
     # the cost is the server's CPU time: half a second on the clock spent waiting (as for a CPU that other work
     # holds) costs nothing, so the next edit is still linted at once
     out = Recorder()
-    server = RelialintServer(out)
+    clock = Clock()  # the debounce's clock, moved by hand; what a lint costs is the server's real CPU time
+    server = RelialintServer(out, clock)
     real = server.lint_document
 
     def waiting(document: Document) -> list[dict[str, Any]]:
@@ -155,13 +157,48 @@ def test_a_lint_slowed_by_a_busy_machine_is_not_dear(tmp_path: Path, monkeypatch
     server.handle(initialize({"gpu": "RTX 4090", "debounceMs": 1000}))
     uri = (tmp_path / "serve-cmd.sh").as_uri()
     server.handle(did_open(uri, SERVE_CMD))
-    server.run_due(time.monotonic())
+    server.run_due(clock())
     for version in (2, 3):
+        clock.now += 10
         server.handle(did_change(uri, version, SERVE_CMD + "\n" * version))
-        due = server.next_due()
-        assert due is not None and due <= time.monotonic()  # at once, not a second later
-        server.run_due(time.monotonic())
+        assert server.next_due() == clock.now  # at once, not a second later
+        server.run_due(clock())
     assert out.published() == [(1, ["RL101"]), (2, ["RL101"]), (3, ["RL101"])]
+
+
+def test_a_cheap_lint_is_not_held_back_by_the_debounce(tmp_path: Path) -> None:
+    """A 10 s debounce, on a clock that never moves: a lint held back for it never runs. A lint of this script
+    costs milliseconds of CPU (far under a quarter of the debounce), so each edit is linted at once, by the real
+    message loop and the real cost clock; the exact rule, and coalescing under load, are in the tests above."""
+    published: queue.Queue[dict[str, Any]] = queue.Queue()
+
+    class Published(Output):
+        def __init__(self) -> None:
+            pass
+
+        def send(self, message: dict[str, Any]) -> None:
+            if message.get("method") == "textDocument/publishDiagnostics":
+                published.put(message["params"])
+
+    incoming: queue.Queue[Any] = queue.Queue()
+    server = RelialintServer(Published(), clock=lambda: 0.0)
+    loop = threading.Thread(target=process, args=(server, incoming, lambda: 0.0), daemon=True)
+    loop.start()
+    uri = (tmp_path / "serve-cmd.sh").as_uri()
+    incoming.put({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "capabilities": {}, "initializationOptions": {"gpu": "RTX 4090", "debounceMs": 10_000}}})
+    incoming.put({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": uri, "languageId": "sh", "version": 1, "text": SERVE_CMD}}})
+    assert published.get(timeout=HANG_S)["version"] == 1
+    for version, dtype in ((2, "float16"), (3, "bfloat16"), (4, "float16")):
+        incoming.put({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": {"uri": uri, "version": version},
+            "contentChanges": [{"text": SERVE_CMD.replace("bfloat16", dtype)}]}})
+        params = published.get(timeout=HANG_S)  # a lint held back would wait for a clock that never moves
+        assert params["version"] == version
+        assert [d.get("code") for d in params["diagnostics"]] == ([] if dtype == "float16" else ["RL101"])
+    incoming.put(None)
+    loop.join(HANG_S)
 
 
 def test_edits_received_while_busy_are_linted_once_at_their_last_version(tmp_path: Path) -> None:
@@ -175,12 +212,12 @@ def test_edits_received_while_busy_are_linted_once_at_their_last_version(tmp_pat
     # all of it had arrived before the loop ran (as while a lint runs): handled in order, then one lint
     loop = threading.Thread(target=process, args=(RelialintServer(out), incoming))
     loop.start()
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + HANG_S  # a guard against a hang, not a measure of speed
     while not out.published() and time.monotonic() < deadline:
         time.sleep(0.01)
     incoming.put({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
     incoming.put({"jsonrpc": "2.0", "method": "exit"})
-    loop.join(60)
+    loop.join(HANG_S)
     assert out.published() == [(5, [])]
     assert [m.get("id", m.get("method")) for m in out.sent] == [1, "textDocument/publishDiagnostics", 2]
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.work import HANG_S
 
 SCRIPT = (ROOT / "examples" / "serve-cmd.sh").read_text()
 GIT = ["git", "-c", "user.email=test@example.invalid", "-c", "user.name=test", "-c", "commit.gpgsign=false"]
@@ -42,7 +43,7 @@ def _try_repo(project: Path, hooks_repo: Path, home: Path) -> subprocess.Complet
     env.pop("VIRTUAL_ENV", None)
     return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(hooks_repo), "relialint",
                            "--all-files", "--color", "never"], cwd=project, env=env, capture_output=True,
-                          text=True, timeout=900)
+                          text=True, timeout=HANG_S)
 
 
 @pytest.mark.slow

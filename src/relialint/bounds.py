@@ -68,6 +68,19 @@ def _json_int(text: str) -> int:
     return int(text)
 
 
+_DIGITS = lazyre.compile(r"\d+")
+
+
+def long_integer_at(text: str) -> tuple[int, int] | None:
+    """The 1-based line and column where the first run of more than ``MAX_INT_DIGITS`` digits starts (each run
+    is looked at once: linear time)."""
+    for found in _DIGITS.finditer(text):
+        if found.end() - found.start() > MAX_INT_DIGITS:
+            start = found.start()
+            return text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
+    return None
+
+
 def json_loads(text: str) -> Any:
     """``json.loads`` that cannot recurse without bound or convert a huge integer (``BoundError``, a ``ValueError``)."""
     if depth(text) > MAX_DEPTH:
@@ -251,6 +264,31 @@ def regex_problem(pattern: str) -> str | None:
     if len(groups) != 1:
         return "an unbalanced parenthesis"
     return None
+
+
+def too_many_words(result: Any, span: Any) -> None:
+    """The warning, once per place, that a command's words past ``MAX_WORDS`` were not read (from ``span`` on)."""
+    from relialint.readers.located import ReadError
+
+    warning = ReadError(span.path, span.line, span.column,
+                        f"a command of more than {MAX_WORDS} words; the rest of it is not read", "warning")
+    if warning not in result.errors:
+        result.errors.append(warning)
+
+
+def bound_words(result: Any) -> None:
+    """Every command of a read file holds at most ``MAX_WORDS`` words and a last word that stands, unknown, for the
+    rest (whichever reader read it): a longer one is cut there, with the warning."""
+    from relialint.readers.located import Word
+
+    for command in result.commands:
+        argv = command.argv
+        if len(argv) > MAX_WORDS + 1 or (len(argv) == MAX_WORDS + 1 and not argv[MAX_WORDS].splice):
+            span = argv[MAX_WORDS].span
+            del argv[MAX_WORDS:]
+            argv.append(Word(None, span, splice=True))
+            command.argv_complete = False
+            too_many_words(result, span)
 
 
 def too_many_commands(result: Any, span: Any) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import stat
 import sys
@@ -100,6 +101,8 @@ def _check_float(option: str, value: str, minimum: float) -> float:
         number = float(value)
     except ValueError:
         _invalid(option, f"{value!r} is not a valid float.")
+    if not math.isfinite(number):
+        _invalid(option, f"{value!r} is not a finite number.")
     if number < minimum:
         _invalid(option, f"{number} is not in the range x>={minimum}.")
     return number
@@ -166,6 +169,8 @@ def _echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
     """Write human-readable text: echoed strings were passed through ``field`` where they were put in; ``lines``
     makes sure no line reads as a workflow command and no raw control character is left (``printable``)."""
     stream = sys.stderr if err else sys.stdout
+    if stream is None:  # closed when relialint started (`2>&-`): nowhere to say it
+        return
     stream.write(lines(text) + ("\n" if nl else ""))
     stream.flush()
 
@@ -605,6 +610,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     name = args[0] if args[0] in COMMANDS else "check"
     rest = args[1:] if args[0] in COMMANDS else args
+    closed = _closed_streams(name)
+    if closed:
+        _echo(f"relialint: error: {closed} is closed; relialint {name} needs it", err=True)
+        return 2
     build, run = COMMANDS[name]
     parser = build()
     parser.add_argument("-h", "--help", action="help", help=HELP)
@@ -615,6 +624,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         _echo(parser.format_usage() + f"Try 'relialint {name} -h' for help.", err=True)
         _echo(f"relialint: error: {field(str(exc))}", err=True)
         return 2
+
+
+def _closed_streams(name: str) -> str | None:
+    """The standard stream a command needs that was closed when relialint started (``>&-``, ``<&-``): standard
+    output for every command that reports, standard input too for the language server (``check -`` says so
+    itself, with its usage)."""
+    if sys.stdout is None:
+        return "standard output"
+    if name == "lsp" and sys.stdin is None:
+        return "standard input"
+    return None
 
 
 def _last_resort(run: Callable[[argparse.Namespace], int], namespace: argparse.Namespace) -> int:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 import sys
-from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from relialint import bounds
+from relialint.globs import Glob
+from relialint.globs import glob_match as glob_match  # where the tests and callers have found it
 from relialint.plain import Frozen, replace
 from relialint.readers.located import read_text
 
@@ -78,21 +79,37 @@ class Config:
         self.settings = settings
         self.text = text
         self.section = section
+        self._root: Path | None = None
+        self._relative: dict[str, str | None] = {}
+        self._globs: dict[str, Glob] = {}
 
     @property
     def root(self) -> Path:
         return self.path.parent
 
     def relative(self, file: Path) -> str | None:
-        """``file`` relative to the configuration's folder (POSIX), or ``None`` when it lies outside."""
-        try:
-            return PurePosixPath(file.resolve().relative_to(self.root.resolve()).as_posix()).as_posix()
-        except ValueError:
-            return None
+        """``file`` relative to the configuration's folder (POSIX), or ``None`` when it lies outside. Each file is
+        resolved once (a run asks for each file twice: excluded? then its settings), the folder once."""
+        key = str(file)
+        if key not in self._relative:
+            if self._root is None:
+                self._root = self.root.resolve()
+            try:
+                self._relative[key] = PurePosixPath(file.resolve().relative_to(self._root).as_posix()).as_posix()
+            except ValueError:
+                self._relative[key] = None
+        return self._relative[key]
+
+    def matches(self, pattern: str, rel: str) -> bool:
+        """``globs.glob_match``, each glob compiled once for the run (its steps learnt over every file)."""
+        glob = self._globs.get(pattern)
+        if glob is None:
+            glob = self._globs[pattern] = Glob(pattern)
+        return glob.match(rel)
 
     def excluded(self, file: Path) -> bool:
         rel = self.relative(file)
-        return rel is not None and any(glob_match(p, rel) for p in self.settings.exclude)
+        return rel is not None and any(self.matches(p, rel) for p in self.settings.exclude)
 
     def locate(self, *loc: str | int) -> tuple[int, int]:
         return locate(self.text, self.section, loc)
@@ -178,9 +195,7 @@ def load(path: Path) -> Config:
         line, column = (int(m.group(1)), int(m.group(2))) if m else (1, 1)
         raise ConfigError(display, line, column, f"invalid TOML: {str(exc).split(' (at line')[0]}") from exc
     except ValueError as exc:  # an integer past Python's conversion limit
-        big = re.search(rf"\d{{{bounds.MAX_INT_DIGITS + 1},}}", text)
-        line, column = (text.count("\n", 0, big.start()) + 1, big.start() - text.rfind("\n", 0, big.start())) \
-            if big else (1, 1)
+        line, column = bounds.long_integer_at(text) or (1, 1)
         raise ConfigError(display, line, column, f"invalid TOML: integer of more than {bounds.MAX_INT_DIGITS} "
                                                  "digits") from exc
     if path.name == "pyproject.toml":
@@ -283,7 +298,7 @@ def effective(config: Config | None, file: Path) -> Effective:
     rel = config.relative(file)
     blocks: list[_Common] = [config.settings]
     if rel is not None:
-        blocks.extend(o for o in config.settings.overrides if any(glob_match(p, rel) for p in o.paths))
+        blocks.extend(o for o in config.settings.overrides if any(config.matches(p, rel) for p in o.paths))
     base = TargetSpec()
     targets: list[TargetSpec] | None = None
     for block in blocks:
@@ -318,7 +333,7 @@ def effective(config: Config | None, file: Path) -> Effective:
         out.targets = [base]
     if rel is not None:
         out.suppressions = [(i, s) for i, s in enumerate(config.settings.suppress)
-                            if any(glob_match(p, rel) for p in s.paths)]
+                            if any(config.matches(p, rel) for p in s.paths)]
     return out
 
 
@@ -330,12 +345,15 @@ class Finder:
         self._folders: dict[str, str | None] = {}
         self._loaded: dict[str, Config] = {}
         self._for: dict[str, Config | None] = {}
+        self._cwd: Path | None = None
 
     def _load(self, path: Path) -> Config:
-        key = str(path.resolve())
-        if key not in self._loaded:
-            self._loaded[key] = load(path)
-        return self._loaded[key]
+        if str(path) not in self._loaded:  # one configuration for the many files under it: resolved once
+            key = str(path.resolve())
+            if key not in self._loaded:
+                self._loaded[key] = load(path)
+            self._loaded[str(path)] = self._loaded[key]
+        return self._loaded[str(path)]
 
     def config_for(self, file: Path) -> Config | None:
         if self.isolated:
@@ -348,51 +366,11 @@ class Finder:
             if found is None:
                 self._for[key] = None
             else:
-                cwd = Path.cwd().resolve()
+                if self._cwd is None:
+                    self._cwd = Path.cwd().resolve()
+                cwd = self._cwd
                 self._for[key] = self._load(found.relative_to(cwd) if found.is_relative_to(cwd) else found)
         return self._for[key]
-
-
-# -- globs ----------------------------------------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=512)
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    pattern = pattern.strip().removeprefix("./")
-    anchored = "/" in pattern.rstrip("/")
-    if pattern.endswith("/"):
-        pattern += "**"
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    body = "".join(out)
-    return re.compile(body if anchored else f"(?:.*/)?{body}")
-
-
-def glob_match(pattern: str, rel: str) -> bool:
-    """Match a POSIX path relative to the configuration's folder. A pattern without ``/`` matches a name at any
-    depth (``*.sh``), one with ``/`` matches from the folder (``deploy/b200/**``); ``**`` spans folders, and a
-    pattern that names a folder matches everything under it."""
-    regex = _glob_regex(pattern)
-    if regex.fullmatch(rel):
-        return True
-    parts = rel.split("/")
-    return any(regex.fullmatch("/".join(parts[:n])) for n in range(1, len(parts)))
 
 
 # -- locating keys in TOML text -------------------------------------------------------------------------------------

@@ -63,6 +63,7 @@ def read_file(text: str, display: str, kind: str) -> FileResult:
     if len(result.commands) > bounds.MAX_COMMANDS:
         bounds.too_many_commands(result, result.commands[bounds.MAX_COMMANDS].span)
         del result.commands[bounds.MAX_COMMANDS:]
+    bounds.bound_words(result)
     _unicode_dashes(result)
     return result
 

@@ -16,7 +16,7 @@ from relialint.facts import Fact
 from relialint.files import READER_MODULES, Reader, _opener, discover, read_file, reader, readers
 from relialint.findings import evaluate, selected
 from relialint.reach import Reach, limited_to
-from relialint.readers.located import FileResult, ReadError, read_text
+from relialint.readers.located import FileResult, ReadError, lone_surrogate, read_text
 from relialint.results import SEVERITY_RANK, Finding, Options, RunResult, Suppressed, Target, UsageError
 from relialint.targets import apply_target, finish, shared_memory, target_facts
 
@@ -127,6 +127,10 @@ def lint_text(text: str, display: str, kind: str, options: Options) -> RunResult
     """Lint a buffer as if it were the file ``display`` (stdin, editors)."""
     session = Session(options, [display])
     session.run.files = 1
+    bad = lone_surrogate(text, display)
+    if bad is not None:
+        session.run.errors.append(bad)
+        return session.finish()
     try:
         with limited_to(session.reach_for(Path(display))):
             result = read_file(text, display, kind)
@@ -213,6 +217,7 @@ class Session:
         self.cli_targets = [(t.gpu or f"target {i + 1}" if len(targets) > 1 else None, target_facts(t))
                             for i, t in enumerate(targets)]
         self.configured: dict[tuple[str, int], _Configured] = {}
+        self._targets: dict[tuple[Any, ...], dict[str, Fact]] = {}
         self.linted: list[str] = []
         from relialint.config import Finder
 
@@ -230,6 +235,29 @@ class Session:
                 self.baseline = suppress.load_baseline(baseline)
             except suppress.BaselineError as exc:
                 raise UsageError(str(exc)) from exc
+
+    def _configured_facts(self, spec: Any) -> dict[str, Fact]:
+        """A configured target as facts, made once per run (every file under one configuration shares its targets).
+        A facts file that cannot be used is an error of its own, reported once where the file goes wrong; the
+        files are linted with the rest of the target."""
+        from relialint import config
+        from relialint.targets import FactsFileError
+
+        facts = {k: config.fact_text(v) for k, v in spec.facts.items()}
+        key = (spec.gpu, spec.engine_version, spec.os, tuple(facts.items()), spec.facts_file)
+        found = self._targets.get(key)
+        if found is None:
+            target = Target(spec.gpu, spec.engine_version, spec.os, facts, origin="configuration",
+                            facts_file=Path(spec.facts_file) if spec.facts_file else None)
+            try:
+                found = target_facts(target)
+            except FactsFileError as exc:
+                self.run.errors.append(ReadError(exc.path, exc.line, exc.column, f"{exc.message} (a facts file "
+                                                 "the configuration names; its facts are not used)"))
+                target.facts_file = None
+                found = target_facts(target)
+            self._targets[key] = found
+        return found
 
     def _config(self, file: Path) -> Any:
         return self.finder.config_for(file)
@@ -318,12 +346,7 @@ class Session:
             return
 
         # the targets: configuration below the command line, directives in the file above both
-        configured = []
-        for t in eff.targets:
-            facts = {k: config.fact_text(v) for k, v in t.facts.items()}
-            configured.append((t.label() if len(eff.targets) > 1 else None,
-                               target_facts(Target(t.gpu, t.engine_version, t.os, facts, origin="configuration",
-                                                   facts_file=Path(t.facts_file) if t.facts_file else None))))
+        configured = [(t.label() if len(eff.targets) > 1 else None, self._configured_facts(t)) for t in eff.targets]
         if len(self.cli_targets) > 1:
             combos = [(label, _over(configured[0][1], given)) for label, given in self.cli_targets]
         elif "gpu.model" in self.cli_targets[0][1]:

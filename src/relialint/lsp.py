@@ -207,7 +207,7 @@ class RelialintServer(Server):
         document.apply_all(changes)
         version = params["textDocument"].get("version")
         document.version = version if _integer(version) else None
-        self.due[uri] = self.debounce.due(uri, self.clock())
+        self.due[uri] = self.debounce.due(uri, self.clock(), document.size_hint())
 
     def on_save(self, params: Any) -> None:
         uri = document_uri(params)
@@ -224,14 +224,15 @@ class RelialintServer(Server):
         self.out.notify("textDocument/publishDiagnostics", {"uri": uri, "diagnostics": []})
 
     def on_configuration(self, params: Any) -> None:
-        """New settings replace the old ones; an empty notification (no settings) keeps them and re-lints."""
+        """New settings replace the old ones; an empty notification (no settings) keeps them and re-lints. Every
+        open document is due at once, linted one at a time between messages: a flood of changes is linted once,
+        and requests are answered in between."""
         raw = params.get("settings") if isinstance(params, dict) else None
         if raw:
             problems: list[str] = []
             self.settings = Settings.parse(raw, problems)
             self.tell(problems)
-        for uri in list(self.documents):
-            self.lint_and_publish(uri)
+        self.due.update(dict.fromkeys(self.documents, self.clock()))
 
     # -- linting ----------------------------------------------------------------------------------------------------
 
@@ -239,9 +240,14 @@ class RelialintServer(Server):
         return min(self.due.values(), default=None)
 
     def run_due(self, now: float) -> None:
-        for uri, when in sorted(self.due.items(), key=lambda item: item[1]):
-            if when <= now:
-                self.lint_and_publish(uri)
+        """Lint the document due first, if it is due: one lint, then back to the messages (``lsprpc.process``
+        calls again while one is due), so that a request waits for one lint at most, never for every open
+        document."""
+        if not self.due:
+            return
+        uri = min(self.due, key=self.due.__getitem__)
+        if self.due[uri] <= now:
+            self.lint_and_publish(uri)
 
     def lint_and_publish(self, uri: str) -> None:
         self.due.pop(uri, None)
@@ -293,7 +299,9 @@ class RelialintServer(Server):
         diagnostics = [self.diagnostic(document, f) for f in findings]
         self.good[uri] = [*diagnostics, *(_note_diagnostic(document, display, note) for note in run.notes)]
         self.linted[uri] = Linted(document.version, text, display, kind, run, findings, diagnostics)
-        return self.good[uri]
+        # errors of another file the lint read (a facts file the configuration names), at the top of the buffer
+        elsewhere = [_file_diagnostic(f"{e.path}:{e.line}:{e.column}: {e.message}", ERROR) for e in run.errors]
+        return [*self.good[uri], *elsewhere]
 
     def diagnostic(self, document: Document, finding: Finding) -> Diagnostic:
         severity = _SEVERITY.get(finding.severity, INFORMATION)

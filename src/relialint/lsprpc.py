@@ -89,7 +89,7 @@ class Server:
         return None
 
     def run_due(self, now: float) -> None:
-        """Do what is due at ``now``."""
+        """Do one step of what is due at ``now`` (the loop calls again while something is due)."""
 
     def handle(self, message: Any) -> None:
         if not isinstance(message, dict):
@@ -177,8 +177,8 @@ def serve(server: Server, frames: Frames, clock: Callable[[], float] = time.mono
 
 def process(server: Server, incoming: queue.Queue[Any], clock: Callable[[], float] = time.monotonic) -> int:
     """Handle the messages of ``incoming`` (``None``: the end of the stream) and, once every message already
-    received is handled, run what is due. The exit code: 0 after ``shutdown`` and ``exit`` or at the end of the
-    stream, 1 after ``exit`` without ``shutdown``."""
+    received is handled, run one step of what is due (then look for messages again). The exit code: 0 after
+    ``shutdown`` and ``exit`` or at the end of the stream, 1 after ``exit`` without ``shutdown``."""
     while True:
         due = server.next_due()
         try:

@@ -9,10 +9,10 @@ import os
 from typing import Any
 
 from relialint import lazyre
+from relialint.lsprope import Rope
 
 ENCODINGS = ("utf-8", "utf-16", "utf-32")
 DEFAULT_ENCODING = "utf-16"
-_BREAK = lazyre.compile(r"\r\n|\r|\n")
 _DRIVE = lazyre.compile(r"^/[A-Za-z]:")
 
 
@@ -98,66 +98,110 @@ def document_uri(params: Any) -> str:
 
 
 class Document:
-    """One open document: its URI, text and version, and where its lines start."""
+    """One open document: its URI, text and version. The text is a ``Rope``: an edit costs the edit, however
+    large the document (``lsprope``). Edits are checked when they come and applied when the text is next read
+    (to lint it, or to place a diagnostic): a request that comes after a burst of edits does not wait for them."""
+
+    MAX_PENDING = 10_000
+    """Edits kept unapplied at most; past them they are applied (each still costs only itself)."""
 
     def __init__(self, uri: str, text: str, version: int | None, encoding: str = DEFAULT_ENCODING) -> None:
         self.uri = uri
-        self.text = text
         self.version = version
         self.encoding = encoding
-        self._starts: list[int] | None = None
+        self._rope = Rope(text)
+        self._pending: list[dict[str, Any]] = []
+        self._inserted = 0
 
     @property
-    def starts(self) -> list[int]:
-        """The offset where each line starts (line breaks as the protocol counts them: ``\\r\\n``, ``\\r``,
-        ``\\n``)."""
-        if self._starts is None:
-            self._starts = [0, *(m.end() for m in _BREAK.finditer(self.text))]
-        return self._starts
+    def rope(self) -> Rope:
+        """The text with every edit received applied."""
+        return self.settle()
+
+    def settle(self) -> Rope:
+        """Apply the edits received and not yet applied, in order; the text with all of them."""
+        pending, self._pending, self._inserted = self._pending, [], 0
+        for change in pending:
+            self._apply(change)
+        return self._rope
+
+    @property
+    def text(self) -> str:
+        """The whole text (joined once per version, when it is linted)."""
+        return self.rope.text
+
+    def __len__(self) -> int:
+        return len(self.rope)
+
+    def size_hint(self) -> int:
+        """The length of the text, give or take what the edits not yet applied delete (nothing is applied)."""
+        return len(self._rope) + self._inserted
 
     def line_text(self, line: int) -> str:
         """Line ``line`` (0-based) without its line break; empty past the end."""
-        starts = self.starts
-        if line >= len(starts):
+        rope = self.rope
+        if line >= rope.line_count():
             return ""
-        end = starts[line + 1] if line + 1 < len(starts) else len(self.text)
-        return self.text[starts[line]:end].rstrip("\r\n")
+        return rope.slice(rope.line_start(line), rope.line_end(line))
 
     def offset(self, where: tuple[int, int]) -> int:
-        """The offset in ``text`` of a position in client units (past the last line: the end of the text)."""
+        """The offset in the text of a position in client units (past the last line: the end of the text; past
+        the end of a line: the end of that line). Only the pieces of the line up to the position are read."""
+        rope = self.rope
         line, character = where
-        if line >= len(self.starts):
-            return len(self.text)
-        return self.starts[line] + code_points(self.line_text(line), character, self.encoding)
+        if line >= rope.line_count():
+            return len(rope)
+        start, end = rope.line_start(line), rope.line_end(line)
+        if self.encoding == "utf-32":
+            return min(start + character, end)
+        remaining = character
+        for offset, piece in rope.pieces(start, end):
+            size = units(piece, self.encoding)
+            if remaining <= size:
+                return offset + code_points(piece, remaining, self.encoding)
+            remaining -= size
+        return end
 
     def client_position(self, line: int, column: int) -> dict[str, int]:
         """A 0-based line and code-point column as a protocol ``Position`` in client units (a line past the end
         as given)."""
-        if line >= len(self.starts):
+        rope = self.rope
+        if line >= rope.line_count():
             return {"line": line, "character": column}
-        text = self.line_text(line)
-        return {"line": line, "character": units(text[:column], self.encoding) + max(column - len(text), 0)}
-
-    def apply(self, change: Any) -> None:
-        """One ``TextDocumentContentChangeEvent``: the whole text, or a range replaced."""
-        if not isinstance(change, dict) or not isinstance(change.get("text"), str):
-            raise InvalidParams("a content change must be an object with `text`")
-        if change.get("range") is None:
-            self.text = change["text"]
-        else:
-            start, end = span(change["range"], "contentChanges.range")
-            first, last = self.offset(start), self.offset(end)
-            if last < first:
-                first, last = last, first
-            self.text = self.text[:first] + change["text"] + self.text[last:]
-        self._starts = None
+        start, end = rope.line_start(line), rope.line_end(line)
+        before = rope.slice(start, min(start + column, end))
+        return {"line": line, "character": units(before, self.encoding) + max(column - (end - start), 0)}
 
     def apply_all(self, changes: list[Any]) -> None:
-        """The changes of one ``didChange``, in order: all of them, or (one malformed) none."""
-        text = self.text
-        try:
-            for change in changes:
-                self.apply(change)
-        except InvalidParams:
-            self.text, self._starts = text, None
-            raise
+        """The changes of one ``didChange``, in order: all of them, or (one malformed) none. Each ``change`` is
+        checked before any is kept, so nothing has to be undone; they are applied when the text is read."""
+        for change in changes:
+            _check_change(change)
+        for change in changes:
+            if change.get("range") is None:  # the whole text: what came before it no longer matters
+                self._rope, self._pending, self._inserted = Rope(change["text"]), [], 0
+            else:
+                self._pending.append(change)
+                self._inserted += len(change["text"])
+        if len(self._pending) > self.MAX_PENDING:
+            self.settle()  # the edits kept stay bounded
+
+    def apply(self, change: Any) -> None:
+        """One ``TextDocumentContentChangeEvent``: the whole text, or a range replaced (applied at once)."""
+        self.apply_all([change])
+        self.settle()
+
+    def _apply(self, change: dict[str, Any]) -> None:
+        start, end = span(change["range"], "contentChanges.range")
+        first, last = self.offset(start), self.offset(end)
+        if last < first:
+            first, last = last, first
+        self._rope.replace(first, last, change["text"])
+
+
+def _check_change(change: Any) -> None:
+    """``InvalidParams`` where ``change`` is not a ``TextDocumentContentChangeEvent``."""
+    if not isinstance(change, dict) or not isinstance(change.get("text"), str):
+        raise InvalidParams("a content change must be an object with `text`")
+    if change.get("range") is not None:
+        span(change["range"], "contentChanges.range")

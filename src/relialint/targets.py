@@ -40,23 +40,25 @@ def target_facts(target: Target) -> dict[str, Fact]:
 HARDWARE_KEYS = ("gpu.model", "gpu.vendor", "gpu.sm", "gpu.arch", "gpu.native_fp8", "gpu.native_fp4")
 
 
+class FactsFileError(UsageError):
+    """A facts file that cannot be used, located in it (``path:line:column: message`` as a usage error)."""
+
+    def __init__(self, path: str, line: int, column: int, message: str) -> None:
+        super().__init__(f"{path}:{line}:{column}: {message}")
+        self.path, self.line, self.column, self.message = path, line, column, message
+
+
 def facts_file_facts(path: Path) -> dict[str, Fact]:
     """A facts file (``probe --write-facts`` JSON/TOML, or ``vllm collect-env`` text) as target facts, origin
     ``probe``, each with its line in the file as ``source``. A GPU name goes through the hardware catalogue as ``--gpu``
-    does; the file's own ``gpu.*`` values come on top. ``UsageError`` (located) for anything the file gets wrong."""
+    does; the file's own ``gpu.*`` values come on top. ``FactsFileError`` (located) for anything the file gets
+    wrong. Read each time it is asked for: a run asks once per target (``lint.Session``)."""
     from relialint.probe import factsfile
 
-    try:
-        stat = path.stat()
-        cached: tuple[str, int, int] | None = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-    except OSError:
-        cached = None
-    if cached is not None and cached in _FACTS_FILES:
-        return dict(_FACTS_FILES[cached])
     read = factsfile.read(path)
     if read.errors:
         e = read.errors[0]
-        raise UsageError(f"{e.path}:{e.line}:{e.column}: {e.message}")
+        raise FactsFileError(e.path, e.line, e.column, e.message)
     out: dict[str, Fact] = {}
     entries = list(read.entries)
     gpu_entries = [e for e in entries if e.key == "gpu"] or [e for e in entries if e.key == "gpu.model"]
@@ -67,7 +69,7 @@ def facts_file_facts(path: Path) -> dict[str, Fact]:
         try:
             gpu = hardware.resolve(entry.raw)
         except hardware.UnknownGpu as exc:
-            raise UsageError(f"{read.path}:{entry.line}:{entry.column}: {exc}") from exc
+            raise FactsFileError(read.path, entry.line, entry.column, str(exc)) from exc
         for name, value in gpu.facts().items():
             out[name] = Fact(value, "probe", note=f"{read.kind}: {entry.raw}",  # type: ignore[arg-type]
                              source=(read.path, entry.line, entry.column))
@@ -77,15 +79,9 @@ def facts_file_facts(path: Path) -> dict[str, Fact]:
         try:
             fact = _typed_fact(entry.key, entry.raw, "probe")
         except UsageError as exc:
-            raise UsageError(f"{read.path}:{entry.line}:{entry.column}: {exc}") from exc
+            raise FactsFileError(read.path, entry.line, entry.column, str(exc)) from exc
         out[entry.key] = replace(fact, note=read.kind, source=(read.path, entry.line, entry.column))
-    if cached is not None:
-        _FACTS_FILES[cached] = dict(out)
     return out
-
-
-_FACTS_FILES: dict[tuple[str, int, int], dict[str, Fact]] = {}
-"""Facts files read in this process, by path, modification time and size (configuration reads one per file)."""
 
 
 def _typed_fact(key: str, raw: str, origin: Any) -> Fact:

@@ -17,10 +17,11 @@ the text after the GPU's own line).
 
 from __future__ import annotations
 
-import json
+import math
 import re
 from typing import Any
 
+from relialint import bounds
 from relialint.probe.reading import Capture, Sample
 from relialint.probe.units import convert
 from relialint.readers.located import ReadError
@@ -48,7 +49,8 @@ def _mib(raw: Any) -> int | None:
     if not isinstance(value, float):
         return None
     factor = {"B": 1 / (1024 * 1024), "KB": 1 / 1024, "MB": 1, "MIB": 1, "GB": 1024, "GIB": 1024}.get(unit, 1)
-    return int(value * factor)
+    mib = value * factor
+    return int(mib) if math.isfinite(mib) else None
 
 
 class _Locator:
@@ -70,10 +72,12 @@ def read(text: str, path: str) -> Capture:
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         try:
-            data = json.loads(text)
-        except RecursionError:
+            data = bounds.json_loads(text)
+        except bounds.BoundError as exc:
             capture = Capture("amd-smi")
-            capture.errors.append(ReadError(path, 1, 1, "JSON nested too deeply"))
+            where = bounds.long_integer_at(text) if str(exc).startswith("integer") else None
+            capture.errors.append(ReadError(path, *where, f"{exc}; not read") if where is not None
+                                  else ReadError(path, 1, 1, "JSON nested too deeply"))
             return capture
         except ValueError as exc:
             line, column = getattr(exc, "lineno", 1), getattr(exc, "colno", 1)

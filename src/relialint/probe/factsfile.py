@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from relialint import bounds
 from relialint.facts import FactSet, json_value
 from relialint.probe.entries import Entry, FactsFile
 from relialint.readers.located import ReadError, read_text
@@ -47,21 +48,26 @@ def read_text_as(text: str, path: str, suffix: str) -> FactsFile:
     return out
 
 
-def _position(text: str, key: str) -> tuple[int, int]:
-    needle = re.compile(r'["\']' + re.escape(key) + r'["\']\s*[:=]')
+_KEY_AT = re.compile(r"[\"']([^\"'\n]*)[\"']\s*[:=]")
+
+
+def _positions(text: str) -> dict[str, tuple[int, int]]:
+    """Where each quoted key is first written (``"gpu.model" =``, ``"facts":``), found in one pass over the text:
+    looking each key up again would take time quadratic in the number of keys."""
+    out: dict[str, tuple[int, int]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
-        m = needle.search(line)
-        if m:
-            return number, m.start() + 1
-    return 1, 1
+        for m in _KEY_AT.finditer(line):
+            out.setdefault(m.group(1), (number, m.start() + 1))
+    return out
 
 
 def _entries(out: FactsFile, table: Any, text: str) -> None:
+    positions = _positions(text)
     if not isinstance(table, dict):
-        out.errors.append(ReadError(out.path, *_position(text, "facts"), "facts must be a table of KEY = VALUE"))
+        out.errors.append(ReadError(out.path, *positions.get("facts", (1, 1)), "facts must be a table of KEY = VALUE"))
         return
     for key, value in table.items():
-        line, column = _position(text, str(key))
+        line, column = positions.get(str(key), (1, 1))
         if isinstance(value, bool):
             raw = "true" if value else "false"
         elif isinstance(value, int | float | str):
@@ -75,9 +81,11 @@ def _entries(out: FactsFile, table: Any, text: str) -> None:
 def _json(text: str, path: str) -> FactsFile:
     out = FactsFile(path, "json")
     try:
-        data = json.loads(text)
-    except RecursionError:
-        out.errors.append(ReadError(path, 1, 1, "JSON nested too deeply"))
+        data = bounds.json_loads(text)
+    except bounds.BoundError as exc:
+        where = bounds.long_integer_at(text) if str(exc).startswith("integer") else None
+        out.errors.append(ReadError(path, *where, f"{exc}; not read") if where is not None
+                          else ReadError(path, 1, 1, "JSON nested too deeply"))
         return out
     except ValueError as exc:
         out.errors.append(ReadError(path, getattr(exc, "lineno", 1), getattr(exc, "colno", 1),
@@ -96,6 +104,9 @@ def _toml(text: str, path: str) -> FactsFile:
     else:  # pragma: no cover
         import tomli as tomllib
     out = FactsFile(path, "toml")
+    if bounds.depth(text, toml=True) > bounds.MAX_DEPTH:
+        out.errors.append(ReadError(path, 1, 1, "TOML nested too deeply"))
+        return out
     try:
         data = tomllib.loads(text)
     except RecursionError:
@@ -105,6 +116,10 @@ def _toml(text: str, path: str) -> FactsFile:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
         line, column = (int(m.group(1)), int(m.group(2))) if m else (1, 1)
         out.errors.append(ReadError(path, line, column, f"invalid TOML: {str(exc).split(' (at line')[0]}"))
+        return out
+    except ValueError:  # an integer past Python's conversion limit
+        out.errors.append(ReadError(path, *(bounds.long_integer_at(text) or (1, 1)),
+                                    f"integer of more than {bounds.MAX_INT_DIGITS} digits; not read"))
         return out
     if "facts" not in data:
         out.errors.append(ReadError(path, 1, 1, "a facts file has a [facts] table"))
@@ -116,18 +131,18 @@ def _toml(text: str, path: str) -> FactsFile:
 # -- writing --------------------------------------------------------------------------------------------------------
 
 
-def _scalar(value: object) -> object:
-    out = json_value(value)  # type: ignore[arg-type]
-    if isinstance(out, float) and not math.isfinite(out):
-        return str(out)
-    return out
+def _written(value: object) -> bool:
+    """Whether a fact's value goes into a facts file: not one known to be unset, and not a number that is not
+    finite (no fact takes one, so ``check --facts`` would refuse the file)."""
+    return value is not None and not (isinstance(value, float) and not math.isfinite(value))
 
 
 def render(facts: FactSet, suffix: str, sources: list[str]) -> str:
-    """The facts as a facts file of this suffix; facts known to be unset are left out."""
+    """The facts as a facts file of this suffix; facts known to be unset, and numbers that are not finite, are
+    left out."""
     from relialint import __version__
 
-    values = {key: _scalar(fact.value) for key, fact in facts.items() if fact.value is not None}
+    values = {key: json_value(fact.value) for key, fact in facts.items() if _written(fact.value)}
     if suffix == ".json":
         return json.dumps({"relialint": __version__, "sources": sources, "facts": values}, indent=2,
                           ensure_ascii=False) + "\n"

@@ -10,8 +10,9 @@ Figures (clocks, power) describe the samples under load when there are any, else
 
 from __future__ import annotations
 
-import statistics
+import math
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 
 from relialint.facts import Fact, FactSet, Value
@@ -160,7 +161,7 @@ def _runtime(out: HostFacts, samples: list[Sample]) -> None:
     states = [_state(s) for s in samples]
     loaded = [s for s, st in zip(samples, states, strict=True) if st == "load"]
     idle = [s for s, st in zip(samples, states, strict=True) if st == "idle"]
-    per_gpu = max(sum(1 for s in samples if s.gpu == g) for g in out.gpus)
+    per_gpu = max(Counter(s.gpu for s in samples).values())
     facts.set("runtime.samples", _fact(per_gpu, None, f"{len(samples)} reading(s) of {len(out.gpus)} GPU(s)"))
     if any(st != "unknown" for st in states):
         facts.set("runtime.load_seen", _fact(bool(loaded), (loaded or idle)[0].values.get("reason.gpu_idle")))
@@ -244,7 +245,11 @@ def _clocks(out: HostFacts, figures: list[Sample], idle: list[Sample]) -> None:
 def _power(facts: FactSet, figures: list[Sample]) -> None:
     draws = [s.values["power_draw"] for s in figures if isinstance(s.get("power_draw"), int | float)]
     if draws:
-        mean = statistics.fmean(float(r.value) for r in draws)
+        values = [float(r.value) for r in draws]
+        try:
+            mean = math.fsum(values) / len(values)
+        except OverflowError:  # finite readings whose sum is not: each share is finite, and so is their sum
+            mean = math.fsum(v / len(values) for v in values)
         facts.set("runtime.power_draw_w", _fact(round(mean, 1), draws[0],
                                                 f"mean of {len(draws)} reading(s)" if len(draws) > 1 else None))
     limits = [s.values["power_limit"] for s in figures if isinstance(s.get("power_limit"), int | float)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 from relialint.probe.reading import Value
@@ -18,9 +19,13 @@ def missing(text: str) -> bool:
 
 
 def number(text: str) -> float | None:
-    """``81.70 W`` -> 81.7; ``345 MHz`` -> 345.0; ``None`` when not a number."""
+    """``81.70 W`` -> 81.7; ``345 MHz`` -> 345.0; ``None`` when not a number, or one too large for a float (400
+    digits read as infinity: no counter holds that, and arithmetic on it would overflow)."""
     m = _NUMBER.match(text)
-    return float(m.group(1)) if m else None
+    if m is None:
+        return None
+    value = float(m.group(1))
+    return value if math.isfinite(value) else None
 
 
 def integer(text: str) -> int | None:

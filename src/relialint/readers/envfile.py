@@ -14,13 +14,16 @@ from relialint import bounds
 from relialint.reach import read_referenced
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span
 
-_LINE = re.compile(r"^(?P<indent>[ \t]*)(?P<export>export[ \t]+)?(?P<key>[A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=[ \t]*"
-                   r"(?P<value>.*?)[ \t]*$")
+_ASSIGN = re.compile(r"[ \t]*(?:export[ \t]+)?(?P<key>[A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=[ \t]*")
 _REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_DOUBLE_QUOTED = re.compile(r'[^"\\]*(?:\\[\s\S][^"\\]*)*')
+"""The inside of a double-quoted value up to its closing quote or a lone backslash at the end (linear: an
+unrolled loop, whose parts never match the same text)."""
 
 
 def parse(text: str, path: str) -> tuple[list[EnvVar], list[ReadError]]:
-    """Every assignment in order, each spanning its line; later ones win where a name repeats."""
+    """Every assignment in order, each spanning its line; later ones win where a name repeats. Linear in the text:
+    a quoted value that runs over lines (or, unterminated, to the end of the file) is scanned once."""
     out: list[EnvVar] = []
     errors: list[ReadError] = []
     known: dict[str, str | None] = {}
@@ -33,26 +36,30 @@ def parse(text: str, path: str) -> tuple[list[EnvVar], list[ReadError]]:
         stripped = raw.strip()
         if not stripped or stripped.startswith("#"):
             continue
-        match = _LINE.match(raw)
+        match = _ASSIGN.match(raw)
         if match is None:
             errors.append(ReadError(path, number, len(raw) - len(raw.lstrip()) + 1,
                                     "not a KEY=value line; ignored", "warning"))
             continue
-        value = match.group("value")
+        value = raw[match.end():].rstrip(" \t")
         end_line, end_col = number, len(raw) + 1
+        parsed: str | None
         if value[:1] in ("'", '"'):
             quote = value[0]
-            body = value[1:]
-            while quote not in _unescaped(body, quote) and index < len(lines):
-                body += "\n" + lines[index].rstrip("\r")
+            pieces = [value[1:]]
+            close, escaped = _closing(pieces[0], quote, False)
+            while close < 0 and index < len(lines):
+                piece = "\n" + lines[index].rstrip("\r")
                 index += 1
-                end_line, end_col = index, len(lines[index - 1].rstrip("\r")) + 1
-            close = _close(body, quote)
+                end_line, end_col = index, len(piece)
+                close, escaped = _closing(piece, quote, escaped)
+                pieces.append(piece)
             if close < 0:
-                errors.append(ReadError(path, number, match.start("value") + 1, "unterminated quote", "warning"))
-                parsed: str | None = body
+                errors.append(ReadError(path, number, match.end() + 1, "unterminated quote", "warning"))
+                parsed = "".join(pieces)
             else:
-                parsed = body[:close]
+                pieces[-1] = pieces[-1][:close]
+                parsed = "".join(pieces)
                 if quote == '"':
                     parsed = re.sub(r'\\([\\"$])', r"\1", parsed.replace("\\n", "\n"))
         else:
@@ -67,20 +74,16 @@ def parse(text: str, path: str) -> tuple[list[EnvVar], list[ReadError]]:
     return out, errors
 
 
-def _unescaped(body: str, quote: str) -> str:
-    return body.replace("\\" + quote, "") if quote == '"' else body
-
-
-def _close(body: str, quote: str) -> int:
-    i = 0
-    while i < len(body):
-        if body[i] == "\\" and quote == '"':
-            i += 2
-            continue
-        if body[i] == quote:
-            return i
-        i += 1
-    return -1
+def _closing(piece: str, quote: str, escaped: bool) -> tuple[int, bool]:
+    """Where ``quote`` closes in ``piece`` (-1: not in it) and, for a double quote, whether a backslash at its end
+    escapes what follows; ``escaped``: the first character of ``piece`` is escaped."""
+    if quote == "'":
+        return piece.find("'"), False
+    start = 1 if escaped else 0
+    end = _DOUBLE_QUOTED.match(piece, min(start, len(piece))).end()  # type: ignore[union-attr]
+    if end < len(piece) and piece[end] == '"':
+        return end, False
+    return -1, end < len(piece)  # stopped at a lone backslash at the end
 
 
 def _expand(value: str, known: dict[str, str | None]) -> str | None:

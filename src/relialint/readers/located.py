@@ -286,6 +286,22 @@ def decode(data: bytes, display: str) -> tuple[str | None, ReadError | None]:
         return None, ReadError(display, line, column, f"not valid UTF-8 (byte 0x{data[exc.start]:02x})")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(text: str, display: str) -> ReadError | None:
+    """A located error for text that holds a lone surrogate (an editor's buffer can: JSON escapes any code unit),
+    which no file holds and no reader can encode; ``None`` for text without one."""
+    found = _SURROGATE.search(text)
+    if found is None:
+        return None
+    at = found.start()
+    line = text.count("\n", 0, at) + text.count("\r", 0, at) - text.count("\r\n", 0, at) + 1
+    start = max(text.rfind("\n", 0, at), text.rfind("\r", 0, at)) + 1
+    return ReadError(display, line, at - start + 1, f"not valid Unicode (a lone surrogate, U+{ord(text[at]):04X}); "
+                                                     "not read")
+
+
 def _lines(text: str) -> str:
     """CR-only line ends read as LF (one character for one, so columns do not move); CRLF is kept."""
     if "\r" not in text:

@@ -561,10 +561,7 @@ class _Reader:
             if len(words) >= bounds.MAX_WORDS:
                 span = self.span(child)
                 words.append(Word(None, span, splice=True))  # the rest is unknown, never read word by word
-                result = self.state.result
-                assert result is not None
-                result.errors.append(ReadError(self.state.path, span.line, span.column, f"a command of more than "
-                                               f"{bounds.MAX_WORDS} words; the rest of it is not read", "warning"))
+                bounds.too_many_words(result, span)
                 break
             if child.type == "variable_assignment":
                 name_node = child.child_by_field_name("name")

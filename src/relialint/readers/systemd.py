@@ -113,15 +113,21 @@ def _env_file(entry: _Entry, unit: str, result: FileResult) -> list[EnvVar] | No
     return None
 
 
-def _words(entry: _Entry, src: Src, env: list[EnvVar], raws: dict[int, str] | None = None) -> list[Word]:
-    """The command line's words; ``raws`` receives the text as written of each word that holds a specifier."""
+def _words(entry: _Entry, src: Src, env: list[EnvVar], result: FileResult,
+           raws: dict[int, str] | None = None) -> list[Word]:
+    """The command line's words (at most ``bounds.MAX_WORDS``, then one unknown word for the rest, with a
+    warning); ``raws`` receives the text as written of each word that holds a specifier."""
     value = entry.value
     # ExecStart= may start with special prefixes (`-` ignore failure, `@`, `:`, `+`, `!`); a Quadlet `Exec=` holds
     # the container's arguments as they are
     prefix = len(value) - len(value.lstrip("-@:+!|")) if entry.section == "Service" else 0
     body = value[prefix:]
-    tokens, _ = shell_split(body)
-    offsets = src.align(value, entry.span)
+    tokens, _ = shell_split(body, bounds.MAX_WORDS)
+    rest: Span | None = None
+    offsets = src.align(value[: prefix + tokens[-1][2]] if tokens else value, entry.span)
+    if len(tokens) > bounds.MAX_WORDS:
+        _, start, end = tokens.pop()
+        rest = src.sub_span(offsets, prefix + start, prefix + end, entry.span)
     known = {var.name: var for var in env}
     words: list[Word] = []
     for raw, start, end in tokens:
@@ -156,6 +162,9 @@ def _words(entry: _Entry, src: Src, env: list[EnvVar], raws: dict[int, str] | No
             words.extend(Word(part, span, source=source) for part in resolved.split())
         else:
             words.append(Word(resolved, span, source=source))
+    if rest is not None:
+        words.append(Word(None, rest, splice=True))  # the rest is unknown, never read word by word
+        bounds.too_many_words(result, rest)
     return words
 
 
@@ -196,7 +205,7 @@ def read(text: str, path: str) -> FileResult:
     for entry in items:
         if entry.section == "Service" and entry.key == "ExecStart" and entry.value:
             raws: dict[int, str] = {}
-            words, _ = unwrap(_words(entry, src, env, raws), [])
+            words, _ = unwrap(_words(entry, src, env, result, raws), [])
             if not words:
                 continue
             script = shell_script(words)
@@ -218,7 +227,7 @@ def read(text: str, path: str) -> FileResult:
         elif entry.section == "Container" and entry.key == "Image":
             image = Word(entry.value, entry.span)
         elif entry.section == "Container" and entry.key == "Exec":
-            exec_words = _words(entry, src, env)
+            exec_words = _words(entry, src, env, result)
         elif entry.section == "Container" and entry.key == "AddDevice" and "nvidia.com/gpu=" in entry.value:
             count = None
     if image is not None:

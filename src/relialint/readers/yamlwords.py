@@ -90,13 +90,14 @@ class Src:
         return self.span(first, last)
 
 
-def shell_split(text: str) -> tuple[list[tuple[str, int, int]], bool]:
+def shell_split(text: str, limit: int | None = None) -> tuple[list[tuple[str, int, int]], bool]:
     """Words of a command string by shell quoting rules (no expansion): ``(word, start, end)`` and whether the
-    quoting was balanced."""
+    quoting was balanced. With ``limit``, at most ``limit + 1`` words are split: one more than ``limit`` says that
+    the text holds more, and where they start (the rest is never scanned)."""
     words: list[tuple[str, int, int]] = []
     i, n = 0, len(text)
     balanced = True
-    while i < n:
+    while i < n and (limit is None or len(words) <= limit):
         while i < n and text[i] in " \t\r\n":
             i += 1
         if i >= n:

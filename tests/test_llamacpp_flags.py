@@ -336,13 +336,49 @@ def test_releases_are_placed_by_the_version_the_tables_set() -> None:
     table = llamacpp_flags.table()
     last = len(table.builds) - 1
     release = {v: parse_engine_version("llama.cpp", v) for v in ("v0.1.0", "v0.3.0", "v0.5.0", "v0.6.0")}
-    # the table vendored in llama-cpp-python 0.3.35 sets 0.1.0, b11312 sets 0.5.0
-    assert table.worlds(release["v0.1.0"]) == (list(range(0, last)), False)
+    # the table vendored in llama-cpp-python 0.3.35 sets 0.1.0, b11312 sets 0.5.0, and the older ones set no version
+    # (their CMakeLists.txt predates PR #26839): a release comes after every one of them
+    assert table.worlds(release["v0.1.0"]) == ([last - 2, last - 1], False)
     assert table.worlds(release["v0.3.0"]) == ([last - 1, last], False)
     assert table.worlds(release["v0.5.0"]) == ([last - 1, last], False)
     assert table.worlds(release["v0.6.0"]) == ([last], False)
     assert table.worlds(parse_engine_version("llama.cpp", "b11312")) == ([last], True)
     assert table.worlds(parse_engine_version("llama.cpp", "b20000")) == ([last], False)
+
+
+def test_a_build_between_tables_meets_only_the_tables_that_can_neighbour_it() -> None:
+    """A build number no table has lies between its nearest older and newer table: only the tables that can be
+    one of those two are its worlds. The table of llama-cpp-python 0.3.35 sets a version (0.1.0), so it is at
+    least the first versioned build (10335): b11312 cannot be the nearest newer table of any build below that."""
+    table = llamacpp_flags.table()
+    last = len(table.builds) - 1
+    assert table.brackets[last - 1] == (10335, 11311)
+    worlds = {b: table.worlds(parse_engine_version("llama.cpp", b))[0] for b in ("b9000", "b10334", "b10400",
+                                                                                  "b8940", "b5764", "b3000")}
+    assert worlds["b9000"] == worlds["b10334"] == list(range(9, last))  # b8942 .. @4df29be4f, not b11312
+    assert worlds["b10400"] == list(range(9, last + 1))
+    # five distinct commits lie in 5764-8941, each at least one build after the one before: three of them are
+    # at most 8939, so b8940 comes after them and b5763 is not its nearest older table
+    assert worlds["b8940"] == [7, 8, 9]
+    assert worlds["b5764"] == [3, 4]
+    assert worlds["b3000"] == [0]
+
+
+@pytest.mark.parametrize(("text", "version"), [
+    ("llama-server -m /m.gguf --mlock\n", "b9000"),  # --mlock: every table up to @4df29be4f, gone in b11312
+    ("llama-server -m /m.gguf --mlock\n", "b10334"),
+    ("llama-server -m /m.gguf --cpu-moe\n", "b8940"),  # --cpu-moe: from @4227c9be4, after b5763-@79e0b68c1
+    ("llama-server -m /m.gguf --api-prefix /v1\n", "b8940"),
+])
+def test_no_finding_from_a_table_the_build_number_rules_out(text: str, version: str) -> None:
+    assert _rows(_lint(text, version)) == []
+
+
+def test_a_table_the_build_can_neighbour_still_makes_it_possible() -> None:
+    findings = _lint("llama-server -m /m.gguf --mlock\n", "b10400")
+    assert _rows(findings) == [("RL520", "possible", 1, 25)]
+    assert findings[0].message.startswith("`--mlock` is not an option of llama-server b11312;")
+    assert _rows(_lint("llama-server -m /m.gguf --cpu-moe\n", "b5766")) == [("RL520", "possible", 1, 25)]
 
 
 @pytest.mark.parametrize(("tag", "version"), [("server-cuda-v0.4.1", "v0.4.1"), ("server-v0.5.0", "v0.5.0"),
@@ -362,8 +398,9 @@ def test_bare_fa_on_a_release_is_definite_from_the_tables() -> None:
     # v0.3.0 does not compare with b6327, but every build it can be takes a value for -fa
     assert _rows(_lint("llama-server -m /m.gguf -fa -c 4096\n", "v0.3.0")) == [("RL506", "definite", 1, 25)]
     assert not _lint("llama-server -m /m.gguf -fa on -c 4096\n", "v0.3.0")
-    # v0.1.0 may be any build up to the one vendored in llama-cpp-python 0.3.35: the tables do not decide
-    assert _rows(_lint("llama-server -m /m.gguf -fa -c 4096\n", "v0.1.0")) == [("RL506", "possible", 1, 25)]
+    # v0.1.0 lies after the last table without a version and up to the one vendored in llama-cpp-python 0.3.35:
+    # both take a value for -fa
+    assert _rows(_lint("llama-server -m /m.gguf -fa -c 4096\n", "v0.1.0")) == [("RL506", "definite", 1, 25)]
 
 
 def test_fa_with_a_word_the_parser_lacks_is_reported_once() -> None:

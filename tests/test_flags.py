@@ -162,3 +162,26 @@ def test_extract_stage_reads_skipvalidation_literal_loops_scripts_and_env_reads(
     assert options["--config"] == ("v", None)
     assert "--url" not in options
     assert gen.env_from_source(tmp_path) == {"VLLM_PORT", "VLLM_SNAPSHOT_TIMEOUT_S", "VLLM_CUSTOM_ALLREDUCE_ALGO"}
+    # where each is read: "" for a key of environment_variables, else the module (or the wheel's library)
+    assert gen.env_reads(tmp_path, None) == {"VLLM_CUSTOM_ALLREDUCE_ALGO": "py:vllm/snapshot/runtime.py",
+                                             "VLLM_PORT": "", "VLLM_SNAPSHOT_TIMEOUT_S": "py:vllm/snapshot/runtime.py"}
+
+
+def test_env_read_outside_environment_variables_is_marked_through_extraction_and_build(tmp_path: Path) -> None:
+    gen = _tool("gen_vllm_tables")
+    gen.write_extract(tmp_path, "0.10.1", {}, {"VLLM_PORT": ""}, "wheel")
+    gen.write_extract(tmp_path, "0.10.2", {}, {"VLLM_PORT": "", "VLLM_CUSTOM_ALLREDUCE_ALGO": "so:vllm/_C.abi3.so"},
+                      "wheel")
+    gen.write_extract(tmp_path, "0.11.0", {}, {"VLLM_PORT": "", "VLLM_CUSTOM_ALLREDUCE_ALGO": "so:vllm/_C.abi3.so"},
+                      "wheel")
+    gen.write_extract(tmp_path, "0.11.1", {}, {"VLLM_PORT": "", "VLLM_CUSTOM_ALLREDUCE_ALGO": ""}, "wheel")
+    assert (tmp_path / "0.10.2.txt").read_text(encoding="utf-8").splitlines()[1:] == [
+        "env VLLM_CUSTOM_ALLREDUCE_ALGO so:vllm/_C.abi3.so", "env VLLM_PORT"]
+    table = gen.build(tmp_path)
+    assert table["env"] == {"VLLM_CUSTOM_ALLREDUCE_ALGO": [[1, 2, "so:vllm/_C.abi3.so"], [3, 3]],
+                            "VLLM_PORT": [[0, 3]]}
+    loaded = flagcheck.VllmTable(table)
+    assert [loaded.listed("VLLM_CUSTOM_ALLREDUCE_ALGO", i) for i in range(4)] == [False, False, False, True]
+    assert [loaded.has_env("VLLM_CUSTOM_ALLREDUCE_ALGO", i) for i in range(4)] == [False, True, True, True]
+    assert loaded.read_where("VLLM_CUSTOM_ALLREDUCE_ALGO", 1) == "so:vllm/_C.abi3.so"
+    assert loaded.read_where("VLLM_CUSTOM_ALLREDUCE_ALGO", 3) is None

@@ -43,7 +43,12 @@ def test_table_covers_builds_from_early_2025_to_the_newest_with_their_commits() 
     assert (builds[0]["label"], builds[0]["build"], builds[0]["commit"][:9]) == ("b4579", [4579, 4579], "794fe23f2")
     assert (builds[-1]["label"], builds[-1]["build"], builds[-1]["commit"][:9]) == ("b11312", [11312, 11312],
                                                                                    "0c1e57098")
-    assert [b["label"] for b in builds if b["build"][0] == b["build"][1]] == ["b4579", "b5763", "b8942", "b11312"]
+    # the build of each table: the extraction's header, narrowed by tools/llamacpp-builds.tsv (the sdists' own clones)
+    assert [b["label"] for b in builds if b["build"][0] == b["build"][1]] == [
+        "b4579", "b4875", "b5308", "b5763", "b5833", "b5904", "b8942", "b9102", "b9518", "b9665", "b9874", "b10454",
+        "b11312"]
+    assert [(b["label"], b["build"]) for b in builds if b["build"][0] != b["build"][1]] == [
+        ("@4227c9be4", [6111, 8501]), ("@49bfddeca", [6112, 8502]), ("@c0159f9c1", [8504, 8642])]
     assert all(b["source"].startswith("llama-cpp-python 0.3.") and b["build_source"] for b in builds)
     assert [b.get("dev") for b in builds if b.get("dev")] == ["0.1.0", "0.5.0"]
 
@@ -137,7 +142,7 @@ def test_every_problem_at_its_own_word_with_the_build_unknown() -> None:
     findings = _lint(MIXED)
     assert findings[0].message.startswith(
         "`--n_ctx` is not an option of any llama-server build from b4579 to b11312 (use `--ctx-size`)")
-    assert "it exists in b4579-@4df29be4f (use `--load-mode mlock`)" in findings[1].message
+    assert "it exists in b4579-b10454 (use `--load-mode mlock`)" in findings[1].message
     assert "(did you mean `--ctx-size`?)" in findings[2].message
     assert findings[1].missing_facts == ["engine.version"]
 
@@ -168,7 +173,7 @@ def test_unknown_option_typo_in_compose_on_a_build_image() -> None:
 def test_leave_one_out_no_build_accepts_both() -> None:
     findings = _lint("llama-server -m m.gguf --ctx-size-draft 4096 --load-mode mmap\n")
     assert _rows(findings) == [("RL520", "definite", 1, 24), ("RL520", "definite", 1, 46)]
-    assert findings[0].message.startswith("`--ctx-size-draft` is not an option of llama-server @4df29be4f-b11312")
+    assert findings[0].message.startswith("`--ctx-size-draft` is not an option of llama-server b10454-b11312")
     assert "narrowed to the builds that accept the other options here" in findings[0].message
 
 
@@ -338,13 +343,62 @@ def test_releases_are_placed_by_the_version_the_tables_set() -> None:
     table = llamacpp_flags.table()
     last = len(table.builds) - 1
     release = {v: parse_engine_version("llama.cpp", v) for v in ("v0.1.0", "v0.3.0", "v0.5.0", "v0.6.0")}
-    # the table vendored in llama-cpp-python 0.3.35 sets 0.1.0, b11312 sets 0.5.0
-    assert table.worlds(release["v0.1.0"]) == (list(range(0, last)), False)
+    # the table vendored in llama-cpp-python 0.3.35 sets 0.1.0, b11312 sets 0.5.0, and the older ones set no version
+    # (their CMakeLists.txt predates PR #26839): a release comes after every one of them
+    assert table.worlds(release["v0.1.0"]) == ([last - 2, last - 1], False)
     assert table.worlds(release["v0.3.0"]) == ([last - 1, last], False)
     assert table.worlds(release["v0.5.0"]) == ([last - 1, last], False)
     assert table.worlds(release["v0.6.0"]) == ([last], False)
     assert table.worlds(parse_engine_version("llama.cpp", "b11312")) == ([last], True)
     assert table.worlds(parse_engine_version("llama.cpp", "b20000")) == ([last], False)
+
+
+def test_a_build_between_tables_meets_only_the_tables_that_can_neighbour_it() -> None:
+    """A build number no table has lies between its nearest older and newer table: only the tables that can be one
+    of those two are its worlds. Three tables are known only within a bracket (llama-cpp-python 0.3.16, 0.3.17,
+    0.3.19: b6111-b8501, b6112-b8502, b8504-b8642); the others exactly."""
+    table = llamacpp_flags.table()
+    label = {i: b["label"] for i, b in enumerate(table.builds)}
+
+    def worlds(build: str) -> list[str]:
+        indices, exact = table.worlds(parse_engine_version("llama.cpp", build))
+        assert not exact
+        return [label[i] for i in indices]
+
+    assert worlds("b3000") == ["b4579"]
+    assert worlds("b5000") == ["b4875", "b5308"]
+    assert worlds("b9000") == ["b8942", "b9102"]
+    assert worlds("b10400") == ["b9874", "b10454"]
+    assert worlds("b12000") == ["b11312"]
+    # b6000 is below every bracketed table: only @4227c9be4 (b6111 at least) can come next after b5904
+    assert worlds("b6000") == ["b5904", "@4227c9be4"]
+    # b8000 may lie anywhere among the bracketed tables; b8942 comes after @c0159f9c1 (b8642 at most)
+    assert worlds("b8000") == ["b5904", "@4227c9be4", "@49bfddeca", "@c0159f9c1"]
+    assert worlds("b8520") == ["@49bfddeca", "@c0159f9c1", "b8942"]
+    # a table's own bracket, narrowed by commit order: @49bfddeca is at least one build after @4227c9be4
+    assert table.brackets[6:9] == [(6111, 8501), (6112, 8502), (8504, 8642)]
+
+
+@pytest.mark.parametrize(("text", "version"), [
+    ("llama-server -m /m.gguf --mlock\n", "b10400"),  # --mlock: every table up to b10454, gone in b11312
+    ("llama-server -m /m.gguf --api-prefix /v1\n", "b6000"),  # --api-prefix: from b5904 on
+    ("llama-server -m /m.gguf --mlock\n", "b9000"),
+])
+def test_no_finding_from_a_table_the_build_number_rules_out(text: str, version: str) -> None:
+    assert _rows(_lint(text, version)) == []
+
+
+def test_a_table_the_build_can_neighbour_still_makes_it_possible() -> None:
+    findings = _lint("llama-server -m /m.gguf --mlock\n", "b11000")
+    assert _rows(findings) == [("RL520", "possible", 1, 25)]
+    assert findings[0].message.startswith("`--mlock` is not an option of llama-server b11312;")
+    # --cpu-moe exists from @4227c9be4 on: b6000 lies between b5904 (without it) and that table
+    findings = _lint("llama-server -m /m.gguf --cpu-moe\n", "b6000")
+    assert _rows(findings) == [("RL520", "possible", 1, 25)]
+    assert findings[0].message.startswith("`--cpu-moe` is not an option of llama-server b5904;")
+    findings = _lint("llama-server -m /m.gguf --api-prefix /v1\n", "b5600")
+    assert _rows(findings) == [("RL520", "possible", 1, 25)]
+    assert findings[0].message.startswith("`--api-prefix` is not an option of llama-server b5308-b5763;")
 
 
 @pytest.mark.parametrize(("tag", "version"), [("server-cuda-v0.4.1", "v0.4.1"), ("server-v0.5.0", "v0.5.0"),
@@ -364,8 +418,9 @@ def test_bare_fa_on_a_release_is_definite_from_the_tables() -> None:
     # v0.3.0 does not compare with b6327, but every build it can be takes a value for -fa
     assert _rows(_lint("llama-server -m /m.gguf -fa -c 4096\n", "v0.3.0")) == [("RL506", "definite", 1, 25)]
     assert not _lint("llama-server -m /m.gguf -fa on -c 4096\n", "v0.3.0")
-    # v0.1.0 may be any build up to the one vendored in llama-cpp-python 0.3.35: the tables do not decide
-    assert _rows(_lint("llama-server -m /m.gguf -fa -c 4096\n", "v0.1.0")) == [("RL506", "possible", 1, 25)]
+    # v0.1.0 lies after the last table without a version and up to the one vendored in llama-cpp-python 0.3.35:
+    # both take a value for -fa
+    assert _rows(_lint("llama-server -m /m.gguf -fa -c 4096\n", "v0.1.0")) == [("RL506", "definite", 1, 25)]
 
 
 def test_fa_with_a_word_the_parser_lacks_is_reported_once() -> None:

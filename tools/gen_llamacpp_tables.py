@@ -39,6 +39,7 @@ FORMAT = 2
 HERE = Path(__file__).resolve().parent
 EXTRACT = HERE / "llamacpp-extract"
 OUT = HERE.parent / "src/relialint/data/llamacpp_flags.json"
+BUILDS_TSV = HERE / "llamacpp-builds.tsv"
 # Options whose accepted values the table records (the parser rejects anything else).
 CHECKED_VALUES = {"--split-mode", "--cache-type-k", "--cache-type-v", "--flash-attn", "--gpu-layers"}
 # The llama.cpp release scheme (``v0.3.0``): what is known about where the releases lie in the build numbering.
@@ -253,7 +254,27 @@ def _build_range(text: str) -> list[int]:
     return [int(lo), int(hi or lo)]
 
 
-def assemble(files: list[Path]) -> dict[str, Any]:
+def _refined(header: dict[str, str], known: dict[str, Any]) -> tuple[str, list[int], str]:
+    """A table's label, build and build source, narrowed by ``tools/llamacpp-builds.tsv`` (the build each
+    llama-cpp-python sdist vendors, read from the sdists' own clones: ``tools/llamacpp_builds.py``) where its row
+    for the table's sdist names the table's commit and lies within the header's bracket; a build known exactly is
+    labelled ``b<N>``."""
+    label, build, source = header["label"], _build_range(header["build"]), header["build_source"]
+    found = re.match(r"llama-cpp-python (\S+) sdist", header["source"])
+    row = known.get(found.group(1)) if found else None
+    if row is None or not row.commit.startswith(header["commit"]) or [row.lo, row.hi] == build \
+            or not build[0] <= row.lo <= row.hi <= build[1]:
+        return label, build, source
+    if row.lo == row.hi and label.startswith("@"):
+        label = f"b{row.lo}"
+    return label, [row.lo, row.hi], f"tools/llamacpp-builds.tsv: {row.source}"
+
+
+def assemble(files: list[Path], builds_tsv: Path | None = BUILDS_TSV) -> dict[str, Any]:
+    import llamacpp_builds
+
+    known = {row.version: row for row in llamacpp_builds.parse(builds_tsv.read_text(encoding="utf-8"))} \
+        if builds_tsv is not None and builds_tsv.exists() else {}
     builds: list[dict[str, Any]] = []
     tables: list[tuple[dict[str, str], list[dict[str, Any]]]] = []
     for path in files:
@@ -265,8 +286,9 @@ def assemble(files: list[Path]) -> dict[str, Any]:
     env_out: dict[str, list[list[Any]]] = {}
     values_out: dict[str, list[list[Any]]] = {}
     for index, (header, options) in enumerate(tables):
-        builds.append({"label": header["label"], "build": _build_range(header["build"]), "commit": header["commit"],
-                       "source": header["source"], "build_source": header["build_source"],
+        label, build, build_source = _refined(header, known)
+        builds.append({"label": label, "build": build, "commit": header["commit"],
+                       "source": header["source"], "build_source": build_source,
                        **({"dev": header["dev"]} if "dev" in header else {})})
         for opt in options:
             long = next((s for s in opt["spellings"] if s.startswith("--")), opt["spellings"][0])

@@ -3,15 +3,17 @@
 
 Three stages, so that the committed data can be re-checked without network access:
 
-1. ``fetch`` (needs PyPI through pip): for each released version, ``pip download --no-deps vllm==X`` and unpack
-   only the package's Python files (``vllm/**/*.py``) into ``SRC/<version>/``; the wheel is deleted::
+1. ``fetch`` (needs PyPI): each released wheel into the artifact cache of ``tools/artifacts.py``
+   (``RELIALINT_ARTIFACTS``, default ``~/.cache/relialint-artifacts``: downloaded once, checked against the
+   index's sha256 and kept under ``pypi/vllm/``), with the package's Python files (``vllm/**/*.py``) unpacked under
+   ``src/vllm/<version>/``::
 
-       python tools/gen_vllm_tables.py fetch --src /tmp/vllm-src 0.30.0 0.33.0 ...
+       python tools/gen_vllm_tables.py fetch 0.30.0 0.33.0 ...     # no versions: those in tools/vllm-extract
 
-2. ``extract``: read those sources with :mod:`ast` (nothing is imported or executed) and write one text file per
-   version to ``tools/vllm-extract/<version>.txt`` (committed)::
+2. ``extract``: read those sources with :mod:`ast` and the wheels' shared objects as bytes (nothing is imported or
+   executed) and write one text file per version to ``tools/vllm-extract/<version>.txt`` (committed)::
 
-       python tools/gen_vllm_tables.py extract --src /tmp/vllm-src --reference ../shared/reference
+       python tools/gen_vllm_tables.py extract            # --src <cache>/src/vllm --wheels <cache>/pypi/vllm
 
    For a version without unpacked sources, ``--reference DIR`` supplies the option names from
    ``vllm-options/opts_<v>.txt`` (the ``add_argument`` lists: they miss the options generated from config
@@ -41,15 +43,20 @@ What ``extract`` reads, per version:
   0.9.2-0.11.0);
 * ``vllm/scripts.py`` (0.6.6.post1-0.7.2): the ``serve_parser.add_argument`` calls of ``vllm serve`` (``--config``);
 * ``EnableDisableAction`` (0.33.0): every ``--enable-X``/``--disable-X`` boolean pair also accepts the inverse;
-* ``environment_variables`` in ``vllm/envs.py``, plus every ``VLLM_*`` name read anywhere else in the package
-  (``os.environ.get``, ``os.getenv``, ``os.environ[...]``, also when vLLM assigns it for its workers or kernels,
-  ``"VLLM_X" in os.environ``): the env vars. ``VLLM_SNAPSHOT_TIMEOUT_S`` (0.33.0) is read only in
-  ``vllm/snapshot/runtime.py``.
+* the env vars: the keys of ``environment_variables`` in ``vllm/envs.py``, plus every ``VLLM_*`` name the release
+  reads anywhere else, in its Python (through ``os.getenv``/``os.environ`` with the name written out or bound to a
+  name, or through a function that passes its parameter to one: ``VLLM_BATCH_INVARIANT`` in
+  ``model_executor/layers/batch_invariant.py`` of 0.11.1; also a name vLLM assigns for its workers or kernels) and
+  in the compiled code the wheel ships (a ``VLLM_*`` string of its own in a library that calls ``getenv``:
+  ``VLLM_CUSTOM_ALLREDUCE_ALGO`` in ``vllm/_C.abi3.so`` from 0.10.2). ``tools/vllm_env_reads.py`` says exactly what
+  counts. The extraction file marks a name read outside ``environment_variables`` with where it is read
+  (``env VLLM_X py:vllm/...py`` or ``so:vllm/_C.abi3.so``), and so does the table's range: from 0.17.0 vLLM refuses
+  to start on such a name when ``--fail-on-environ-validation`` is set (``envs.validate_environ``).
 
 All 55 releases from 0.6.6.post1 to 0.33.0 are extracted from their wheels::
 
-    python tools/gen_vllm_tables.py fetch --src /tmp/vllm-src      # no versions: those in tools/vllm-extract
-    python tools/gen_vllm_tables.py extract --src /tmp/vllm-src && python tools/gen_vllm_tables.py build
+    python tools/gen_vllm_tables.py fetch && python tools/gen_vllm_tables.py extract && \
+        python tools/gen_vllm_tables.py build
 
 The output is compact: versions are listed once and every option string maps to ranges of version indices with
 its kind, so a lookup for one version is a scan of a short list. Kinds: ``v`` takes a value, ``o`` takes an
@@ -63,15 +70,14 @@ from __future__ import annotations
 import argparse
 import ast
 import re
-import subprocess
 import sys
-import tempfile
-import zipfile
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import artifacts
 import tablejson
+import vllm_env_reads
 
 FORMAT = 1
 HERE = Path(__file__).resolve().parent
@@ -96,26 +102,21 @@ def version_key(text: str) -> tuple[Any, ...]:
 
 # -- stage 1: fetch -------------------------------------------------------------------------------------------------
 
-_KEEP = ("vllm/",)  # every Python file: env vars are read outside envs.py too
 # the modules the parser is built from (the rest is read only for env-var names)
 _PARSER_FILES = ("vllm/engine/arg_utils", "vllm/config", "vllm/entrypoints/", "vllm/utils", "vllm/envs.py",
                  "vllm/scripts.py")
 
 
-def fetch(src: Path, versions: list[str]) -> None:
+def fetch(versions: list[str]) -> None:
+    """Each release's wheel into the artifact cache (``tools/artifacts.py``: downloaded once, checked against the
+    index's sha256, kept), with its Python files unpacked under ``<cache>/src/vllm/<version>/``."""
+    releases = artifacts.index("vllm")
     for version in versions:
-        dest = src / version
-        if (dest / ".done").exists():
-            continue
-        with tempfile.TemporaryDirectory() as tmp:
-            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", f"vllm=={version}", "-d", tmp],
-                           check=True)
-            wheel = next(Path(tmp).glob("*.whl"))
-            with zipfile.ZipFile(wheel) as archive:
-                for name in archive.namelist():
-                    if name.endswith(".py") and name.startswith(_KEEP):
-                        archive.extract(name, dest)
-        (dest / ".done").touch()
+        art = releases.get(version)
+        if art is None:
+            raise SystemExit(f"vLLM {version}: no wheel in the index")
+        suffixes, prefix = artifacts.UNPACK["vllm"]
+        artifacts.unpack(art, suffixes, prefix)
         print(f"fetched {version}", file=sys.stderr)
 
 
@@ -465,7 +466,9 @@ def options_from_source(root: Path) -> dict[str, tuple[str, str | None]]:
     return collector.options
 
 
-def env_from_source(root: Path) -> set[str]:
+def environment_variables(root: Path) -> set[str]:
+    """The keys of ``environment_variables`` in ``vllm/envs.py``: the names vLLM knows (and, from 0.17.0, the only
+    ``VLLM_*`` names ``--fail-on-environ-validation`` lets through)."""
     path = root / "vllm/envs.py"
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names: set[str] = set()
@@ -475,27 +478,31 @@ def env_from_source(root: Path) -> set[str]:
         value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
         if isinstance(target, ast.Name) and target.id == "environment_variables" and isinstance(value, ast.Dict):
             names.update(s for s in (_str(k) for k in value.keys if k is not None) if s)
-    return names | env_read_elsewhere(root)
-
-
-# ``os.environ.get("VLLM_X")``, ``os.getenv("VLLM_X")``, ``os.environ["VLLM_X"]``, ``"VLLM_X" in os.environ``: a
-# variable the package reads outside envs.py (``VLLM_SNAPSHOT_TIMEOUT_S`` in 0.33.0). A variable vLLM assigns itself
-# (``os.environ["VLLM_CUSTOM_ALLREDUCE_ALGO"] = "1stage"``, for its workers or its compiled kernels) counts too: it
-# is vLLM's, and a kernel may read it where this reading cannot see.
-_ENV_READ = re.compile(r"""(?:environ\.get|getenv|environ\.setdefault)\(\s*["'](VLLM_\w+)["']"""
-                       r"""|environ\[\s*["'](VLLM_\w+)["']\s*\]"""
-                       r"""|["'](VLLM_\w+)["']\s+(?:not\s+)?in\s+(?:os\.)?environ\b""")
-
-
-def env_read_elsewhere(root: Path) -> set[str]:
-    names: set[str] = set()
-    for path in sorted((root / "vllm").rglob("*.py")):
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if "VLLM_" not in text:
-            continue
-        for match in _ENV_READ.finditer(text):
-            names.add(next(g for g in match.groups() if g))
     return names
+
+
+def env_reads(root: Path, wheel: Path | None) -> dict[str, str]:
+    """Every ``VLLM_*`` variable the release reads -> ``""`` where ``environment_variables`` lists it, else where it
+    is read (``py:<module>``, ``so:<library>``: ``tools/vllm_env_reads.py``). ``wheel``: the release's wheel, for
+    the compiled code (``None``: Python only)."""
+    out = {name: "" for name in environment_variables(root) if name.startswith("VLLM_")}
+    for name, where in vllm_env_reads.python_reads(root).items():
+        out.setdefault(name, "py:" + where)
+    if wheel is not None:
+        for name, where in vllm_env_reads.compiled_reads(wheel).items():
+            out.setdefault(name, "so:" + where)
+    return dict(sorted(out.items()))
+
+
+def env_from_source(root: Path) -> set[str]:
+    """The names of :func:`env_reads` for the Python files only."""
+    return set(env_reads(root, None))
+
+
+def wheel_of(wheels: Path, version: str) -> Path | None:
+    """The cached wheel of a release (``vllm-0.20.1-1-cp38-abi3-...whl`` has a build tag after the version)."""
+    found = sorted(wheels.glob(f"vllm-{version}-*.whl"))
+    return found[0] if found else None
 
 
 # -- the reference fallback -----------------------------------------------------------------------------------------
@@ -537,7 +544,7 @@ def _ranges(present: list[tuple[int, Any]]) -> list[list[Any]]:
     return out
 
 
-def assemble(per_version: dict[str, tuple[dict[str, tuple[str, str | None]], set[str], str]]) -> dict[str, Any]:
+def assemble(per_version: dict[str, tuple[dict[str, tuple[str, str | None]], dict[str, str], str]]) -> dict[str, Any]:
     versions = sorted(per_version, key=version_key)
     options: dict[str, list[tuple[int, Any]]] = {}
     env: dict[str, list[tuple[int, Any]]] = {}
@@ -545,19 +552,21 @@ def assemble(per_version: dict[str, tuple[dict[str, tuple[str, str | None]], set
         opts, envs, _ = per_version[version]
         for option, (kind, canonical) in sorted(opts.items()):
             options.setdefault(option, []).append((index, (kind,) if canonical is None else (kind, canonical)))
-        for name in sorted(envs):
-            env.setdefault(name, []).append((index, ()))
+        for name, where in sorted(envs.items()):
+            env.setdefault(name, []).append((index, (where,) if where else ()))
     return {
         "format": FORMAT,
         "generator": "tools/gen_vllm_tables.py",
         "note": ("vLLM serve options (engine + server flags, incl. config-dataclass options) and VLLM_* env vars "
                  "by version; option -> [[first, last, kind(, canonical)]] over indices into versions; kinds: "
-                 "v value, o optional value, f flag, n negative flag, ? unknown"),
+                 "v value, o optional value, f flag, n negative flag, ? unknown; env var -> [[first, last(, "
+                 "where)]], where (py:module or so:library) when the release reads it outside "
+                 "envs.environment_variables only (--fail-on-environ-validation refuses it)"),
         "versions": versions,
         "sources": {v: per_version[v][2] for v in versions},
         "incomplete": [v for v in versions if per_version[v][2] != "wheel"],
         "options": {name: _ranges(present) for name, present in sorted(options.items())},
-        "env": {name: [r[:2] for r in _ranges(present)] for name, present in sorted(env.items())},
+        "env": {name: _ranges(present) for name, present in sorted(env.items())},
     }
 
 
@@ -566,20 +575,21 @@ def dumps(table: dict[str, Any]) -> str:
     return tablejson.dumps(table, nested=("options", "env", "renames"))
 
 
-def write_extract(out_dir: Path, version: str, opts: dict[str, tuple[str, str | None]], envs: set[str],
+def write_extract(out_dir: Path, version: str, opts: dict[str, tuple[str, str | None]], envs: dict[str, str],
                   source: str) -> None:
-    """One version's extraction as text: ``opt NAME KIND [CANONICAL]`` and ``env NAME`` lines."""
+    """One version's extraction as text: ``opt NAME KIND [CANONICAL]`` and ``env NAME [WHERE]`` lines (``WHERE``
+    only for a variable read outside ``environment_variables``: ``py:<module>`` or ``so:<library>``)."""
     lines = [f"# vLLM {version}: {source} (tools/gen_vllm_tables.py extract)"]
     for name, (kind, canonical) in sorted(opts.items()):
         lines.append(f"opt {name} {kind}" + (f" {canonical}" if canonical else ""))
-    lines.extend(f"env {name}" for name in sorted(envs))
+    lines.extend(f"env {name}" + (f" {where}" if where else "") for name, where in sorted(envs.items()))
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / f"{version}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def read_extract(path: Path) -> tuple[dict[str, tuple[str, str | None]], set[str], str]:
+def read_extract(path: Path) -> tuple[dict[str, tuple[str, str | None]], dict[str, str], str]:
     opts: dict[str, tuple[str, str | None]] = {}
-    envs: set[str] = set()
+    envs: dict[str, str] = {}
     source = "wheel"
     for line in path.read_text(encoding="utf-8").splitlines():
         parts = line.split()
@@ -590,12 +600,14 @@ def read_extract(path: Path) -> tuple[dict[str, tuple[str, str | None]], set[str
         elif parts[0] == "opt":
             opts[parts[1]] = (parts[2], parts[3] if len(parts) > 3 else None)
         elif parts[0] == "env":
-            envs.add(parts[1])
+            envs[parts[1]] = parts[2] if len(parts) > 2 else ""
     return opts, envs, source
 
 
-def extract(src: Path | None, reference: Path | None, out_dir: Path, versions: list[str] | None) -> None:
-    """Stage 2: per-version extraction files from unpacked wheels, or from the reference lists where none."""
+def extract(src: Path | None, wheels: Path | None, reference: Path | None, out_dir: Path,
+            versions: list[str] | None) -> None:
+    """Stage 2: per-version extraction files from unpacked wheels (and the wheels themselves, for what their compiled
+    code reads), or from the reference lists where there is no wheel."""
     found: set[str] = set()
     if src is not None and src.is_dir():
         found |= {p.name for p in src.iterdir() if (p / "vllm/engine/arg_utils.py").exists()}
@@ -604,14 +616,18 @@ def extract(src: Path | None, reference: Path | None, out_dir: Path, versions: l
     for version in versions or sorted(found, key=version_key):
         root = src / version if src is not None else None
         if root is not None and (root / "vllm/engine/arg_utils.py").exists():
-            envs = {n for n in env_from_source(root) if n.startswith("VLLM_")}
-            write_extract(out_dir, version, options_from_source(root), envs, "wheel")
+            wheel = wheel_of(wheels, version) if wheels is not None else None
+            if wheel is None:
+                raise SystemExit(f"vLLM {version}: no wheel in {wheels} (its compiled code is read for env vars too)")
+            write_extract(out_dir, version, options_from_source(root), env_reads(root, wheel), "wheel")
+            print(f"extracted {version}", file=sys.stderr)
             continue
         ref_opts = options_from_reference(reference, version) if reference else None
         ref_env = env_from_reference(reference, version) if reference else None
         if ref_opts is None:
             raise SystemExit(f"no source for vLLM {version}")
-        write_extract(out_dir, version, ref_opts, ref_env or set(), "reference add_argument list, kinds unknown")
+        write_extract(out_dir, version, ref_opts, dict.fromkeys(ref_env or set(), ""),
+                      "reference add_argument list, kinds unknown")
 
 
 def read_renames(path: Path) -> dict[str, list[str]]:
@@ -638,11 +654,14 @@ def build(extract_dir: Path) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n", 1)[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    p_fetch = sub.add_parser("fetch", help="download wheels with pip and unpack the parser sources")
-    p_fetch.add_argument("--src", type=Path, required=True)
+    cache = artifacts.cache_dir()
+    p_fetch = sub.add_parser("fetch", help="download (or find) the wheels in the artifact cache and unpack their "
+                                           "Python files")
     p_fetch.add_argument("versions", nargs="*")
-    p_extract = sub.add_parser("extract", help="read unpacked sources (or the reference lists) into tools/vllm-extract")
-    p_extract.add_argument("--src", type=Path)
+    p_extract = sub.add_parser("extract", help="read unpacked sources and wheels (or the reference lists) into "
+                                               "tools/vllm-extract")
+    p_extract.add_argument("--src", type=Path, default=cache / "src" / "vllm")
+    p_extract.add_argument("--wheels", type=Path, default=cache / "pypi" / "vllm")
     p_extract.add_argument("--reference", type=Path)
     p_extract.add_argument("--out-dir", type=Path, default=EXTRACT_DIR)
     p_extract.add_argument("versions", nargs="*")
@@ -651,9 +670,10 @@ def main(argv: list[str] | None = None) -> int:
     p_build.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     if args.command == "fetch":
-        fetch(args.src, args.versions or sorted((p.stem for p in EXTRACT_DIR.glob("*.txt")), key=version_key))
+        fetch(args.versions or sorted((p.stem for p in EXTRACT_DIR.glob("*.txt")), key=version_key))
     elif args.command == "extract":
-        extract(args.src, args.reference, args.out_dir, args.versions or None)
+        extract(args.src, args.wheels, args.reference, args.out_dir,
+                args.versions or sorted((p.stem for p in EXTRACT_DIR.glob("*.txt")), key=version_key))
     else:
         tablejson.write(dumps(build(args.extract_dir)), args.out)
     return 0

@@ -251,6 +251,12 @@ VOCABULARY: dict[str, FactSpec] = {
               "read, with where it is read; one instance per such variable"),
         _spec("args.unread_env_certain", "bool",
               "args.unread_env is certain (false: it depends on the engine version)"),
+        _spec("args.unlisted_env", "string",
+              "with vLLM's --fail-on-environ-validation set: a VLLM_* variable that envs.environment_variables of "
+              "the detected vLLM version (or of every version accepting the options) does not list, with why; one "
+              "instance per such variable"),
+        _spec("args.unlisted_env_certain", "bool",
+              "args.unlisted_env is certain (false: it depends on the engine version)"),
         _spec("args.config_equals", "string", "vLLM `--config=FILE` as written (the = form is never expanded)"),
         _spec("args.config_false", "string",
               "the first key of a vLLM `--config` YAML whose value is `false`, as written"),

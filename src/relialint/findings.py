@@ -13,6 +13,7 @@ from relialint.worlds import Worlds, judge
 
 # Facts the option checks leave unknown only because the engine version is: the version decides them.
 DECIDED_BY_VERSION = {"args.unknown_option_certain": "engine.version", "args.unread_env_certain": "engine.version",
+                      "args.unlisted_env_certain": "engine.version",
                       "llama.unknown_option_certain": "engine.version", "llama.bad_value_certain": "engine.version",
                       "llama.stray_word_certain": "engine.version"}
 

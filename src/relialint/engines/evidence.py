@@ -76,13 +76,6 @@ def parse_image(text: str) -> ImageRef:
     return ImageRef(registry.lower(), "/".join(parts).lower(), tag)
 
 
-LLAMA_IMAGE_TYPES: dict[str, tuple[str | None, str | None]] = {
-    # tag type -> (backend, vendor); llama.cpp .github/workflows/docker.yml, .devops/*.Dockerfile
-    "": ("cpu", None), "cuda": ("cuda", "nvidia"), "cuda12": ("cuda", "nvidia"), "cuda13": ("cuda", "nvidia"),
-    "rocm": ("hip", "amd"), "vulkan": ("vulkan", None), "intel": ("sycl", "intel"), "musa": ("musa", "moore-threads"),
-    "s390x": ("cpu", None),
-}
-_LLAMA_TAG = lazyre.compile(r"^(?:full|light|server)(?:-(?P<type>[a-z0-9]+))?(?:-b\d+)?$")
 _LLAMA_REPOS = ("ggml-org/llama.cpp", "ggerganov/llama.cpp")
 
 
@@ -102,12 +95,11 @@ def image_clues(image: Word) -> list[Clue]:
         return found
 
     if repo in _LLAMA_REPOS:
-        match = _LLAMA_TAG.match(tag or "server")
-        if match:
-            kind = match.group("type") or ""
-            if kind in LLAMA_IMAGE_TYPES:
-                backend, vendor = LLAMA_IMAGE_TYPES[kind]
-                out += both(backend, vendor, f"llama.cpp image tag {tag or 'server'}")
+        from relialint.engines.llamacpp_image import parse_tag
+
+        read = parse_tag(tag)
+        if read is not None:
+            out += both(read.backend, read.vendor, f"llama.cpp image tag {tag or 'server'}")
         return out
     if repo == "vllm/vllm-openai":
         return both("cuda", "nvidia", "the vllm/vllm-openai image is vLLM's CUDA build")

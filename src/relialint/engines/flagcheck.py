@@ -85,10 +85,29 @@ class VllmTable:
         return _span_text(self.options.get(name) or [], self.versions)
 
     def env_span(self, name: str) -> str | None:
-        return _span_text(self.env.get(name) or [], self.versions)
+        """Where a variable is read, as text, wherever it is read (``0.10.2-0.33.0``)."""
+        merged: list[list[int]] = []
+        for lo, hi, *_ in self.env.get(name) or []:
+            if merged and merged[-1][1] == lo - 1:
+                merged[-1][1] = hi
+            else:
+                merged.append([lo, hi])
+        return _span_text(merged, self.versions)
 
     def has_env(self, name: str, index: int) -> bool:
         return any(lo <= index <= hi for lo, hi, *_ in self.env.get(name) or [])
+
+    def listed(self, name: str, index: int) -> bool:
+        """Whether the version at ``index`` lists the variable in ``envs.environment_variables`` (a range with a
+        third element is a variable it reads elsewhere only: in another module or in its compiled code)."""
+        return any(lo <= index <= hi and not rest for lo, hi, *rest in self.env.get(name) or [])
+
+    def read_where(self, name: str, index: int) -> str | None:
+        """Where the version at ``index`` reads a variable its ``environment_variables`` does not list."""
+        for lo, hi, *rest in self.env.get(name) or []:
+            if lo <= index <= hi and rest:
+                return str(rest[0])
+        return None
 
     def long_options(self, index: int | None) -> list[str]:
         """Every ``--`` option of a version (``None``: of any version); computed once per version."""
@@ -460,6 +479,52 @@ def check_vllm_env(name: str, version: Version | None, options: Iterable[str] = 
     return Verdict(f"`{name}` is read only by vLLM {_indices_text(present)}", certain=False)
 
 
+ENVIRON_VALIDATION = "--fail-on-environ-validation"
+"""From 0.17.0, ``EngineArgs.create_engine_config`` calls ``envs.validate_environ(self.fail_on_environ_validation)``:
+with the option set, a ``VLLM_*`` variable of the process that ``envs.environment_variables`` does not list raises
+``ValueError("Unknown vLLM environment variable detected: NAME")`` before the engine is built (without it, a
+warning). vllm/engine/arg_utils.py and vllm/envs.py of the 0.17.0-0.33.0 wheels."""
+
+
+def check_vllm_environ(name: str, version: Version | None, options: Iterable[str] = ()) -> Verdict:
+    """A ``VLLM_*`` variable under ``--fail-on-environ-validation``: does the version refuse to start on it (its
+    ``environment_variables`` lacks the name)? Only the versions that have the option can be the deployment's;
+    with the version unknown, the versions that accept every one of ``options`` (the option among them)."""
+    table = vllm_table()
+    validating = _present(ENVIRON_VALIDATION)
+    refusing = frozenset(i for i in validating if not table.listed(name, i))
+    index = table.index(version)
+    if index is not None:
+        pool, certain = frozenset([index]) & validating, True
+    elif version is not None:
+        if table.parsed[-1] < version:
+            pool, certain = frozenset([len(table.versions) - 1]), False  # newer: it may list the name
+        elif version < table.parsed[0]:
+            pool, certain = frozenset(), False
+        else:  # between two listed releases (a pre-release): its neighbours
+            before = max(i for i, v in enumerate(table.parsed) if v < version)
+            pool, certain = frozenset([before, before + 1]) & validating, False
+    else:
+        heads = [h for h in (option_head(o) for o in options) if h is not None and _present(h)]
+        pool = (_accepting(heads) or frozenset(range(len(table.versions)))) & validating
+        certain = True
+    bad = pool & refusing
+    if not bad:
+        return Verdict(None)
+    newest = max(bad)
+    where = table.read_where(name, newest)
+    listed = frozenset(i for i in range(len(table.versions)) if table.listed(name, i))
+    if where is not None:
+        why = f"vLLM reads it only in {where.split(':', 1)[1]}"
+    elif listed:
+        why = f"listed in vLLM {_indices_text(listed)}"
+    else:
+        why = "no vLLM release reads it"
+    scope = f"vLLM {table.versions[newest]}" if len(bad) == 1 else f"vLLM {_indices_text(bad)}"
+    return Verdict(f"`{name}` is not in envs.environment_variables of {scope} ({why})",
+                   certain=certain and bad == pool)
+
+
 def possible_indices(deployment: Any) -> frozenset[int]:
     """The table indices of the versions a vLLM deployment can be on: its version (the two neighbours of an
     unlisted pre-release, the newest table for a newer version), else every version that accepts all its
@@ -602,3 +667,27 @@ def finish_vllm(deployment: Any) -> None:
     if "args.unread_env" not in facts.instances:
         facts.set("args.unread_env", Fact(None, "inferred"))
         facts.set("args.unread_env_certain", Fact(True, "inferred"))
+    _check_environ_validation(facts, version, texts)
+
+
+def _check_environ_validation(facts: Any, version: Version | None, texts: list[str]) -> None:
+    """``args.unlisted_env``: one instance per ``VLLM_*`` variable a release that validates the environment
+    (``--fail-on-environ-validation`` set, on the command line or in a ``--config`` file) refuses to start on."""
+    from relialint.facts import Fact
+
+    facts.instances.pop("args.unlisted_env", None)
+    flag = facts.get("flag.vllm." + ENVIRON_VALIDATION[2:])
+    if flag is not None and flag.value == "true":
+        for key in sorted(facts.facts, key=lambda k: (facts.facts[k].line or 0, facts.facts[k].column or 0)):
+            if not key.startswith("env.VLLM_"):
+                continue
+            fact = facts.facts[key]
+            verdict = check_vllm_environ(key[4:], version, texts)
+            if verdict.problem is not None:
+                where = (fact.origin, fact.path, fact.line, fact.column, fact.end_line, fact.end_column)
+                facts.add_instance("args.unlisted_env", {
+                    "args.unlisted_env": Fact(verdict.problem, *where),
+                    "args.unlisted_env_certain": Fact(True, *where) if verdict.certain else None})
+    if "args.unlisted_env" not in facts.instances:
+        facts.set("args.unlisted_env", Fact(None, "inferred"))
+        facts.set("args.unlisted_env_certain", Fact(True, "inferred"))

@@ -10,7 +10,7 @@ import re
 
 from relialint import lazyre
 from relialint.deployment import Deployment
-from relialint.engines import evidence, llamacpp_flags
+from relialint.engines import evidence, llamacpp_flags, llamacpp_image
 from relialint.engines.common import (
     FileOpener,
     apply_env,
@@ -28,11 +28,6 @@ from relialint.versions import Version, VersionError, parse_engine_version
 
 BINARIES = {"llama-server", "llama-cli", "llama-bench", "llama-perplexity", "server", "main", "llama-completion"}
 _IMAGE = lazyre.compile(r"^(?:ghcr\.io/)?(?:ggml-org|ggerganov)/llama\.cpp(?::(?P<tag>[\w.\-]+))?(?:@.*)?$")
-# kind, backend type, and the build (-b6123) or, from the release scheme of August 2026, the release (-v0.4.1)
-_TAG = lazyre.compile(r"^(?P<kind>full|light|server)(?:-(?P<type>(?!v\d)[a-z0-9]+))?"
-                  r"(?:-b(?P<build>\d+)|-(?P<release>v\d+\.\d+\.\d+))?$")
-_BACKENDS = {"cuda": "cuda", "cuda12": "cuda", "cuda13": "cuda", "rocm": "hip", "vulkan": "vulkan",
-             "intel": "sycl", "musa": "musa"}
 _CMAKE_BACKENDS = {"GGML_CUDA": "cuda", "GGML_HIP": "hip", "GGML_HIPBLAS": "hip", "LLAMA_HIPBLAS": "hip",
                    "GGML_VULKAN": "vulkan", "GGML_SYCL": "sycl", "GGML_METAL": "metal", "LLAMA_CUDA": "cuda",
                    "GGML_MUSA": "musa", "LLAMA_METAL": "metal", "LLAMA_SYCL": "sycl", "LLAMA_VULKAN": "vulkan"}
@@ -142,23 +137,19 @@ def recognise(command: Command) -> Launch | None:
             if inferred is None or inferred.engine != "llama.cpp":
                 return None
             return Launch(command, command.argv, command.image, inferred=inferred)
-        tag = _TAG.match(match.group("tag") or "server")
+        tag = llamacpp_image.parse_tag(match.group("tag") or "")
         version = backend = None
         args = command.argv
-        if tag:
-            if tag.group("build") or tag.group("release"):
-                text = "b" + tag.group("build") if tag.group("build") else tag.group("release")
-                version = (parse_engine_version("llama.cpp", text), command.image)
-            backend_name = _BACKENDS.get(tag.group("type") or "", "cpu" if not tag.group("type") else None)
-            if backend_name:
-                backend = (backend_name, command.image)
-            if tag.group("kind") == "light" and command.entrypoint is None:
-                pass
-            elif tag.group("kind") == "full" and command.entrypoint is None:
+        if tag is not None:
+            if tag.version is not None:
+                version = (parse_engine_version("llama.cpp", tag.version), command.image)
+            if tag.backend is not None:
+                backend = (tag.backend, command.image)
+            if tag.kind == "full" and command.entrypoint is None:
                 if not args or args[0].text not in ("--server", "-s"):
                     return None
                 args = args[1:]
-        server = tag is not None and (tag.group("kind") == "server" or tag.group("kind") == "full")
+        server = tag is not None and tag.kind in ("server", "full")
         if command.entrypoint is not None:
             words = command.entrypoint + command.argv
             if not words or program(words[0]) not in BINARIES:

@@ -59,6 +59,8 @@ class LlamaTable:
         self.env: dict[str, list[list[Any]]] = data["env"]
         self.values: dict[str, list[list[Any]]] = data["values"]
         self.releases: dict[str, Any] = data["releases"]
+        self.brackets: list[tuple[int, int]] = _narrow(self.builds, self.releases)
+        """Each table's build number as narrowed by everything known (:func:`_narrow`)."""
 
     def label(self, index: int) -> str:
         return str(self.builds[index]["label"])
@@ -87,32 +89,71 @@ class LlamaTable:
         return ", ".join(self.label(a) if a == b else f"{self.label(a)}-{self.label(b)}" for a, b in runs)
 
     def worlds(self, version: Version | None) -> tuple[list[int], bool]:
-        """The tables a deployment may run, and whether that is exactly one known build."""
+        """The tables a deployment may run, and whether that is exactly one known build.
+
+        A build number that no table has lies between two tables in commit order, its nearest older and newer one:
+        the tables that can be either (by :attr:`brackets`) are its worlds, and no other (a table the number puts
+        on the far side of another table never neighbours it). A release lies between the last table whose
+        CMakeLists.txt sets an older version (every table from before the versioning is older) and the first that
+        sets its version or a newer one."""
         last = len(self.builds) - 1
         if version is None:
             return list(range(last + 1)), False
         if version.scheme == "build":
             number = int(version.key[0])  # type: ignore[call-overload]
-            for i, build in enumerate(self.builds):
-                if build["build"] == [number, number]:
+            for i, (lo, hi) in enumerate(self.brackets):
+                if lo == hi == number:
                     return [i], True
-            before = [i for i, b in enumerate(self.builds) if b["build"][1] < number]
-            after = [i for i, b in enumerate(self.builds) if b["build"][0] > number]
-            inside = [i for i, b in enumerate(self.builds) if b["build"][0] <= number <= b["build"][1]]
-            picks = set(inside)
-            picks.update(before[-1:] + after[:1])
-            return sorted(picks), False
+            return neighbours(self.brackets, number), False
         if version.scheme == "release":
             release = tuple(int(str(n)) for n in version.key)
-            dev = {i: tuple(int(n) for n in str(b["dev"]).split("."))
-                   for i, b in enumerate(self.builds) if b.get("dev")}
+            dev = _dev_versions(self.builds)
             # a table whose CMakeLists.txt sets X.Y.Z lies after the bump to X.Y.Z, where release vX.Y.Z is cut
-            before = [i for i, d in dev.items() if d < release]
-            after = [i for i, d in dev.items() if d >= release]
+            before = [i for i, d in enumerate(dev) if d is not None and d < release]
+            after = [i for i, d in enumerate(dev) if d is not None and d >= release]
             lo = max(before) if before else 0
             hi = min(after) if after else last
             return list(range(lo, hi + 1)), False
         return list(range(last + 1)), False
+
+
+def _dev_versions(builds: list[dict[str, Any]]) -> list[tuple[int, ...] | None]:
+    """The version each table's CMakeLists.txt sets; ``(0, 0, 0)`` for a table older than the first that sets one
+    (llama.cpp had no version before PR #26839: every release is newer), ``None`` where unknown."""
+    dev = [tuple(int(n) for n in str(b["dev"]).split(".")) if b.get("dev") else None for b in builds]
+    first = next((i for i, d in enumerate(dev) if d is not None), None)
+    return [(0, 0, 0) if first is not None and i < first else d for i, d in enumerate(dev)]
+
+
+def _narrow(builds: list[dict[str, Any]], releases: dict[str, Any]) -> list[tuple[int, int]]:
+    """Each table's build number, ``(lowest, highest)``: the bracket its extraction records, raised to the first
+    development build of the versioning for a table whose CMakeLists.txt sets a version, and kept in commit order
+    (the tables are distinct commits of master, oldest first, and ``git rev-list --count`` grows by at least one
+    from each to the next)."""
+    first_dev = int(releases.get("first_dev_build") or 0)
+    brackets = [[int(b["build"][0]), int(b["build"][1])] for b in builds]
+    for bracket, build in zip(brackets, builds, strict=True):
+        if build.get("dev") and first_dev:
+            bracket[0] = max(bracket[0], first_dev)
+    for i in range(1, len(brackets)):
+        brackets[i][0] = max(brackets[i][0], brackets[i - 1][0] + 1)
+    for i in range(len(brackets) - 2, -1, -1):
+        brackets[i][1] = min(brackets[i][1], brackets[i + 1][1] - 1)
+    return [(lo, hi) for lo, hi in brackets]
+
+
+def neighbours(brackets: list[tuple[int, int]], number: int) -> list[int]:
+    """The tables that can be the nearest older or the nearest newer table of build ``number`` (a number no table
+    has): table ``i`` is the nearest older one where it can be below ``number`` while the next table can be above
+    it, and the nearest newer one where it can be above ``number`` while the one before can be below it."""
+    last = len(brackets) - 1
+    out = []
+    for i, (lo, hi) in enumerate(brackets):
+        older = lo < number and (i == last or brackets[i + 1][1] > number)
+        newer = hi > number and (i == 0 or brackets[i - 1][0] < number)
+        if older or newer:
+            out.append(i)
+    return out
 
 
 @lru_cache(maxsize=1)

@@ -41,7 +41,7 @@ def h200_facts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         path = folder / f"h200{suffix}"
         code, _ = _cli("probe", "--from-nvidia-smi", str(H200 / "nvidia-smi-q.xml"), "--from-nvidia-smi",
                        str(H200 / "env.txt"), "--write-facts", str(path))
-        assert code == 1  # the idle GPU's clocks are parked: RL205
+        assert code == 0  # parked clocks make RL205 possible only: the host is not stated to run benchmarks
         out[suffix] = path
     return out
 

@@ -107,41 +107,61 @@ def test_idle_xml_and_conf_compute_facts() -> None:
     }
 
 
-def test_load_capture_reports_the_software_power_cap_with_its_figures() -> None:
+def test_load_capture_reports_the_software_power_cap_on_a_benchmark_host_with_its_figures() -> None:
+    """SW Power Cap under sustained load is the normal state of a power-bound GPU: RL202 is definite only on a host
+    stated to run benchmarks, and possible (shown: the reading points at it) otherwise; neither fails the run then."""
     code, out = _cli("probe", "--from-nvidia-smi", str(LOAD), "--format", "json")
+    assert code == 0
+    assert _findings(out) == [
+        ("RL203", "possible", 1, 1, ["host.psu_offline", "host.system"]),
+        ("RL205", "possible", 1, 1, ["host.runs_benchmarks", "runtime.clocks_locked"]),
+        ("RL202", "possible", 2, 251, ["host.runs_benchmarks"]),
+    ]
+    assert json.loads(out)["findings"][2]["shown"] is True
+    code, out = _cli("probe", "--from-nvidia-smi", str(LOAD), "--fact", "host.runs_benchmarks=true", "--format",
+                     "json")
     assert code == 1
     assert _findings(out) == [
+        ("RL203", "possible", 1, 1, ["host.psu_offline", "host.system"]),
         ("RL205", "possible", 1, 1, ["runtime.clocks_locked"]),
         ("RL202", "definite", 2, 251, []),
     ]
-    rl202 = json.loads(out)["findings"][1]
+    rl202 = json.loads(out)["findings"][2]
     assert rl202["message"].startswith(
-        "SW Power Cap is active under load on this host: 690.5 W of a 700.0 W limit, SM clock 1425-1455 of 1980 MHz;")
+        "SW Power Cap is active under load on this benchmark host: 690.5 W of a 700.0 W limit, SM clock 1425-1455 "
+        "of 1980 MHz;")
     assert rl202["path"] == str(LOAD)
 
 
 def test_idle_snapshot_says_it_cannot_show_load_only_conditions() -> None:
-    code, out = _cli("probe", "--from-nvidia-smi", str(IDLE), "--format", "json")
+    bench = ("--fact", "host.runs_benchmarks=true")
+    code, out = _cli("probe", "--from-nvidia-smi", str(IDLE), *bench, "--format", "json")
     assert code == 1
     assert _findings(out) == [
         ("RL201", "possible", 1, 1, ["runtime.hw_thermal_slowdown"]),
         ("RL202", "possible", 1, 1, ["runtime.sw_power_cap"]),
-        ("RL203", "possible", 1, 1, ["host.psu_degraded", "runtime.hw_power_brake", "runtime.hw_slowdown"]),
+        ("RL203", "possible", 1, 1, ["host.psu_offline", "host.system"]),
         ("RL204", "possible", 1, 1, ["runtime.hw_power_brake"]),
         ("RL205", "definite", 2, 156, []),
     ]
     data = json.loads(out)
-    assert data["findings"][4]["message"].startswith("GPU clocks are free-running on this host: idle, the SM clock is "
-                                                     "parked at 345 of 1980 MHz")
+    assert data["findings"][4]["message"].startswith("GPU clocks are free-running on this benchmark host: idle, the "
+                                                     "SM clock is parked at 345 of 1980 MHz")
     assert "an idle snapshot cannot show a load-only condition" in data["findings"][1]["message"]
     assert any(n.startswith("every sample shows the GPU idle") for n in data["notes"])
     # the load-only findings alone do not fail the run; --strict makes them count
-    assert _cli("probe", "--from-nvidia-smi", str(IDLE), "--ignore", "RL205")[0] == 0
-    assert _cli("probe", "--from-nvidia-smi", str(IDLE), "--ignore", "RL205", "--strict")[0] == 1
+    assert _cli("probe", "--from-nvidia-smi", str(IDLE), *bench, "--ignore", "RL205")[0] == 0
+    assert _cli("probe", "--from-nvidia-smi", str(IDLE), *bench, "--ignore", "RL205", "--strict")[0] == 1
+    # parked clocks are the normal state of a serving host: without the host's role RL205 is possible only
+    code, out = _cli("probe", "--from-nvidia-smi", str(IDLE), "--format", "json")
+    assert code == 0 and _findings(out)[4] == ("RL205", "possible", 2, 156, ["host.runs_benchmarks"])
+    code, out = _cli("probe", "--from-nvidia-smi", str(IDLE), "--fact", "host.runs_benchmarks=false", "--format",
+                     "json")
+    assert code == 0 and [f[0] for f in _findings(out)] == ["RL201", "RL203", "RL204"]
 
 
 def test_captures_in_order_count_as_samples() -> None:
-    host, run = probe(ProbeOptions(files=[IDLE, LOAD]))
+    host, run = probe(ProbeOptions(files=[IDLE, LOAD], facts={"host.runs_benchmarks": "true"}))
     facts = host.facts
     assert [(k, json_value(facts.facts[k].value)) for k in ("runtime.samples", "runtime.load_seen",
                                                             "runtime.sw_power_cap", "runtime.clocks_locked",
@@ -150,26 +170,29 @@ def test_captures_in_order_count_as_samples() -> None:
         ("runtime.clocks_locked", False), ("runtime.sm_clock_mhz", "1425-1455"), ("runtime.gpu_idle", False)]
     assert facts.facts["runtime.sw_power_cap"].note == "active on GPU 0 in 13 of 14 sample(s)"
     assert [(f.code, f.certainty, f.path, f.line, f.column) for f in run.findings] == [
-        ("RL205", "definite", str(IDLE), 2, 156), ("RL202", "definite", str(LOAD), 2, 251)]
+        ("RL203", "possible", str(IDLE), 1, 1), ("RL205", "definite", str(IDLE), 2, 156),
+        ("RL202", "definite", str(LOAD), 2, 251)]
     assert run.failing == 2
 
 
 def test_probe_fact_fills_what_no_counter_reads() -> None:
-    code, out = _cli("probe", "--from-nvidia-smi", str(LOAD), "--fact", "runtime.clocks_locked=true", "--format",
-                     "json")
-    assert (code, _findings(out)) == (1, [("RL202", "definite", 2, 251, [])])
+    code, out = _cli("probe", "--from-nvidia-smi", str(LOAD), "--fact", "runtime.clocks_locked=true", "--fact",
+                     "host.runs_benchmarks=true", "--format", "json")
+    assert (code, _findings(out)) == (1, [("RL203", "possible", 1, 1, ["host.psu_offline", "host.system"]),
+                                          ("RL202", "definite", 2, 251, [])])
     code, out = _cli("probe", "--from-nvidia-smi", str(IDLE), "--fact", "bogus.key=1")
     assert code == 2 and "unknown fact 'bogus.key'" in out
 
 
 def test_text_and_sarif_formats() -> None:
-    code, out = _cli("probe", "--from-nvidia-smi", str(LOAD), "--select", "RL202")
+    bench = ("--fact", "host.runs_benchmarks=true")
+    code, out = _cli("probe", "--from-nvidia-smi", str(LOAD), *bench, "--select", "RL202")
     assert code == 1
     assert out.splitlines()[0].startswith(f"{LOAD}:2:251: RL202 [major] SW Power Cap is active under load")
     assert out.splitlines()[-1] == "1 file, 1 deployment: 1 definite, 0 possible, 0 errors"
-    code, out = _cli("probe", "--from-nvidia-smi", str(LOAD), "--format", "sarif")
+    code, out = _cli("probe", "--from-nvidia-smi", str(LOAD), *bench, "--format", "sarif")
     results = json.loads(out)["runs"][0]["results"]
-    assert code == 1 and [r["ruleId"] for r in results] == ["RL205", "RL202"]
+    assert code == 1 and [r["ruleId"] for r in results] == ["RL203", "RL205", "RL202"]
 
 
 # -- NVML ----------------------------------------------------------------------------------------------------------
@@ -229,9 +252,9 @@ def _fake_nvml(readings: list[dict[str, Any]]) -> types.ModuleType:
 def test_nvml_snapshot_of_the_idle_h200() -> None:
     capture = json.loads((H200 / "nvml.json").read_text())
     nv = _fake_nvml([capture])
-    host, run = probe(ProbeOptions(), nvml=nv)
+    host, run = probe(ProbeOptions(facts={"host.runs_benchmarks": "true"}), nvml=nv)
     got = {k: (json_value(f.value), f.origin, f.path) for k, f in host.facts.items() if not k.startswith("runtime.")}
-    assert {k: v for k, v in got.items() if k != "host.os"} == {
+    assert {k: v for k, v in got.items() if k not in ("host.os", "host.runs_benchmarks")} == {
         "gpu.arch": (None, "probe", "nvml"), "gpu.cc_capable": (True, "probe", "nvml"),
         "gpu.cc_mode": (False, "probe", "nvml"), "gpu.count": (1, "probe", None),
         "gpu.memory_gb": (141, "probe", "nvml"),
@@ -335,8 +358,28 @@ def test_what_the_text_view_shows(tmp_path: Path) -> None:
     code, out = _cli("probe", "--from-nvidia-smi", str(brake), "--format", "json")
     assert code == 1
     assert [(f["code"], f["certainty"], f["line"], f["column"], f["shown"]) for f in json.loads(out)["findings"]
-            if f["code"] in ("RL203", "RL204")] == [("RL203", "possible", 2, 29, True),
+            if f["code"] in ("RL203", "RL204")] == [("RL203", "possible", 1, 1, False),
                                                     ("RL204", "definite", 2, 29, True)]
+
+
+def test_the_psu_record_fires_on_a_dgx_h100_h200_only(tmp_path: Path) -> None:
+    """RL203 is about the DGX H100/H200's six PSUs in 4+2 redundancy: three offline on that system is definite,
+    fewer is within the redundancy, and another system's PSU count says nothing about it."""
+    capture = tmp_path / "q.csv"
+    capture.write_text("index, name, clocks_event_reasons.gpu_idle\n0, NVIDIA H200, Active\n", encoding="utf-8")
+
+    def rl203(*facts: str) -> list[tuple[str, str, list[str]]]:
+        _, out = _cli("probe", "--from-nvidia-smi", str(capture), *[a for f in facts for a in ("--fact", f)],
+                      "--format", "json", "--select", "RL203")
+        return [(f["code"], f["certainty"], f["missing_facts"]) for f in json.loads(out)["findings"]]
+
+    assert rl203("host.system=DGX H200", "host.psu_offline=3") == [("RL203", "definite", [])]
+    assert rl203("host.system=DGXH100", "host.psu_offline=4") == [("RL203", "definite", [])]
+    assert rl203("host.system=DGX H200", "host.psu_offline=2") == []
+    assert rl203("host.system=HGX H200 8-GPU server", "host.psu_offline=3") == []
+    assert rl203("host.system=DGX B200", "host.psu_offline=3") == []
+    assert rl203("host.psu_offline=3") == [("RL203", "possible", ["host.system"])]
+    assert rl203("host.system=DGX H100", "host.psu_degraded=true") == [("RL203", "possible", ["host.psu_offline"])]
 
 
 def test_an_unknown_gpu_leaves_the_model_unknown_with_a_note(tmp_path: Path) -> None:

@@ -164,6 +164,24 @@ def test_bench_facts_and_clock_lock(tmp_path: Path) -> None:
     assert bench2["bench.duration_s"] == (60.0, "flag", 3, 51)
 
 
+def test_sglang_bench_serving_is_a_benchmark(tmp_path: Path) -> None:
+    """SGLang's bench_serving always prints the median and P99 (python/sglang/bench_serving.py) and has no duration
+    option; ``python -m sglang.launch_server`` is a server, not a benchmark."""
+    script = ("python3 -m sglang.bench_serving --backend sglang --num-prompts 500 --request-rate 8\n"
+              "python -m sglang.launch_server --model-path m\n"
+              "python3 -m sglang.bench_serving $OPTS\n")
+    benches = [d for d in facts(tmp_path, script) if d["@"][0] == "bench"]
+    assert len(benches) == 2
+    first, spliced = benches
+    assert first["bench.tool"] == ("sglang-bench-serving", "flag", 1, 1)
+    assert first["bench.percentiles"] == ("50,99", "default", None, None)
+    assert first["bench.reports_tail"] == (True, "default", None, None)
+    assert first["bench.clocks_locked"] == (False, "inferred", 1, 1)
+    assert "bench.duration_s" not in first
+    assert spliced["bench.tool"] == ("sglang-bench-serving", "flag", 3, 1)
+    assert "bench.reports_tail" not in spliced and "bench.clocks_locked" not in spliced  # $OPTS may say otherwise
+
+
 def test_local_checkpoint_config(tmp_path: Path) -> None:
     config = json.dumps({"quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4"}}, indent=2)
     (d,) = facts(tmp_path, "vllm serve ./ckpt --dtype bfloat16\n", files={"ckpt/config.json": config})

@@ -519,7 +519,7 @@ def probe_parser() -> Parser:
     p.add_argument("--write-facts", metavar="FILE",
                    help="write the host's facts to FILE (.json or .toml) for relialint check --facts")
     _add_many(p, "--fact", "fact", "KEY=VALUE",
-              "a fact no counter reads (host.psu_degraded=true); the probe's readings win")
+              "a fact no counter reads (host.runs_benchmarks=true, host.psu_offline=3); the probe's readings win")
     _add_choice(p, "--format", "fmt", ("text", "json", "sarif", "github"), "text")
     _add_many(p, "--select", "select", help_text="record ids or prefixes (RL2), comma separated")
     _add_many(p, "--ignore", "ignore", help_text="record ids or prefixes to leave out")

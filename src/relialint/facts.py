@@ -211,7 +211,16 @@ VOCABULARY: dict[str, FactSpec] = {
               "collect-env"),
         _spec("host.psu_degraded", "bool",
               "some of the node's power supplies are offline (from the BMC or the operator; no GPU counter reads "
-              "it)"),
+              "it); how many, host.psu_offline, decides whether a redundant node loses performance"),
+        _spec("host.psu_offline", "int",
+              "how many of the node's power supplies are offline or without input power (from the BMC, its "
+              "Redfish PSU health, or the operator; no GPU counter reads it)"),
+        _spec("host.system", "string",
+              "the host's system model as its vendor names it (DGX H100, DGX H200, an OEM server), from the BMC, "
+              "DMI (dmidecode -s system-product-name) or the operator; no GPU counter reads it"),
+        _spec("host.runs_benchmarks", "bool",
+              "the host runs benchmarks or probes whose results are compared across runs, parts or versions "
+              "(stated by the operator; no counter reads it)"),
         _spec("launch.form", "string", "how vLLM is launched: serve (vllm serve), api_server (python -m "
               "vllm.entrypoints.openai.api_server, or an image whose entrypoint it is), image (entrypoint unknown)",
               "serve", "api_server", "image"),

@@ -1,5 +1,6 @@
-"""Benchmark runs (``vllm bench serve``, ``llama-bench``, ``guidellm``) as deployments with ``bench.*`` facts,
-and whether GPU clocks were locked (``nvidia-smi -lgc``) earlier in the same script."""
+"""Benchmark runs (``vllm bench serve``, ``llama-bench``, ``guidellm``, ``genai-perf``, SGLang's
+``python -m sglang.bench_serving``) as deployments with ``bench.*`` facts, and whether GPU clocks were locked
+(``nvidia-smi -lgc``) earlier in the same script."""
 
 from __future__ import annotations
 
@@ -11,6 +12,10 @@ from relialint.facts import Fact
 from relialint.readers.located import Command, FileResult, Span, Word
 
 VLLM_DEFAULT_PERCENTILES = "99"
+SGLANG_PERCENTILES = "50,99"
+"""What every SGLang ``bench_serving`` prints, with no option to change it: the median and P99 of end-to-end
+latency, TTFT and TPOT (python/sglang/bench_serving.py); it has no duration option."""
+SGLANG_MODULES = {"sglang.bench_serving": "sglang-bench-serving"}
 
 
 def _clock_lock(command: Command) -> Span | None:
@@ -39,6 +44,9 @@ def _tool(words: list[Word]) -> tuple[str, int] | None:
         return "guidellm", 2
     if head == "genai-perf":
         return "genai-perf", 1
+    if re.fullmatch(r"python(\d(\.\d+)?)?", head) and len(words) > 2 and words[1].text == "-m" \
+            and words[2].text in SGLANG_MODULES:
+        return SGLANG_MODULES[words[2].text or ""], 3
     return None
 
 
@@ -87,6 +95,9 @@ def extract(result: FileResult, opener: FileOpener | None, limit: int | None = N
             elif command.argv_complete:
                 facts.set("bench.percentiles", Fact(VLLM_DEFAULT_PERCENTILES, "default"))
                 facts.set("bench.reports_tail", Fact(True, "default"))
+        if tool.startswith("sglang-bench") and command.argv_complete:
+            facts.set("bench.percentiles", Fact(SGLANG_PERCENTILES, "default"))
+            facts.set("bench.reports_tail", Fact(True, "default"))
         duration = _value(args, ("--max-seconds", "--duration", "--measurement-interval"))
         if duration is not None and duration[0] is not None:
             seconds = _seconds(duration[0], duration[1].text or "")

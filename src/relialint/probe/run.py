@@ -19,7 +19,7 @@ class ProbeOptions:
     duration: float = 0.0
     interval: float = 1.0
     facts: dict[str, str] = field(default_factory=dict)
-    """Facts given with ``--fact`` (what no counter reads, such as ``host.psu_degraded``)."""
+    """Facts given with ``--fact`` (what no counter reads, such as ``host.psu_offline``)."""
     select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
     fail_on: str = "major"

@@ -168,6 +168,21 @@ def test_local_checkpoint_config(tmp_path: Path) -> None:
     config = json.dumps({"quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4"}}, indent=2)
     (d,) = facts(tmp_path, "vllm serve ./ckpt --dtype bfloat16\n", files={"ckpt/config.json": config})
     assert d["model.quantization"] == ("nvfp4", "config-file", 2, 3)
+    assert d["model.kv_cache_scales"] == (None, "config-file", 2, 3)  # no kv_cache_quant_algo: no KV scales
+
+
+@pytest.mark.parametrize(("quant", "expected"), [
+    ({"quant_method": "compressed-tensors", "format": "float-quantized",
+      "kv_cache_scheme": {"num_bits": 8, "type": "float", "strategy": "tensor"}}, "compressed-tensors"),
+    ({"quant_method": "compressed-tensors", "format": "pack-quantized", "kv_cache_scheme": None}, None),
+    ({"quant_method": "modelopt", "quant_algo": "FP8", "kv_cache_quant_algo": "FP8"}, "modelopt"),
+])
+def test_local_checkpoint_kv_cache_scales(tmp_path: Path, quant: dict[str, object], expected: str | None) -> None:
+    """A local checkpoint's quantization_config says whether it ships calibrated KV-cache scales (RL123, RL124)."""
+    config = json.dumps({"quantization_config": quant}, indent=2)
+    (d,) = facts(tmp_path, "vllm serve ./ckpt --kv-cache-dtype fp8\n", files={"ckpt/config.json": config})
+    assert d["model.kv_cache_scales"] == (expected, "config-file", 2, 3)
+
 
 
 def test_equivalent_spellings(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Protocol
+from typing import Literal, Protocol
 
 from relialint import bounds, lazyre
 from relialint.deployment import Deployment
@@ -180,7 +180,24 @@ def checkpoint_facts(name: str, referrer: str, opener: FileOpener | None) -> dic
         out["model.quantization"] = at(scheme, "config-file", span)
     if weight_only is not None:
         out["model.weight_only"] = at(weight_only, "config-file", span)
+    kv_scales = _kv_cache_scales(quant)
+    if kv_scales is not False:
+        out["model.kv_cache_scales"] = at(kv_scales, "config-file", span)
     return out
+
+
+def _kv_cache_scales(quant: dict[str, object]) -> str | Literal[False] | None:
+    """Whether ``quantization_config`` ships calibrated KV-cache scales: the format's name, ``None`` when the
+    config says it ships none, ``False`` when this format does not say (the fact stays unknown).
+
+    compressed-tensors (llm-compressor) writes ``kv_cache_scheme`` (``null`` without KV quantization); ModelOpt
+    writes ``kv_cache_quant_algo`` (``null``/absent without)."""
+    method = str(quant.get("quant_method", "")).lower()
+    if method == "compressed-tensors":
+        return "compressed-tensors" if quant.get("kv_cache_scheme") is not None else None
+    if method == "modelopt":
+        return "modelopt" if quant.get("kv_cache_quant_algo") is not None else None
+    return False
 
 
 def _scheme(quant: dict[str, object]) -> tuple[str | None, bool | None]:

@@ -1,6 +1,6 @@
 """Bad input is expected input: each case gives a located error and exit 2, and the other files are still linted.
 
-Every case runs through the CLI on a folder holding the bad file and a good compose file whose RL105 finding
+Every case runs through the CLI on a folder holding the bad file and a good compose file whose RL120 finding
 must still be reported; each run must finish well within the documented bounds (docs/bad-input.md).
 """
 
@@ -16,8 +16,8 @@ import pytest
 
 from tests.cli_run import invoke
 
-GOOD = ("services:\n  llm:\n    image: vllm/vllm-openai:v0.30.0\n"
-        "    command: [\"Qwen/Qwen2.5-72B-Instruct\", \"--kv-cache-dtype\", \"fp8\"]\n")
+GOOD = ("services:\n  llm:\n    image: vllm/vllm-openai:v0.10.2\n"
+        "    command: [\"Qwen/Qwen2.5-72B-Instruct\", \"--kv-cache-dtype\", \"fp8\", \"--enable-sleep-mode\"]\n")
 BILLION_LAUGHS = "services: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"x{i}: &a{i} [*a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, "
     f"*a{i - 1}, *a{i - 1}]\n" for i in range(1, 10))
@@ -25,7 +25,7 @@ BILLION_LAUGHS = "services: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
 
 def lint(*paths: Path) -> tuple[int, dict[str, object], float]:
     start = time.monotonic()
-    result = invoke([*map(str, paths), "--gpu", "A100", "--select", "RL105", "--format", "json"])
+    result = invoke([*map(str, paths), "--gpu", "A100", "--select", "RL120", "--format", "json"])
     elapsed = time.monotonic() - start
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     return result.exit_code, json.loads(result.output), elapsed
@@ -55,7 +55,7 @@ def check(tmp_path: Path, make_bad: Callable[[Path], Path], line: int, column: i
     findings = doc["findings"]
     assert isinstance(findings, list)
     assert [(f["code"], Path(f["path"]).parent.name, f["line"], f["column"]) for f in findings] == \
-        [("RL105", "good", 4, 44)]
+        [("RL120", "good", 4, 44)]
     assert elapsed < limit_s
 
 

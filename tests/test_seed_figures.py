@@ -12,6 +12,9 @@ from tests.conftest import SHARED
 
 SEED = SHARED / "seed" / "000_92ee87cbb4f51a37.txt"
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+TRACKER_OR_WHEEL = re.compile(r"\(issue #\d+\)|\(PR #\d+\)|released vLLM wheels")
+"""An evidence item whose setup names the issue or pull request it quotes, or the released wheels its witness read:
+a seed record re-checked upstream (issue 23) cites those beside the chapter's own figures."""
 
 
 def _normalise(text: str) -> str:
@@ -36,6 +39,8 @@ def test_every_evidence_number_is_in_the_seed() -> None:
         for index, item in enumerate(record.evidence):
             if "fixture" in item.setup.lower():
                 continue  # relialint's own capture, cited separately from the seed
+            if TRACKER_OR_WHEEL.search(item.setup):
+                continue  # an upstream thread's figures or the released code's (witnessed), not the chapter's
             for number in NUMBER.findall(_normalise(item.measured + " " + item.setup)):
                 if number not in seed_numbers and number.replace(",", "") not in seed_numbers:
                     problems.append(f"{record.id} evidence[{index}]: {number!r} not in the seed")

@@ -10,11 +10,14 @@ import pytest
 from tests.cli_run import invoke
 from tests.conftest import ROOT
 
-# V1 enabled, so that RL302 (V1 on 0.7.x) stays possible with the version unknown: a second finding to baseline.
+# examples/serve-cmd.sh pins no vLLM version; RL101 is a 0.9.0-0.18.1 defect
+RTX_4090 = ("--gpu", "RTX 4090", "--engine-version", "0.18.1")
+
+# VLLM_USE_V1 set, which the script's vLLM 0.18.1 no longer reads (RL504): a second finding to baseline.
 SCRIPT = (ROOT / "examples" / "serve-cmd.sh").read_text().replace("set -euo pipefail\n",
                                                                    "set -euo pipefail\nexport VLLM_USE_V1=1\n")
 SECOND = "\nvllm serve nvidia/Llama-3.1-8B-Instruct-FP4 --dtype bfloat16 --port 8001\n"
-ARGS = ("--gpu", "RTX 4090", "--select", "RL101,RL302")
+ARGS = (*RTX_4090, "--select", "RL101,RL504")
 
 
 def run(cwd: Path, *args: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
@@ -40,7 +43,7 @@ EXPECTED = """{
   "version": 1,
   "entries": [
     {"code": "RL101", "path": "deploy/serve.sh", "about": "serve.dtype", "count": 1},
-    {"code": "RL302", "path": "deploy/serve.sh", "about": "limits.max_model_len", "count": 1}
+    {"code": "RL504", "path": "deploy/serve.sh", "about": "args.unread_env", "count": 1}
   ]
 }
 """
@@ -61,19 +64,20 @@ def test_baseline_hides_known_findings_even_after_lines_move(repo: Path, monkeyp
     script = repo / "deploy" / "serve.sh"
     script.write_text(SCRIPT.replace("set -euo pipefail\n", "set -euo pipefail\n# a\n# b\nexport X=1\n"))
     assert rows(repo, "deploy", *ARGS, monkeypatch=monkeypatch) == (
-        1, [("RL101", "deploy/serve.sh:12:3"), ("RL302", "deploy/serve.sh:14:3")])
+        1, [("RL504", "deploy/serve.sh:7:8"), ("RL101", "deploy/serve.sh:12:3")])
     assert rows(repo, "deploy", *ARGS, "--baseline", ".relialint-baseline.json", monkeypatch=monkeypatch) == (0, [])
 
 
 def test_a_new_finding_is_reported(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run(repo, "deploy", *ARGS, "--write-baseline", ".relialint-baseline.json", monkeypatch=monkeypatch)
     (repo / "deploy" / "serve.sh").write_text(SCRIPT + SECOND)
+    # the second command inherits the exported VLLM_USE_V1 too: one more RL504 than the baseline counts
     assert rows(repo, "deploy", *ARGS, "--baseline", ".relialint-baseline.json", monkeypatch=monkeypatch) == (
-        1, [("RL101", "deploy/serve.sh:13:45")])
+        1, [("RL504", "deploy/serve.sh:4:8"), ("RL101", "deploy/serve.sh:13:45")])
     (repo / "deploy" / "other.sh").write_text(SCRIPT)
     code, found = rows(repo, "deploy", *ARGS, "--baseline", ".relialint-baseline.json", monkeypatch=monkeypatch)
-    assert (code, found) == (1, [("RL101", "deploy/other.sh:9:3"), ("RL302", "deploy/other.sh:11:3"),
-                                 ("RL101", "deploy/serve.sh:13:45")])
+    assert (code, found) == (1, [("RL504", "deploy/other.sh:4:8"), ("RL101", "deploy/other.sh:9:3"),
+                                 ("RL504", "deploy/serve.sh:4:8"), ("RL101", "deploy/serve.sh:13:45")])
 
 
 def test_stale_entries_are_reported_so_the_baseline_only_shrinks(repo: Path,
@@ -96,7 +100,7 @@ def test_stale_entries_are_reported_so_the_baseline_only_shrinks(repo: Path,
     run(repo, "deploy", *ARGS, "--baseline", ".relialint-baseline.json", "--write-baseline",
         ".relialint-baseline.json", monkeypatch=monkeypatch)
     assert json.loads((repo / ".relialint-baseline.json").read_text())["entries"] == [
-        {"code": "RL302", "path": "deploy/serve.sh", "about": "limits.max_model_len", "count": 1}]
+        {"code": "RL504", "path": "deploy/serve.sh", "about": "args.unread_env", "count": 1}]
 
 
 def test_entries_for_files_not_linted_are_not_stale(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -108,12 +112,12 @@ def test_entries_for_files_not_linted_are_not_stale(repo: Path, monkeypatch: pyt
 def test_two_identical_findings_count(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     twice = SCRIPT + SECOND
     (repo / "deploy" / "serve.sh").write_text(twice)
-    run(repo, "deploy", "--gpu", "RTX 4090", "--select", "RL101", "--write-baseline", "b.json",
+    run(repo, "deploy", *RTX_4090, "--select", "RL101", "--write-baseline", "b.json",
         monkeypatch=monkeypatch)
     assert json.loads((repo / "b.json").read_text())["entries"] == [
         {"code": "RL101", "path": "deploy/serve.sh", "about": "serve.dtype", "count": 2}]
     (repo / "deploy" / "serve.sh").write_text(twice + SECOND)
-    assert rows(repo, "deploy", "--gpu", "RTX 4090", "--select", "RL101", "--baseline", "b.json",
+    assert rows(repo, "deploy", *RTX_4090, "--select", "RL101", "--baseline", "b.json",
                 monkeypatch=monkeypatch) == (1, [("RL101", "deploy/serve.sh:15:45")])
 
 
@@ -128,7 +132,7 @@ def test_targets_are_part_of_the_key(repo: Path, monkeypatch: pytest.MonkeyPatch
         monkeypatch=monkeypatch)
     assert json.loads((repo / "b.json").read_text())["entries"] == [
         {"code": "RL101", "path": "deploy/serve.sh", "about": "serve.dtype", "target": "H100", "count": 1}]
-    assert rows(repo, "deploy", "--gpu", "H100", "--gpu", "RTX 4090", "--select", "RL101", "--baseline", "b.json",
+    assert rows(repo, "deploy", "--gpu", "H100", *RTX_4090, "--select", "RL101", "--baseline", "b.json",
                 monkeypatch=monkeypatch) == (1, [("RL101", "deploy/serve.sh:9:3")])
 
 

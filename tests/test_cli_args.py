@@ -17,6 +17,9 @@ from tests.cli_run import Result, invoke
 from tests.conftest import ROOT
 from tests.work import HANG_S
 
+# examples/serve-cmd.sh pins no vLLM version; RL101 is a 0.9.0-0.18.1 defect
+RTX_4090 = ("--gpu", "RTX 4090", "--engine-version", "0.18.1")
+
 EXAMPLE = "examples/serve-cmd.sh"
 INTERNAL = ("relialint: internal error (RuntimeError); nothing was reported. Please report it with the input that "
             "caused it.\n")
@@ -28,8 +31,8 @@ def _at_root(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_path_first_means_check() -> None:
-    implicit = invoke([EXAMPLE, "--gpu", "RTX 4090", "--select", "RL101"])
-    explicit = invoke(["check", EXAMPLE, "--gpu", "RTX 4090", "--select", "RL101"])
+    implicit = invoke([EXAMPLE, *RTX_4090, "--select", "RL101"])
+    explicit = invoke(["check", EXAMPLE, *RTX_4090, "--select", "RL101"])
     assert implicit == explicit
     assert implicit.exit_code == 1
     assert implicit.stdout.startswith(f"{EXAMPLE}:8:3: RL101 [blocker] ")
@@ -37,7 +40,7 @@ def test_a_path_first_means_check() -> None:
 
 
 def test_an_option_first_means_check() -> None:
-    result = invoke(["--select", "RL101", "--gpu", "RTX 4090", EXAMPLE])
+    result = invoke(["--select", "RL101", *RTX_4090, EXAMPLE])
     assert (result.exit_code, result.stdout.splitlines()[-1]) == (
         1, "1 file, 1 deployment: 1 definite, 0 possible, 0 errors")
 
@@ -45,7 +48,7 @@ def test_an_option_first_means_check() -> None:
 def test_options_and_paths_mix_in_any_order(tmp_path: Path) -> None:
     fixed = tmp_path / "fixed.sh"
     fixed.write_text((ROOT / EXAMPLE).read_text().replace("bfloat16", "float16"))
-    result = invoke([EXAMPLE, "--select", "RL101", str(fixed), "--gpu", "RTX 4090", "--format", "json"])
+    result = invoke([EXAMPLE, "--select", "RL101", str(fixed), *RTX_4090, "--format", "json"])
     doc = json.loads(result.stdout)
     assert (result.exit_code, doc["summary"]["files"], [f["path"] for f in doc["findings"]]) == (1, 2, [EXAMPLE])
 
@@ -181,14 +184,14 @@ def test_strict_is_unset_unless_given(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def test_repeatable_options_add_up() -> None:
-    one = invoke([EXAMPLE, "--gpu", "RTX 4090", "--select", "RL999,RL101", "--format", "json"])
-    two = invoke([EXAMPLE, "--gpu", "RTX 4090", "--select", "RL999", "--select", "RL101", "--format", "json"])
+    one = invoke([EXAMPLE, *RTX_4090, "--select", "RL999,RL101", "--format", "json"])
+    two = invoke([EXAMPLE, *RTX_4090, "--select", "RL999", "--select", "RL101", "--format", "json"])
     assert one == two
     assert [f["code"] for f in json.loads(one.stdout)["findings"]] == ["RL101"]
-    ignored = invoke([EXAMPLE, "--gpu", "RTX 4090", "--select", "RL101", "--ignore", "RL2", "--ignore", "RL101"])
+    ignored = invoke([EXAMPLE, *RTX_4090, "--select", "RL101", "--ignore", "RL2", "--ignore", "RL101"])
     assert (ignored.exit_code, ignored.stdout.splitlines()[-1]) == (
         0, "1 file, 1 deployment: 0 definite, 0 possible, 0 errors")
-    targets = invoke([EXAMPLE, "--gpu", "H100", "--gpu", "RTX 4090", "--select", "RL101"]).stdout
+    targets = invoke([EXAMPLE, "--gpu", "H100", *RTX_4090, "--select", "RL101"]).stdout
     assert [line.split(" NVFP4")[0] for line in targets.splitlines() if ": RL101 [" in line] == [
         f"{EXAMPLE}:8:3: RL101 [blocker, on H100]", f"{EXAMPLE}:8:3: RL101 [blocker, on RTX 4090]"]
     facts = json.loads(invoke(["facts", EXAMPLE, "--format", "json", "--fact", "host.rebar=true", "--fact",
@@ -198,7 +201,7 @@ def test_repeatable_options_add_up() -> None:
 
 
 def test_the_last_value_of_a_single_option_wins() -> None:
-    result = invoke([EXAMPLE, "--gpu", "RTX 4090", "--select", "RL101", "--format", "json", "--format", "text"])
+    result = invoke([EXAMPLE, *RTX_4090, "--select", "RL101", "--format", "json", "--format", "text"])
     assert result.stdout.splitlines()[-1] == "1 file, 1 deployment: 1 definite, 0 possible, 0 errors"
 
 
@@ -240,7 +243,7 @@ def test_python_dash_m_and_the_installed_script() -> None:
     assert (module.returncode, module.stdout, module.stderr) == (0, f"relialint, version {__version__}\n", "")
     installed = shutil.which("relialint", path=str(Path(sys.executable).parent))
     if installed is not None:
-        proc = subprocess.run([installed, EXAMPLE, "--gpu", "RTX 4090", "--select", "RL101"], capture_output=True,
+        proc = subprocess.run([installed, EXAMPLE, *RTX_4090, "--select", "RL101"], capture_output=True,
                               text=True, cwd=ROOT, timeout=HANG_S, check=False)
         assert (proc.returncode, proc.stdout.splitlines()[-1], proc.stderr) == (
             1, "1 file, 1 deployment: 1 definite, 0 possible, 0 errors", "")

@@ -99,29 +99,30 @@ def test_facts_decide_the_shipped_examples_possible_findings(h200_facts: dict[st
 
     serve = ROOT / "examples" / "serve-cmd.sh"
     assert short(_check(serve)[1]) == [
-        ("RL122", "possible", 7, 1, ["engine.backend", "engine.version"]),
+        ("RL122", "possible", 7, 1, ["engine.backend", "engine.v1", "engine.version"]),
         ("RL107", "possible", 7, 12, ["engine.v2_model_runner", "engine.version", "gpu.cc_capable", "gpu.cc_mode"]),
         ("RL117", "possible", 7, 12, ["engine.version", "gpu.sm"]),
         ("RL206", "possible", 7, 12, ["engine.version", "gpu.sm"]),
-        ("RL214", "possible", 7, 12, ["engine.version", "gpu.arch", "model.kv_cache_scheme"]),
-        ("RL215", "possible", 7, 12, ["engine.version", "gpu.native_fp4"]),
-        ("RL217", "possible", 7, 12, ["engine.version", "gpu.vendor"]),
-        ("RL101", "possible", 8, 3, ["gpu.sm"]),
+        ("RL215", "possible", 7, 12, ["gpu.native_fp4"]),
+        ("RL217", "possible", 7, 12, ["gpu.vendor"]),
+        ("RL509", "possible", 7, 12, ["engine.version"]),
+        ("RL101", "possible", 8, 3, ["engine.version", "gpu.sm"]),  # a 0.9.0-0.18.1 defect; no version pinned
     ]
-    # the H200's capture: no native FP4 (RL101 definite, RL215 absent), CC off (RL107 absent); the version still
-    # unknown
+    # the H200's capture: no native FP4 (RL215 absent; RL101 possible only for the version), CC off (RL107
+    # absent); the version still unknown
     assert short(_check(serve, "--facts", str(h200_facts[".toml"]))[1]) == [
-        ("RL122", "possible", 7, 1, ["engine.backend", "engine.version"]),
+        ("RL122", "possible", 7, 1, ["engine.backend", "engine.v1", "engine.version"]),
         ("RL206", "possible", 7, 12, ["engine.version"]),
         ("RL217", "possible", 7, 12, ["engine.version"]),  # NVIDIA known; the sampler default depends on the version
-        ("RL101", "definite", 8, 3, []),
+        ("RL509", "possible", 7, 12, ["engine.version"]),
+        ("RL101", "possible", 8, 3, ["engine.version"]),
     ]
     # collect-env adds the vLLM version (0.11.0): RL122 stays possible, since a pip install of that version may
     # lack FlashInfer (engine.backend unknown); RL206 too, since its 0.26.0 baseline is a measurement no released
     # code shows, so older versions are not known clean
     assert short(_check(serve, "--facts", str(PROBE / "collect-env.txt"))[1]) == [
         ("RL122", "possible", 7, 1, ["engine.backend"]), ("RL206", "possible", 7, 12, []),
-        ("RL101", "definite", 8, 3, [])]
+        ("RL217", "possible", 7, 12, []), ("RL509", "possible", 7, 12, []), ("RL101", "definite", 8, 3, [])]
     compose = ROOT / "examples" / "compose.yaml"
     assert short(_check(compose, "--facts", str(h200_facts[".json"]))[1]) == [
         ("RL206", "definite", 12, 7, []), ("RL303", "definite", 14, 7, []), ("RL113", "definite", 15, 7, []),
@@ -134,9 +135,8 @@ def test_cli_options_come_on_top_of_the_facts_file(h200_facts: dict[str, Path]) 
     serve = ROOT / "examples" / "serve-cmd.sh"
     on_top = _check(serve, "--facts", str(h200_facts[".json"]), "--gpu", "B200", "--engine-version", "0.11.0")
     assert on_top == _check(serve, *_as_cli(h200_facts[".json"])[2:], "--gpu", "B200", "--engine-version", "0.11.0")
-    # B200 has native FP4; 0.11.0 and the build unknown; RL215 possible: 0.11.0 allocates the NVFP4 scale padding
-    # uninitialised too, where no loss was measured
-    assert [f["code"] for f in on_top[1]] == ["RL122", "RL215"]
+    # B200 has native FP4 (no RL101); 0.11.0 and the build unknown
+    assert [f["code"] for f in on_top[1]] == ["RL122", "RL215", "RL217", "RL509"]
 
 
 def test_configuration_facts_file_per_path(tmp_path: Path, h200_facts: dict[str, Path]) -> None:
@@ -155,8 +155,7 @@ def test_configuration_facts_file_per_path(tmp_path: Path, h200_facts: dict[str,
                                                  *_as_cli(tmp_path / "h200.toml"))
     assert run(tmp_path / "serve-cmd.sh") == run(tmp_path / "serve-cmd.sh", "--isolated",
                                                  *_as_cli(tmp_path / "collect-env.txt"))
-    # RL206 on 0.11.0: older than its measured 0.26.0 baseline, which no released code shows, so possible
-    assert [f["code"] for f in run(tmp_path / "serve-cmd.sh")] == ["RL122", "RL206", "RL101"]
+    assert [f["code"] for f in run(tmp_path / "serve-cmd.sh")] == ["RL122", "RL206", "RL217", "RL509", "RL101"]
 
 
 def test_configuration_names_a_missing_facts_file(tmp_path: Path) -> None:

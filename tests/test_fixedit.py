@@ -47,8 +47,8 @@ M = "nvidia/Llama-3.3-70B-Instruct-FP4"
     (f"vllm serve {M} --dtype=bfloat16\n", f"vllm serve {M} --dtype=float16\n"),
     (f"vllm serve {M} '--dtype=bfloat16'\n", f"vllm serve {M} '--dtype=float16'\n"),
     (f"vllm serve {M} --dtype \"bfloat16\"\n", f"vllm serve {M} --dtype \"float16\"\n"),
-    (f"docker run --gpus all vllm/vllm-openai:v0.30.0 {M} --dtype bfloat16\n",
-     f"docker run --gpus all vllm/vllm-openai:v0.30.0 {M} --dtype float16\n"),
+    (f"docker run --gpus all vllm/vllm-openai:v0.18.1 {M} --dtype bfloat16\n",
+     f"docker run --gpus all vllm/vllm-openai:v0.18.1 {M} --dtype float16\n"),
 ])
 def test_flag_value_replaced(before: str, after: str) -> None:
     assert fix(before, "serve.sh", "shell", "RL101")[0] == after

@@ -27,10 +27,13 @@ MEMORY_LIMIT = 2 << 30
 CPU_LIMIT_S = 30
 """CPU seconds one run may spend: every case takes a few at most (the slowest, 5 MB on standard input, about 4 on a
 loaded 2-core machine); an unprotected case takes minutes."""
-GOOD = ('services:\n  llm:\n    image: vllm/vllm-openai:v0.30.0\n'
-        '    command: ["Qwen/Qwen2.5-72B-Instruct", "--kv-cache-dtype", "fp8"]\n')
-GOOD_FINDING = ("RL105", "compose.yaml", 4, 44)
-SELECT = ["--select", "RL105", "--gpu", "A100"]
+# the vehicle: RL120 (an FP8 KV cache with sleep mode on 0.7.0-0.11.2), pointing at the --kv-cache-dtype token
+GOOD = ('services:\n  llm:\n    image: vllm/vllm-openai:v0.10.2\n'
+        '    command: ["Qwen/Qwen2.5-72B-Instruct", "--kv-cache-dtype", "fp8", "--enable-sleep-mode"]\n')
+GOOD_FINDING = ("RL120", "compose.yaml", 4, 44)
+SELECT = ["--select", "RL120", "--gpu", "A100"]
+SELECT_V = [*SELECT, "--engine-version", "0.10.2"]  # for files that pin no version themselves
+SERVE = "vllm serve m --kv-cache-dtype fp8 --enable-sleep-mode\n"
 
 
 def _limits() -> None:
@@ -141,10 +144,10 @@ def test_05_a_chain_of_1000_from_stages(tmp_path: Path, good: Path) -> None:
     folder = tmp_path / "chain"
     folder.mkdir()
     (folder / "Dockerfile").write_text(
-        "FROM vllm/vllm-openai:v0.30.0 AS s0\n" + "".join(f"FROM s{i} AS s{i + 1}\n" for i in range(1000))
-        + 'CMD ["m", "--kv-cache-dtype", "fp8"]\n')
+        "FROM vllm/vllm-openai:v0.10.2 AS s0\n" + "".join(f"FROM s{i} AS s{i + 1}\n" for i in range(1000))
+        + 'CMD ["m", "--kv-cache-dtype", "fp8", "--enable-sleep-mode"]\n')
     code, doc = lint_json(str(folder / "Dockerfile"), str(good), *SELECT)
-    assert findings(doc) == [("RL105", "Dockerfile", 1002, 11), GOOD_FINDING]
+    assert findings(doc) == [("RL120", "Dockerfile", 1002, 11), GOOD_FINDING]
     assert (code, doc["errors"]) == (1, [])
 
 
@@ -162,13 +165,13 @@ def test_07_file_name_of_300_characters(tmp_path: Path, good: Path) -> None:
 
 def test_07_file_name_with_invalid_utf8_under_sarif(tmp_path: Path) -> None:
     name = os.fsdecode(b"bad\xff.sh")
-    (tmp_path / name).write_text("vllm serve m --kv-cache-dtype fp8\n")
-    code, out, _ = relialint(name, "--format", "sarif", *SELECT, cwd=tmp_path)
+    (tmp_path / name).write_text(SERVE)
+    code, out, _ = relialint(name, "--format", "sarif", *SELECT_V, cwd=tmp_path)
     doc = json.loads(out)
     results = doc["runs"][0]["results"]
     assert code == 1
     assert [(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]) for r in results] == \
-        [("RL105", "bad%FF.sh")]
+        [("RL120", "bad%FF.sh")]
 
 
 def test_08_deleted_working_directory(tmp_path: Path, good: Path) -> None:
@@ -211,15 +214,19 @@ def test_08_write_baseline_to_a_read_only_folder(tmp_path: Path, good: Path) -> 
 
 
 def _record(folder: Path, old: str = "", new: str = "") -> Path:
-    """A copy of RL105 as a user's record RL199 in ``folder``, with one text replaced."""
-    text = (ROOT / "records" / "RL105-fp8-kv-cache-graph-unsafe-write.yaml").read_text(encoding="utf-8")
-    text = text.replace("id: RL105", "id: RL199", 1)
+    """A copy of RL120 as a user's record RL199 in ``folder`` (with its witness result), one text replaced."""
+    text = (ROOT / "records" / "RL120-fp8-kv-cache-sleep-level2-gibberish.yaml").read_text(encoding="utf-8")
+    text = text.replace("id: RL120", "id: RL199", 1).replace("related: [RL115, RL123, RL124]", "related: []", 1)
     if old:
         assert old in text
         text = text.replace(old, new, 1)
     folder.mkdir(exist_ok=True)
-    path = folder / "RL199-fp8-kv-cache-graph-unsafe-write.yaml"
+    path = folder / "RL199-fp8-kv-cache-sleep-level2-gibberish.yaml"
     path.write_text(text, encoding="utf-8")
+    witness = (ROOT / "records" / "witnesses" / "RL120.json").read_text(encoding="utf-8")
+    (folder / "witnesses").mkdir(exist_ok=True)
+    (folder / "witnesses" / "RL199.json").write_text(witness.replace('"record": "RL120"', '"record": "RL199"', 1),
+                                                     encoding="utf-8")
     return path
 
 
@@ -270,9 +277,10 @@ def test_11_character_devices(tmp_path: Path, good: Path) -> None:
                                          "reads it")]
     with_good(folder, good, ("serve.sh", 1, 1, "not a regular file (a device); not read"), "--follow-outside")
     script = tmp_path / "run.sh"
-    script.write_text("docker run --env-file /dev/zero vllm/vllm-openai:v0.30.0 m --kv-cache-dtype fp8\n")
+    script.write_text("docker run --env-file /dev/zero vllm/vllm-openai:v0.10.2 m --kv-cache-dtype fp8 "
+                      "--enable-sleep-mode\n")
     code, doc = lint_json(str(script), str(good), *SELECT)
-    assert (code, findings(doc)) == (1, [GOOD_FINDING, ("RL105", "run.sh", 1, 60)])
+    assert (code, findings(doc)) == (1, [GOOD_FINDING, ("RL120", "run.sh", 1, 60)])
 
 
 @pytest.mark.parametrize("option", ["--config", "--baseline"])
@@ -293,17 +301,17 @@ def test_11_standard_input_is_bounded() -> None:
 
 
 def test_11_a_large_script_on_standard_input() -> None:
-    """5.1 MB of commands (150,000): the first 10,000 commands are read and 256 deployments evaluated, each bound
+    """4.9 MB of commands (90,000): the first 10,000 commands are read and 256 deployments evaluated, each bound
     said once, in seconds rather than minutes."""
-    script = ("vllm serve m --kv-cache-dtype fp8\n" * 150_000).encode()
-    code, out, _ = relialint("-", "--stdin-filename", "x.sh", "--format", "json", *SELECT, input_bytes=script)
+    script = (SERVE * 90_000).encode()
+    code, out, _ = relialint("-", "--stdin-filename", "x.sh", "--format", "json", *SELECT_V, input_bytes=script)
     doc = json.loads(out)
     assert (code, doc["errors"], doc["summary"]["deployments"], doc["summary"]["definite"]) == (1, [], 256, 256)
     assert located(doc["warnings"]) == [
         ("x.sh", 10001, 1, "more than 10000 commands in one file; from here on they are not read"),
         ("x.sh", 257, 1, "more than 256 deployments in one file; from here on they are not linted")]
-    code, out, _ = relialint("-", "--stdin-filename", "x.sh", "--format", "json", *SELECT,
-                             input_bytes=script + b"x" * 200_000)
+    code, out, _ = relialint("-", "--stdin-filename", "x.sh", "--format", "json", *SELECT_V,
+                             input_bytes=script + b"x" * 400_000)
     assert (code, located(json.loads(out)["errors"])) == (
         2, [("x.sh", 1, 1, "file too large (more than 5242880 bytes; the limit is 5242880)")])
 
@@ -335,11 +343,12 @@ def test_12_fifo_as_env_file_and_dotenv(tmp_path: Path, good: Path) -> None:
     folder = tmp_path / "app"
     folder.mkdir()
     os.mkfifo(folder / ".env")
-    (folder / "compose.yaml").write_text(GOOD.replace('"fp8"]', '"${KV:-fp8}"]'))
-    (folder / "run.sh").write_text("docker run --env-file .env vllm/vllm-openai:v0.30.0 m --kv-cache-dtype fp8\n")
+    (folder / "compose.yaml").write_text(GOOD.replace('"fp8",', '"${KV:-fp8}",'))
+    (folder / "run.sh").write_text("docker run --env-file .env vllm/vllm-openai:v0.10.2 m --kv-cache-dtype fp8 "
+                                   "--enable-sleep-mode\n")
     code, doc = lint_json(str(folder / "compose.yaml"), str(folder / "run.sh"), *SELECT)
     assert code == 1
-    assert findings(doc) == [("RL105", "compose.yaml", 4, 44), ("RL105", "run.sh", 1, 55)]
+    assert findings(doc) == [("RL120", "compose.yaml", 4, 44), ("RL120", "run.sh", 1, 55)]
     assert located(doc["warnings"]) == [
         ("compose.yaml", 1, 1, ".env cannot be read: not a regular file (a FIFO); not read; its variables are "
                                "unknown"),
@@ -384,7 +393,7 @@ def test_14_catastrophic_pattern_in_a_user_record(tmp_path: Path, good: Path) ->
     path = _record(records, 'matches: "^fp8"', 'matches: "^(a+)+$"')
     code, out, _ = relialint("validate", str(records))
     assert code == 2
-    assert (f"{path}:60:9: KB002 trigger.when.all.1: Value error, matches: the pattern has a repeated group that "
+    assert (f"{path}:64:9: KB002 trigger.when.all.1: Value error, matches: the pattern has a repeated group that "
             "itself repeats or alternates (catastrophic backtracking); records may use only patterns that cannot "
             "backtrack without bound") in out.splitlines()
     code, doc = lint_json(str(good), "--records", str(records), *SELECT)
@@ -408,7 +417,7 @@ def test_16_validate_writes_only_inside_its_own_folder(tmp_path: Path, filename:
     path = _record(records, "    format: shell\n", f"    format: shell\n    filename: {name}\n")
     code, out, _ = relialint("validate", str(records))
     assert code == 2
-    assert f"{path}:68:5: KB010 example '8x A800 with fp8_e5m2 KV cache and CUDA graphs' should fires: filename " \
+    assert f"{path}:98:5: KB010 example 'an RL rollout server on 0.10.2' should fires: filename " \
            f"{name!r}: {reason}" in out.splitlines()
     assert list(outside.iterdir()) == []
     assert not (tmp_path / "evil.sh").exists()
@@ -417,8 +426,8 @@ def test_16_validate_writes_only_inside_its_own_folder(tmp_path: Path, filename:
 def test_17_github_annotations_cannot_inject_commands(tmp_path: Path) -> None:
     folder = tmp_path / "x\n::error file=evil::pwned"
     folder.mkdir()
-    (folder / "serve.sh").write_text("vllm serve m --kv-cache-dtype fp8\n")
-    code, out, _ = relialint(str(folder / "serve.sh"), "--format", "github", *SELECT)
+    (folder / "serve.sh").write_text(SERVE)
+    code, out, _ = relialint(str(folder / "serve.sh"), "--format", "github", *SELECT_V)
     assert code == 1
     lines = out.splitlines()
     assert len(lines) == 2
@@ -438,14 +447,14 @@ def test_18_duplicate_yaml_keys_are_an_error(tmp_path: Path, good: Path) -> None
 
 
 @pytest.mark.parametrize("name, data, where", [
-    ("serve.sh", b"#!/bin/sh\rvllm serve m --kv-cache-dtype fp8\r", (2, 14)),
+    ("serve.sh", b"#!/bin/sh\rvllm serve m --kv-cache-dtype fp8 --enable-sleep-mode\r", (2, 14)),
     ("compose.yaml", GOOD.replace("\n", "\r").encode(), (4, 44)),
-    ("serve16.sh", "vllm serve m --kv-cache-dtype fp8\n".encode("utf-16"), (1, 14)),
+    ("serve16.sh", SERVE.encode("utf-16"), (1, 14)),
 ])
 def test_19_cr_only_line_ends_and_utf16(tmp_path: Path, name: str, data: bytes, where: tuple[int, int]) -> None:
     (tmp_path / name).write_bytes(data)
-    code, doc = lint_json(str(tmp_path / name), *SELECT)
-    assert (code, findings(doc), doc["errors"]) == (1, [("RL105", name, *where)], [])
+    code, doc = lint_json(str(tmp_path / name), *SELECT_V)
+    assert (code, findings(doc), doc["errors"]) == (1, [("RL120", name, *where)], [])
 
 
 def test_20_empty_option_name_and_unicode_dash(tmp_path: Path) -> None:

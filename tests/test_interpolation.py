@@ -11,10 +11,11 @@ from tests.cli_run import invoke
 
 COMPOSE = """services:
   vllm:
-    image: vllm/vllm-openai:v0.30.0
+    image: vllm/vllm-openai:v0.10.2
     command: >
       nvidia/Llama-3.1-8B-Instruct
       --kv-cache-dtype ${KV_DTYPE:-auto}
+      --enable-sleep-mode
 """
 
 
@@ -40,10 +41,10 @@ def test_fact_source_is_the_env_line(tmp_path: Path) -> None:
 
 
 def test_finding_points_at_the_compose_line(tmp_path: Path) -> None:
-    doc = _run(tmp_path, "check", "--gpu", "A100", "--select", "RL105")
+    doc = _run(tmp_path, "check", "--gpu", "A100", "--select", "RL120")
     (finding,) = doc["findings"]  # type: ignore[misc]
     assert (finding["code"], finding["certainty"], finding["path"], finding["line"], finding["column"]) == (
-        "RL105", "definite", "compose.yaml", 6, 7)
+        "RL120", "definite", "compose.yaml", 6, 7)
 
 
 def test_without_the_env_file_the_default_applies(tmp_path: Path) -> None:

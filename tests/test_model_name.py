@@ -17,6 +17,7 @@ def table(name: str) -> dict[str, tuple[object, str]]:
 @pytest.mark.parametrize(("name", "expected"), [
     ("meta-llama/Llama-3.1-8B-Instruct", {
         "model.quantization": (None, PLAIN.format("meta-llama")),
+        "model.kv_cache_scales": (None, PLAIN.format("meta-llama")),
         "model.moe": (False, "Llama-3.1-8B (Llama 2/3.x, dense)"),
         "model.sliding_window": (False, "Llama-3.1-8B (Llama 2/3.x)")}),
     ("Qwen/Qwen3-30B-A3B-FP8", {
@@ -64,7 +65,8 @@ def table(name: str) -> dict[str, tuple[object, str]]:
         "model.quantization": ("mxfp4", "gpt-oss-120b (released in MXFP4)"), "model.moe": (True, "gpt-oss (gpt-oss)"),
         "model.sliding_window": (True, "gpt-oss (gpt-oss)")}),
     ("meta-llama/Llama-4-Scout-17B-16E-Instruct", {
-        "model.quantization": (None, PLAIN.format("meta-llama")), "model.moe": (True, "17B-16E")}),
+        "model.quantization": (None, PLAIN.format("meta-llama")),
+        "model.kv_cache_scales": (None, PLAIN.format("meta-llama")), "model.moe": (True, "17B-16E")}),
     ("mistralai/Mixtral-8x7B-Instruct-v0.1", {"model.moe": (True, "8x7B")}),  # mistralai: not a plain-name publisher
     ("Qwen/Qwen3-8B-MLX-4bit", {  # another format's token: not taken for full precision
         "model.moe": (False, "Qwen3-8B (Qwen2.5/Qwen3, dense)"),
@@ -86,6 +88,7 @@ def test_located_with_origin_and_note() -> None:
     assert facts("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192\n") == {
         "model.name": ("meta-llama/Llama-3.1-8B-Instruct", "flag", 1, 12, None),
         "model.quantization": (None, "inferred", 1, 12, "from the model name: " + PLAIN.format("meta-llama")),
+        "model.kv_cache_scales": (None, "inferred", 1, 12, "from the model name: " + PLAIN.format("meta-llama")),
         "model.moe": (False, "inferred", 1, 12, "from the model name: Llama-3.1-8B (Llama 2/3.x, dense)"),
         "model.sliding_window": (False, "inferred", 1, 12, "from the model name: Llama-3.1-8B (Llama 2/3.x)"),
     }

@@ -56,7 +56,7 @@ def test_hook_fails_on_a_blocker_and_passes_after_the_fix(tmp_path: Path) -> Non
     project.mkdir()
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     (project / "serve.sh").write_text(SCRIPT)
-    (project / ".relialint.toml").write_text('gpu = "RTX 4090"\n')
+    (project / ".relialint.toml").write_text('gpu = "RTX 4090"\nengine-version = "0.18.1"\n')
     (project / "README.md").write_text("not linted\n")
     subprocess.run([*GIT, "add", "-A"], cwd=project, check=True)
     subprocess.run([*GIT, "commit", "-q", "-m", "a deployment"], cwd=project, check=True)

@@ -1,6 +1,6 @@
 """Bad input is expected input: each case gives a located error and exit 2, and the other files are still linted.
 
-Every case runs through the CLI on a folder holding the bad file and a good compose file whose RL105 finding
+Every case runs through the CLI on a folder holding the bad file and a good compose file whose RL120 finding
 must still be reported; each run must stay well within a budget of CPU seconds (never the time on the clock: a
 loaded machine makes a run slower, not dearer), the bounds of docs/bad-input.md keeping it there.
 """
@@ -17,8 +17,8 @@ import pytest
 from tests.cli_run import invoke
 from tests.work import cpu
 
-GOOD = ("services:\n  llm:\n    image: vllm/vllm-openai:v0.30.0\n"
-        "    command: [\"Qwen/Qwen2.5-72B-Instruct\", \"--kv-cache-dtype\", \"fp8\"]\n")
+GOOD = ("services:\n  llm:\n    image: vllm/vllm-openai:v0.10.2\n"
+        "    command: [\"Qwen/Qwen2.5-72B-Instruct\", \"--kv-cache-dtype\", \"fp8\", \"--enable-sleep-mode\"]\n")
 BILLION_LAUGHS = "services: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"x{i}: &a{i} [*a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, "
     f"*a{i - 1}, *a{i - 1}]\n" for i in range(1, 10))
@@ -27,7 +27,7 @@ BILLION_LAUGHS = "services: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
 def lint(*paths: Path, budget_s: float = 20.0) -> tuple[int, dict[str, object]]:
     """The run, within ``budget_s`` CPU seconds: each bound keeps its case to well under a second of CPU, and a
     case whose bound is gone runs for minutes (an alias bomb, a 50 MB file read whole) and fails here at once."""
-    result = cpu(budget_s, lambda: invoke([*map(str, paths), "--gpu", "A100", "--select", "RL105", "--format",
+    result = cpu(budget_s, lambda: invoke([*map(str, paths), "--gpu", "A100", "--select", "RL120", "--format",
                                            "json"]))
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     return result.exit_code, json.loads(result.output)
@@ -57,7 +57,7 @@ def check(tmp_path: Path, make_bad: Callable[[Path], Path], line: int, column: i
     findings = doc["findings"]
     assert isinstance(findings, list)
     assert [(f["code"], Path(f["path"]).parent.name, f["line"], f["column"]) for f in findings] == \
-        [("RL105", "good", 4, 44)]
+        [("RL120", "good", 4, 44)]
 
 
 def test_malformed_yaml(tmp_path: Path) -> None:

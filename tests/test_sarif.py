@@ -15,6 +15,9 @@ from relialint import SITE_URL, record_url
 from tests.cli_run import invoke
 from tests.conftest import ROOT
 
+# examples/serve-cmd.sh pins no vLLM version; RL101 is a 0.9.0-0.18.1 defect
+RTX_4090 = ("--gpu", "RTX 4090", "--engine-version", "0.18.1")
+
 SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-2.1.0.schema.json").read_text())
 SCRIPT = (ROOT / "examples" / "serve-cmd.sh").read_text()
 
@@ -68,7 +71,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def test_sarif_is_valid_and_github_ready(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    code, doc, _ = sarif(repo, "deploy", "--gpu", "RTX 4090", monkeypatch=monkeypatch)
+    code, doc, _ = sarif(repo, "deploy", *RTX_4090, monkeypatch=monkeypatch)
     assert code == 1
     validate(doc)
     github_code_scanning_rules(doc)
@@ -91,7 +94,7 @@ def test_sarif_is_valid_and_github_ready(repo: Path, monkeypatch: pytest.MonkeyP
 
 def test_uris_are_relative_to_the_repository_root_from_a_subfolder(repo: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    _, doc, _ = sarif(repo / "deploy", "serve.sh", "--gpu", "RTX 4090", "--select", "RL101",
+    _, doc, _ = sarif(repo / "deploy", "serve.sh", *RTX_4090, "--select", "RL101",
                       monkeypatch=monkeypatch)
     (result,) = doc["runs"][0]["results"]
     assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "deploy/serve.sh"
@@ -99,7 +102,7 @@ def test_uris_are_relative_to_the_repository_root_from_a_subfolder(repo: Path,
 
 def test_possible_findings_are_one_level_lower_and_name_missing_facts(repo: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    code, doc, _ = sarif(repo, "deploy", "--select", "RL101", monkeypatch=monkeypatch)
+    code, doc, _ = sarif(repo, "deploy", "--select", "RL101", "--engine-version", "0.18.1", monkeypatch=monkeypatch)
     assert code == 0
     validate(doc)
     (result,) = doc["runs"][0]["results"]
@@ -109,10 +112,10 @@ def test_possible_findings_are_one_level_lower_and_name_missing_facts(repo: Path
 
 
 def test_fingerprints_are_stable_when_lines_move(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _, before, _ = sarif(repo, "deploy", "--gpu", "RTX 4090", "--select", "RL101", monkeypatch=monkeypatch)
+    _, before, _ = sarif(repo, "deploy", *RTX_4090, "--select", "RL101", monkeypatch=monkeypatch)
     script = repo / "deploy" / "serve.sh"
     script.write_text(SCRIPT.replace("set -euo pipefail\n", "set -euo pipefail\n\n# moved\n"))
-    _, after, _ = sarif(repo, "deploy", "--gpu", "RTX 4090", "--select", "RL101", monkeypatch=monkeypatch)
+    _, after, _ = sarif(repo, "deploy", *RTX_4090, "--select", "RL101", monkeypatch=monkeypatch)
     (a,), (b,) = before["runs"][0]["results"], after["runs"][0]["results"]
     assert a["locations"][0]["physicalLocation"]["region"]["startLine"] == 8
     assert b["locations"][0]["physicalLocation"]["region"]["startLine"] == 10
@@ -120,8 +123,8 @@ def test_fingerprints_are_stable_when_lines_move(repo: Path, monkeypatch: pytest
 
 
 def test_output_is_byte_identical_across_runs(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _, _, first = sarif(repo, "deploy", "--gpu", "RTX 4090", monkeypatch=monkeypatch)
-    _, _, second = sarif(repo, "deploy", "--gpu", "RTX 4090", monkeypatch=monkeypatch)
+    _, _, first = sarif(repo, "deploy", *RTX_4090, monkeypatch=monkeypatch)
+    _, _, second = sarif(repo, "deploy", *RTX_4090, monkeypatch=monkeypatch)
     assert first == second
 
 
@@ -131,7 +134,7 @@ def test_read_errors_are_notifications_and_suppressed_results_carry_suppressions
     lines = SCRIPT.splitlines()
     lines[5] = "# relialint: ignore[RL101] fp16 fallback verified"
     (repo / "deploy" / "serve.sh").write_text("\n".join(lines) + "\n")
-    code, doc, _ = sarif(repo, "deploy", "--gpu", "RTX 4090", "--show-ignored", "--gpu", "H100",
+    code, doc, _ = sarif(repo, "deploy", *RTX_4090, "--show-ignored", "--gpu", "H100",
                          monkeypatch=monkeypatch)
     assert code == 2
     validate(doc)

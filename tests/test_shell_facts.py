@@ -118,6 +118,7 @@ def test_attention_env_var_ignored_from_0_15(tmp_path: Path) -> None:
     ("0.7.3", False, 0.9, False),
     ("0.19.0", True, 0.9, False),
     ("0.20.0", True, 0.92, False),
+    ("0.21.0", True, 0.92, False),
     ("0.30.0", True, 0.92, True),
 ])
 def test_defaults_by_version(tmp_path: Path, version: str, prefix: bool, util: float, v2: bool) -> None:
@@ -125,6 +126,14 @@ def test_defaults_by_version(tmp_path: Path, version: str, prefix: bool, util: f
     assert d["prefix_caching.enabled"] == (prefix, "default", None, None)
     assert d["memory.gpu_utilization"] == (util, "default", None, None)
     assert d["engine.v2_model_runner"] == (v2, "default", None, None)
+
+
+@pytest.mark.parametrize("version", ["0.22.0", "0.24.0", "0.28.0"])
+def test_v2_model_runner_by_architecture(tmp_path: Path, version: str) -> None:
+    """0.22.0-0.28.x run V2 by default only for the architectures vLLM lists (DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES,
+    vllm/config/vllm.py), which a config does not show: the fact stays unknown."""
+    (d,) = facts(tmp_path, "vllm serve m\n", "--engine-version", version)
+    assert "engine.v2_model_runner" not in d
 
 
 def test_version_dependent_defaults_unknown_without_a_version(tmp_path: Path) -> None:
@@ -186,6 +195,21 @@ def test_local_checkpoint_config(tmp_path: Path) -> None:
     config = json.dumps({"quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4"}}, indent=2)
     (d,) = facts(tmp_path, "vllm serve ./ckpt --dtype bfloat16\n", files={"ckpt/config.json": config})
     assert d["model.quantization"] == ("nvfp4", "config-file", 2, 3)
+    assert d["model.kv_cache_scales"] == (None, "config-file", 2, 3)  # no kv_cache_quant_algo: no KV scales
+
+
+@pytest.mark.parametrize(("quant", "expected"), [
+    ({"quant_method": "compressed-tensors", "format": "float-quantized",
+      "kv_cache_scheme": {"num_bits": 8, "type": "float", "strategy": "tensor"}}, "compressed-tensors"),
+    ({"quant_method": "compressed-tensors", "format": "pack-quantized", "kv_cache_scheme": None}, None),
+    ({"quant_method": "modelopt", "quant_algo": "FP8", "kv_cache_quant_algo": "FP8"}, "modelopt"),
+])
+def test_local_checkpoint_kv_cache_scales(tmp_path: Path, quant: dict[str, object], expected: str | None) -> None:
+    """A local checkpoint's quantization_config says whether it ships calibrated KV-cache scales (RL123, RL124)."""
+    config = json.dumps({"quantization_config": quant}, indent=2)
+    (d,) = facts(tmp_path, "vllm serve ./ckpt --kv-cache-dtype fp8\n", files={"ckpt/config.json": config})
+    assert d["model.kv_cache_scales"] == (expected, "config-file", 2, 3)
+
 
 
 @pytest.mark.parametrize(("quant", "scheme", "block"), [

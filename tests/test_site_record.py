@@ -59,16 +59,19 @@ def test_no_record_claims_every_version_without_saying_so(records: dict[str, dic
 
 def test_versions_of_each_kind_of_record(records: dict[str, dict[str, Any]]) -> None:
     statuses = {rid: versions(d).status for rid, d in records.items()}
-    assert statuses["RL101"] == "unknown"  # a trigger with no range
-    assert statuses["RL106"] == "unknown"  # only the version it was seen on
+    assert statuses["RL101"] == "known"  # introduced and fixed, both witnessed
+    assert statuses["RL106"] == "bounded"  # introduced, last affected (unwitnessed) and the version it was seen on
     assert statuses["RL206"] == "bounded"  # last known good and observed
     assert statuses["RL502"] == "bounded"  # introduced, last affected, last known good
     assert statuses["RL540"] == "known"  # introduced and fixed
     assert statuses["RL401"] == "not-applicable"  # engine-independent knowledge
     assert statuses["RL507"] == "per-version"  # per-version option tables
     assert statuses["RL506"] == "per-version"  # the trigger tests engine.version itself
+    no_range = {**records["RL116"], "trigger": {k: v for k, v in records["RL116"]["trigger"].items()
+                                                 if k != "affected"}}  # a trigger with no range
+    assert versions(no_range).status == "unknown"
     assert "no version range, so which vLLM versions have this failure is not known" in " ".join(
-        versions(records["RL101"]).text)
+        versions(no_range).text)
     rl502 = "\n".join(versions(records["RL502"]).text)
     assert "**vLLM: bounded.** Affected from `0.10.0`; still affected in `0.33.0`, and no fixed version is known." \
         in rl502
@@ -177,10 +180,10 @@ def test_before_after_from_a_passing_example(records: dict[str, dict[str, Any]])
     pair = before_after(records["RL101"])
     assert pair is not None
     assert pair.how == "example"
-    assert pair.before_name == "NVFP4 checkpoint with bf16 on an RTX 4090"
+    assert pair.before_name == "NVFP4 checkpoint with bf16 on an RTX 4090, 0.15.0"
     assert pair.after_name == "the fix applied (float16) on an RTX 4090"
     assert pair.after == pair.before.replace("--dtype bfloat16", "--dtype float16")
-    assert pair.context == {"gpu": "RTX 4090"}
+    assert pair.context == {"gpu": "RTX 4090", "engine_version": "0.15.0"}
     page = _page("RL101")
     fix = page[page.index("## Fix"):page.index("## Symptom")]
     assert "```sh\nvllm serve nvidia/Llama-3.3-70B-Instruct-FP4 \\\n  --max-model-len 8192 \\\n  --dtype float16\n```" \

@@ -11,7 +11,12 @@ from relialint import suppress
 from tests.cli_run import invoke
 from tests.conftest import ROOT
 
-SCRIPT = (ROOT / "examples" / "serve-cmd.sh").read_text()
+# examples/serve-cmd.sh pins no vLLM version; RL101 is a 0.9.0-0.18.1 defect
+RTX_4090 = ("--gpu", "RTX 4090", "--engine-version", "0.18.1")
+
+# the example pins no vLLM version; RL101 is a 0.9.0-0.18.1 defect, so the copy here pins 0.18.1 (same line count)
+SCRIPT = (ROOT / "examples" / "serve-cmd.sh").read_text().replace(
+    "# Serve an NVFP4 checkpoint on a workstation GPU.\n", "# relialint: engine-version=0.18.1\n")
 LINES = SCRIPT.splitlines()
 ONE_LINE = "#!/bin/sh\nvllm serve nvidia/Llama-3.3-70B-Instruct-FP4 --dtype bfloat16{comment}\n"
 
@@ -43,7 +48,7 @@ def with_line_above_command(directive: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-GPU = ("--gpu", "RTX 4090", "--select", "RL101")
+GPU = (*RTX_4090, "--select", "RL101")
 
 
 def test_ignore_above_the_command_suppresses_a_finding_on_a_continuation_line(
@@ -112,7 +117,7 @@ def test_unused_ignore_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 def test_ignore_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     lines = ["#!/usr/bin/env bash", "# relialint: ignore-file[RL1, RL3] lab box, output checked by hand", *LINES[1:]]
     write(tmp_path, "serve.sh", "\n".join(lines) + "\n")
-    code, found, _ = rows(tmp_path, "serve.sh", "--gpu", "RTX 4090", "--select", "RL101,RL302",
+    code, found, _ = rows(tmp_path, "serve.sh", *RTX_4090, "--select", "RL101,RL302",
                           monkeypatch=monkeypatch)
     assert (code, found) == (0, [])
 

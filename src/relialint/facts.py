@@ -142,6 +142,10 @@ VOCABULARY: dict[str, FactSpec] = {
               "--fact only"),
         _spec("model.moe", "bool", "mixture-of-experts model"),
         _spec("model.sliding_window", "bool", "model uses sliding-window attention"),
+        _spec("model.kv_cache_scales", "string",
+              "the checkpoint ships calibrated KV-cache scales, in this format: compressed-tensors (a non-null "
+              "kv_cache_scheme), modelopt (a kv_cache_quant_algo); unset when its config says it ships none",
+              "compressed-tensors", "modelopt"),
         _spec("serve.dtype", "string", "activation/compute dtype (auto, float16, bfloat16, float32)"),
         _spec("kv_cache.dtype", "string", "KV cache dtype (auto, fp8, fp8_e4m3, fp8_e5m2, f16, q8_0, ...)"),
         _spec("cuda_graphs.enabled", "bool", "CUDA graphs are captured"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Protocol
+from typing import Literal, Protocol
 
 from relialint import bounds, lazyre
 from relialint.deployment import Deployment
@@ -177,8 +177,10 @@ def checkpoint_facts(name: str, referrer: str, opener: FileOpener | None,
     quant = config.get("quantization_config") if isinstance(config, dict) else None
     if not isinstance(quant, dict):
         if isinstance(config, dict) and quant is None:
-            # an unquantized checkpoint declares no KV-cache scheme either
-            return {"model.kv_cache_scheme": at(False, "config-file", Span(display, 1, 1, 1, 1))}
+            # an unquantized checkpoint declares no KV-cache scheme and ships no KV-cache scales either
+            whole = Span(display, 1, 1, 1, 1)
+            return {"model.kv_cache_scheme": at(False, "config-file", whole),
+                    "model.kv_cache_scales": at(None, "config-file", whole)}
         return {}
     line = next((i + 1 for i, row in enumerate(text.splitlines()) if '"quantization_config"' in row), 1)
     column = text.splitlines()[line - 1].find('"quantization_config"') + 1 if text else 1
@@ -196,6 +198,9 @@ def checkpoint_facts(name: str, referrer: str, opener: FileOpener | None,
     block = _fp8_block(quant, scheme)
     if block is not None:
         out["model.fp8_block"] = at(block, "config-file", span)
+    kv_scales = _kv_cache_scales(quant)
+    if kv_scales is not False:
+        out["model.kv_cache_scales"] = at(kv_scales, "config-file", span)
     return out
 
 
@@ -211,6 +216,20 @@ def _fp8_block(quant: dict[str, object], scheme: str | None) -> bool | None:
         strategies = [g.get("weights", {}).get("strategy") for g in groups.values()
                       if isinstance(g, dict) and isinstance(g.get("weights"), dict)]
         return any(str(s).lower() == "block" for s in strategies)
+    return False
+
+
+def _kv_cache_scales(quant: dict[str, object]) -> str | Literal[False] | None:
+    """Whether ``quantization_config`` ships calibrated KV-cache scales: the format's name, ``None`` when the
+    config says it ships none, ``False`` when this format does not say (the fact stays unknown).
+
+    compressed-tensors (llm-compressor) writes ``kv_cache_scheme`` (``null`` without KV quantization); ModelOpt
+    writes ``kv_cache_quant_algo`` (``null``/absent without)."""
+    method = str(quant.get("quant_method", "")).lower()
+    if method == "compressed-tensors":
+        return "compressed-tensors" if quant.get("kv_cache_scheme") is not None else None
+    if method == "modelopt":
+        return "modelopt" if quant.get("kv_cache_quant_algo") is not None else None
     return False
 
 

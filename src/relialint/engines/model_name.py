@@ -3,7 +3,8 @@
 Every inference names the token that decided it (``-AWQ``, ``Q4_K_M``, ``A3B``, a known family). A name that says
 nothing leaves the facts unknown, with one exception: a hub id (``publisher/name``) from a publisher that releases
 full-precision weights under plain names, with no quantization token, is known to be unquantized
-(``model.quantization`` unset). A local path never is (a local folder can hold anything), and an explicit
+(``model.quantization`` unset, and ``model.kv_cache_scales`` unset: such a checkpoint ships no calibrated KV-cache
+scales). A local path never is (a local folder can hold anything), and an explicit
 ``--quantization`` or a local checkpoint's ``config.json`` overrides what the name says (the engine modules apply
 those after this).
 
@@ -191,9 +192,9 @@ def _seen() -> dict[str, list[list[Value]]]:
 
 @lru_cache(maxsize=4096)
 def read_name(name: str, gguf: bool = False) -> tuple[Inference, ...]:
-    """Facts the name implies (``model.quantization``, ``model.weight_only``, ``model.moe``,
-    ``model.sliding_window``), each with its token; empty when the name says nothing (cached: names repeat).
-    ``gguf``: the name is a GGUF repository, optionally with its quant type after a colon (llama.cpp
+    """Facts the name implies (``model.quantization``, ``model.weight_only``, ``model.kv_cache_scales``,
+    ``model.moe``, ``model.sliding_window``), each with its token; empty when the name says nothing (cached: names
+    repeat). ``gguf``: the name is a GGUF repository, optionally with its quant type after a colon (llama.cpp
     ``-hf org/model-GGUF:Q4_K_M``)."""
     quant_type = ""
     if gguf and ":" in name:
@@ -239,7 +240,8 @@ def _quantization(name: str, base: str) -> list[Inference]:
         plain = _UNQUANTIZED_TOKEN.search(base)
         token = plain.group(0) if plain is not None else (
             f"no quantization token, and {hub[0]} publishes full-precision weights under plain names")
-        return [Inference("model.quantization", None, token)]
+        # a full-precision checkpoint has no quantization_config, so no calibrated KV-cache scales either
+        return [Inference("model.quantization", None, token), Inference("model.kv_cache_scales", None, token)]
     return []
 
 

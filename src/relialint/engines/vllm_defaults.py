@@ -13,7 +13,8 @@ from relialint.facts import Fact, FactSet
 from relialint.versions import Version, parse_engine_version
 
 V = {text: parse_engine_version("vllm", text) for text in
-     ("0.8.0", "0.10.1", "0.10.2", "0.11.0", "0.11.1", "0.12.0", "0.14.0", "0.15.0", "0.20.0", "0.21.0", "0.24.0")}
+     ("0.8.0", "0.10.1", "0.10.2", "0.11.0", "0.11.1", "0.12.0", "0.14.0", "0.15.0", "0.20.0", "0.21.0", "0.22.0",
+      "0.24.0", "0.29.0")}
 
 
 def _truthy(value: object) -> bool | None:
@@ -92,11 +93,15 @@ def version_defaults(facts: FactSet) -> None:
                 version is None or not version < V["0.12.0"]):
             facts.set("engine.v2_model_runner", Fact(_truthy(v2.value), "env", v2.path, v2.line, v2.column))
         elif version is not None and env_closed and (v2 is None or v2.value is None):
-            if version < V["0.21.0"]:
+            # VllmConfig.use_v2_model_runner with the variable unset: up to 0.21.0 the variable defaults to 0;
+            # 0.22.0-0.28.x use V2 only for the architectures in DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES (a list that
+            # changes per release; the config does not show the architecture), so it stays unknown; from 0.29.0
+            # V2 is the default wherever it supports the configuration (vllm/config/vllm.py)
+            if version < V["0.22.0"]:
                 facts.set("engine.v2_model_runner", Fact(False, "default"))
-            elif not version < V["0.24.0"]:
+            elif not version < V["0.29.0"]:
                 facts.set("engine.v2_model_runner", Fact(True, "default",
-                                                         note="from 0.24.0 the V2 runner is used where supported"))
+                                                         note="from 0.29.0 the V2 runner is used where supported"))
     # gpu_memory_utilization default.
     if not facts.settled("memory.gpu_utilization") and flags_closed and version is not None:
         facts.set("memory.gpu_utilization", Fact(0.92 if not version < V["0.20.0"] else 0.9, "default"))

@@ -34,6 +34,7 @@ _VALUE_PHRASES: dict[str, str] = {
     "serve.dtype": "the compute dtype is {v}",
     "kv_cache.dtype": "the KV cache dtype is {v}",
     "model.quantization": "the checkpoint is quantized as {v}",
+    "model.kv_cache_scales": "the checkpoint ships calibrated KV-cache scales ({v})",
     "attention.backend": "the attention backend is {v}",
     "moe.backend": "the MoE backend is {v}",
     "engine.backend": "the compute backend is {v}",

@@ -50,6 +50,42 @@ def test_expectations_point_at_the_tokens_they_name(entry: object) -> None:
     assert corpus.token_mismatches(entry) == []
 
 
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
+def test_each_reason_cites_the_entry_and_each_possible_finding_names_what_it_waits_on(entry: object) -> None:
+    assert [*entry.problems, *corpus.uncited_reasons(entry)] == []
+
+
+def test_no_reason_is_repeated_verbatim_across_the_corpus() -> None:
+    assert corpus.repeated_reasons(ENTRIES) == []
+
+
+def test_a_template_reason_is_caught(tmp_path: Path) -> None:
+    for name in ("a.sh", "b.sh"):
+        (tmp_path / name).write_text("vllm serve m --enforce-eager\n", encoding="utf-8")
+        (tmp_path / f"{name}.expected.yaml").write_text(
+            "about: a test\nfindings:\n  - {code: RL504, certainty: possible, shown: true, line: 1, column: 1,\n"
+            "     missing: [engine.version], why: the record needs a version the file leaves open}\n",
+            encoding="utf-8")
+    found = corpus.entries(tmp_path)
+    assert len(corpus.repeated_reasons(found)) == 1
+    assert corpus.uncited_reasons(found[0]) == [
+        "a.sh.expected.yaml: findings[1] (RL504): no backticked quote of the file's own text"]
+    cited = found[0].reasons[0][1] + " (`--enforce-eager`)"
+    found[0].reasons[0] = (found[0].reasons[0][0], cited)
+    assert corpus.uncited_reasons(found[0]) == []
+    assert corpus.repeated_reasons(found) == []
+
+
+def test_a_possible_finding_without_missing_is_a_problem(tmp_path: Path) -> None:
+    (tmp_path / "x.sh").write_text("vllm serve m\n", encoding="utf-8")
+    expected = tmp_path / "x.sh.expected.yaml"
+    expected.write_text("about: a test\nfindings:\n  - {code: RL504, certainty: possible, shown: true, line: 1, "
+                        "column: 1, why: `vllm serve m` leaves the version open}\n", encoding="utf-8")
+    assert corpus.load_entry(expected).problems == [
+        "x.sh.expected.yaml: findings[1] (RL504): `missing` (the facts the possible finding waits on, from the "
+        "record's trigger and what the file leaves open) is required"]
+
+
 def test_every_known_gap_is_an_entry_with_a_reason() -> None:
     names = {e.name for e in ENTRIES}
     assert sorted(set(GAPS) - names) == []
@@ -78,6 +114,12 @@ def test_compare_reports_each_kind_of_difference() -> None:
     actual = corpus.Actual(entry.deployments[1:], [changed, *rest[1:], extra], [])
     kinds = sorted(d.kind for d in corpus.compare(entry, actual))
     assert kinds == ["certainty", "extra-finding", "missing-deployment", "missing-finding"]
+    possible = next(f for f in entry.findings if f.certainty == "possible")
+    waits = corpus.Finding(possible.path, possible.line, possible.column, possible.code, "possible", possible.shown,
+                           ("gpu.sm",) if possible.missing != ("gpu.sm",) else ("engine.version",))
+    others = [f for f in entry.findings if f is not possible]
+    assert [d.kind for d in corpus.compare(entry, corpus.Actual(entry.deployments, [*others, waits], []))] == [
+        "missing-facts"]
 
 
 def test_a_warning_on_a_negative_control_is_a_difference() -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 from collections import Counter
@@ -55,6 +56,7 @@ class Finding:
     code: str
     certainty: str
     shown: bool
+    missing: tuple[str, ...] = ()  # the facts a possible finding waits on (JSON ``missing_facts``), sorted
 
 
 @dataclass
@@ -67,6 +69,8 @@ class Entry:
     deployments: list[Deployment]
     findings: list[Finding]
     tokens: list[tuple[str, int, int, str]] = field(default_factory=list)  # (path, line, column, token)
+    reasons: list[tuple[str, str]] = field(default_factory=list)  # (where, why) of each expected finding
+    problems: list[str] = field(default_factory=list)  # expectations incomplete but readable (reported, not raised)
 
     @property
     def name(self) -> str:
@@ -83,7 +87,8 @@ class Actual:
 
 @dataclass(frozen=True)
 class Difference:
-    kind: str  # missing-deployment, extra-deployment, missing-finding, extra-finding, certainty, shown, warning
+    kind: str  # missing-deployment, extra-deployment, missing-finding, extra-finding, certainty, shown,
+    # missing-facts, warning
     entry: str
     detail: str
 
@@ -150,9 +155,19 @@ def load_entry(expected_file: Path) -> Entry:
         why = item.get("why")
         if not isinstance(why, str) or len(why.split()) < 5:
             raise ExpectationError(f"{here}: `why` must justify the finding")
+        missing = item.get("missing")
+        if item["certainty"] == "possible":
+            if not isinstance(missing, list) or not missing or not all(isinstance(m, str) for m in missing):
+                entry.problems.append(f"{here} ({code}): `missing` (the facts the possible finding waits on, from "
+                                      "the record's trigger and what the file leaves open) is required")
+                missing = None
+        elif missing is not None:
+            raise ExpectationError(f"{here}: a definite finding waits on no fact; drop `missing`")
         path = _path(config, item, here)
         line, column = _int(item, "line", here), _int(item, "column", here)
-        entry.findings.append(Finding(path, line, column, code, item["certainty"], item["shown"]))
+        entry.findings.append(Finding(path, line, column, code, item["certainty"], item["shown"],
+                                      tuple(sorted(missing or ()))))
+        entry.reasons.append((f"{here} ({code})", " ".join(why.split())))
         if "token" in item:
             entry.tokens.append((path, line, column, str(item["token"])))
     if negative and entry.deployments:
@@ -193,6 +208,30 @@ def token_mismatches(entry: Entry) -> list[str]:
         if not ok:
             bad.append(f"{path}:{line}:{column} does not start with {token!r}")
     return bad
+
+
+CITED = re.compile(r"`([^`]+)`")
+
+
+def uncited_reasons(entry: Entry) -> list[str]:
+    """Expected findings whose ``why`` quotes nothing of the entry's own files.
+
+    A reason cites the file's evidence: at least one backticked span that occurs verbatim in the config or a file
+    it uses (a flag, a value, an image tag, a variable), so a reason cannot be a template that fits any entry."""
+    texts = [entry.config.read_text(encoding="utf-8", errors="replace")]
+    texts += [(entry.config.parent / u).read_text(encoding="utf-8", errors="replace") for u in entry.uses
+              if (entry.config.parent / u).is_file()]
+    return [f"{where}: no backticked quote of the file's own text" for where, why in entry.reasons
+            if not any(span in text for span in CITED.findall(why) for text in texts)]
+
+
+def repeated_reasons(found: list[Entry]) -> list[str]:
+    """Reasons written verbatim more than once in the corpus (whitespace aside): a template, not a review."""
+    seen: dict[str, list[str]] = {}
+    for entry in found:
+        for where, why in entry.reasons:
+            seen.setdefault(why, []).append(where)
+    return [f"{' and '.join(places)}: the same reason" for why, places in seen.items() if len(places) > 1]
 
 
 def known_gaps(root: Path = CORPUS) -> dict[str, str]:
@@ -255,7 +294,7 @@ def run(entry: Entry) -> Actual:
     checked = _invoke(["check", target, "--format", "json"])
     facts = _invoke(["facts", target, "--format", "json"])
     findings = [Finding(_corpus_path(f["path"]), f["line"], f["column"], f["code"], f["certainty"],
-                        bool(f.get("shown", True)))
+                        bool(f.get("shown", True)), tuple(sorted(f.get("missing_facts") or ())))
                 for f in checked.get("findings", [])]
     deployments = [Deployment(_corpus_path(d["path"]), d["engine"], d["line"])
                    for d in facts.get("deployments", [])]
@@ -290,11 +329,15 @@ def compare(entry: Entry, actual: Actual) -> list[Difference]:
                 out.append(Difference("certainty", entry.name, f"{where}: expected {e.certainty}, got {a.certainty}"))
             elif e.shown != a.shown:
                 out.append(Difference("shown", entry.name, f"{where}: expected shown={e.shown}, got {a.shown}"))
+            elif e.missing != a.missing:
+                out.append(Difference("missing-facts", entry.name,
+                                      f"{where}: expected missing {list(e.missing)}, got {list(a.missing)}"))
     return out
 
 
 def _label(f: Finding) -> str:
-    return f"{f.certainty}, {'shown' if f.shown else 'counted'}"
+    waits = f", missing {list(f.missing)}" if f.missing else ""
+    return f"{f.certainty}, {'shown' if f.shown else 'counted'}{waits}"
 
 
 # -- figures --------------------------------------------------------------------------------------------------------
@@ -368,8 +411,12 @@ def evaluate(found: list[Entry]) -> tuple[Totals, list[Difference]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--totals", action="store_true", help="print only the totals")
+    parser.add_argument("--only", metavar="PREFIX", action="append",
+                        help="only the entries whose corpus path starts with PREFIX (repeatable)")
     args = parser.parse_args(argv)
     found = entries()
+    if args.only:
+        found = [e for e in found if any(e.name.startswith(p) for p in args.only)]
     totals, differences = evaluate(found)
     print("relialint on the corpus (default output):")
     print("\n".join(f"  {line}" for line in totals.lines()))
@@ -381,6 +428,10 @@ def main(argv: list[str] | None = None) -> int:
     kinds = Counter(d.kind for d in differences)
     print(f"differences: {len(differences)} in {len({d.entry for d in differences})} files "
           f"({', '.join(f'{k} {n}' for k, n in sorted(kinds.items())) or 'none'}); known gaps listed: {len(gaps)}")
+    reasons = repeated_reasons(found) + [r for e in found for r in [*e.problems, *uncited_reasons(e)]]
+    if reasons:
+        print(f"\n## reasons ({len(reasons)})")
+        print("\n".join(f"  {r}" for r in reasons))
     for kind in sorted(kinds):
         print(f"\n## {kind}")
         for d in differences:

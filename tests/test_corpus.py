@@ -69,7 +69,7 @@ def test_a_template_reason_is_caught(tmp_path: Path) -> None:
     found = corpus.entries(tmp_path)
     assert len(corpus.repeated_reasons(found)) == 1
     assert corpus.uncited_reasons(found[0]) == [
-        "a.sh.expected.yaml: findings[1] (RL504): no backticked quote of the file's own text"]
+        f"{tmp_path / 'a.sh.expected.yaml'}: findings[1] (RL504): no backticked quote of the file's own text"]
     cited = found[0].reasons[0][1] + " (`--enforce-eager`)"
     found[0].reasons[0] = (found[0].reasons[0][0], cited)
     assert corpus.uncited_reasons(found[0]) == []
@@ -80,9 +80,9 @@ def test_a_possible_finding_without_missing_is_a_problem(tmp_path: Path) -> None
     (tmp_path / "x.sh").write_text("vllm serve m\n", encoding="utf-8")
     expected = tmp_path / "x.sh.expected.yaml"
     expected.write_text("about: a test\nfindings:\n  - {code: RL504, certainty: possible, shown: true, line: 1, "
-                        "column: 1, why: `vllm serve m` leaves the version open}\n", encoding="utf-8")
+                        "column: 1, why: '`vllm serve m` leaves the version open'}\n", encoding="utf-8")
     assert corpus.load_entry(expected).problems == [
-        "x.sh.expected.yaml: findings[1] (RL504): `missing` (the facts the possible finding waits on, from the "
+        f"{expected}: findings[1] (RL504): `missing` (the facts the possible finding waits on, from the "
         "record's trigger and what the file leaves open) is required"]
 
 
@@ -106,20 +106,22 @@ def test_a_bad_expectation_is_refused(tmp_path: Path, finding: str, message: str
         corpus.load_entry(expected)
 
 
-def test_compare_reports_each_kind_of_difference() -> None:
-    entry = next(e for e in ENTRIES if e.name == "shell-vllm/two-models-one-gpu.sh")
-    first, *rest = entry.findings
-    changed = corpus.Finding(first.path, first.line, first.column, first.code, "possible", True)
-    extra = corpus.Finding(first.path, 1, 1, "RL999", "possible", False)
-    actual = corpus.Actual(entry.deployments[1:], [changed, *rest[1:], extra], [])
-    kinds = sorted(d.kind for d in corpus.compare(entry, actual))
+def test_compare_reports_each_kind_of_difference(tmp_path: Path) -> None:
+    config = tmp_path / "x.sh"
+    deployments = [corpus.Deployment("x.sh", "vllm", 1), corpus.Deployment("x.sh", "vllm", 2)]
+    definite = corpus.Finding("x.sh", 1, 5, "RL503", "definite", True)
+    possible = corpus.Finding("x.sh", 2, 5, "RL117", "possible", False, ("gpu.sm",))
+    entry = corpus.Entry(config, tmp_path / "x.sh.expected.yaml", "a test", [], False, deployments,
+                         [definite, possible])
+    changed = corpus.Finding("x.sh", 1, 5, "RL503", "possible", True, ("engine.version",))
+    extra = corpus.Finding("x.sh", 1, 1, "RL999", "possible", False, ("gpu.sm",))
+    kinds = sorted(d.kind for d in corpus.compare(entry, corpus.Actual(deployments[1:], [changed, extra], [])))
     assert kinds == ["certainty", "extra-finding", "missing-deployment", "missing-finding"]
-    possible = next(f for f in entry.findings if f.certainty == "possible")
-    waits = corpus.Finding(possible.path, possible.line, possible.column, possible.code, "possible", possible.shown,
-                           ("gpu.sm",) if possible.missing != ("gpu.sm",) else ("engine.version",))
-    others = [f for f in entry.findings if f is not possible]
-    assert [d.kind for d in corpus.compare(entry, corpus.Actual(entry.deployments, [*others, waits], []))] == [
-        "missing-facts"]
+    shown = corpus.Finding("x.sh", 2, 5, "RL117", "possible", True, ("gpu.sm",))
+    waits = corpus.Finding("x.sh", 2, 5, "RL117", "possible", False, ("engine.version", "gpu.sm"))
+    assert [d.kind for d in corpus.compare(entry, corpus.Actual(deployments, [definite, shown], []))] == ["shown"]
+    assert [(d.kind, d.detail) for d in corpus.compare(entry, corpus.Actual(deployments, [definite, waits], []))] == [
+        ("missing-facts", "RL117 at x.sh:2:5: expected missing ['gpu.sm'], got ['engine.version', 'gpu.sm']")]
 
 
 def test_a_warning_on_a_negative_control_is_a_difference() -> None:

@@ -157,7 +157,8 @@ def load_entry(expected_file: Path) -> Entry:
             raise ExpectationError(f"{here}: `why` must justify the finding")
         missing = item.get("missing")
         if item["certainty"] == "possible":
-            if not isinstance(missing, list) or not missing or not all(isinstance(m, str) for m in missing):
+            # [] only where every fact the trigger reads is known and the record's sources leave the version open
+            if not isinstance(missing, list) or not all(isinstance(m, str) for m in missing):
                 entry.problems.append(f"{here} ({code}): `missing` (the facts the possible finding waits on, from "
                                       "the record's trigger and what the file leaves open) is required")
                 missing = None

@@ -134,10 +134,14 @@ def _finding(record: dict[str, Any], deployment: Deployment, definite: bool, mis
         message = fill_settings(message, deployment)
     if not definite:
         missing = sorted({DECIDED_BY_VERSION.get(m, m) for m in missing})
-        decide = ", ".join(missing) if missing else "engine.version"
-        how = _how_to_supply(missing)
         why = f": {'; '.join(notes)}" if notes else ""
-        message = f"{message} (possible: depends on {decide}{why}; {how})"
+        if missing or not notes:
+            decide = ", ".join(missing) if missing else "engine.version"
+            message = f"{message} (possible: depends on {decide}{why}; {_how_to_supply(missing)})"
+        else:
+            # every fact the trigger reads is known; what is open is the record's knowledge of this version (an
+            # unwitnessed bound, a version no source measured): no option would decide it, so none is suggested
+            message = f"{message} (possible{why}; no fact you can give decides it, the record's sources do not)"
     return Finding(
         code=record["id"], slug=record["slug"], title=record["title"], severity=record["severity"],
         certainty="definite" if definite else "possible", path=path, line=line, column=column,

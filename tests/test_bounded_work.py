@@ -96,7 +96,7 @@ def test_every_reader_keeps_a_command_to_10000_words(tmp_path: Path) -> None:
     compose = tmp_path / "compose.yaml"
     line = f'    command: ["m", {", ".join(items)}]'
     compose.write_text(f"services:\n  llm:\n    image: vllm/vllm-openai:v0.30.0\n{line}\n")
-    result = invoke([str(compose), "--format", "json", "--select", "RL105", "--gpu", "A100"])
+    result = invoke([str(compose), "--format", "json", "--select", "RL303", "--gpu", "A100"])
     doc = json.loads(result.output)
     column = len('    command: ["m", ' + ", ".join(items[:9_999]) + ", ") + 1  # the 10,001st word
     assert [(w["line"], w["column"], w["message"]) for w in doc["warnings"]] == [
@@ -228,15 +228,15 @@ def test_a_configured_facts_file_that_fails_is_one_error_and_the_files_are_linte
     (tmp_path / ".relialint.toml").write_text('gpu = "A100"\nfacts = "facts.json"\n')
     (tmp_path / "facts.json").write_text('{"facts": {"gpu.count": "two"}}\n')
     for name in ("a.sh", "b.sh", "c.sh"):
-        (tmp_path / name).write_text("vllm serve m --kv-cache-dtype fp8\n")
-    result = invoke([str(tmp_path), "--format", "json", "--select", "RL105"])
+        (tmp_path / name).write_text("vllm serve m --max-model-length 4096\n")
+    result = invoke([str(tmp_path), "--format", "json", "--select", "RL507"])
     doc = json.loads(result.output)
     assert result.exit_code == 2
     assert [(Path(e["path"]).name, e["line"], e["column"], e["message"]) for e in doc["errors"]] == [
         ("facts.json", 1, 12, "gpu.count takes an integer, not 'two' (a facts file the configuration names; its "
                               "facts are not used)")]
     assert [(f["code"], f["certainty"], Path(f["path"]).name) for f in doc["findings"]] == [
-        ("RL105", "definite", "a.sh"), ("RL105", "definite", "b.sh"), ("RL105", "definite", "c.sh")]
+        ("RL507", "definite", "a.sh"), ("RL507", "definite", "b.sh"), ("RL507", "definite", "c.sh")]
 
 
 # -- configuration globs --------------------------------------------------------------------------------------------
@@ -283,9 +283,9 @@ def test_a_hostile_exclude_pattern_in_a_configuration(tmp_path: Path) -> None:
                                               '[[overrides]]\npaths = ["' + "*a" * 30 + 'b"]\nselect = ["RL1"]\n')
     deep = tmp_path.joinpath(*["a"] * 60)
     deep.mkdir(parents=True)
-    (deep / "skip.sh").write_text("vllm serve m --kv-cache-dtype fp8\n")
-    (deep / ("a" * 200 + ".sh")).write_text("vllm serve m --kv-cache-dtype fp8\n")
+    (deep / "skip.sh").write_text("vllm serve m --max-model-length 4096\n")
+    (deep / ("a" * 200 + ".sh")).write_text("vllm serve m --max-model-length 4096\n")
     # a second or two; minutes with backtracking
-    result = cpu(30, lambda: invoke([str(tmp_path), "--format", "json", "--select", "RL105"]))
+    result = cpu(30, lambda: invoke([str(tmp_path), "--format", "json", "--select", "RL507"]))
     doc = json.loads(result.output)
     assert [Path(f["path"]).name for f in doc["findings"]] == ["a" * 200 + ".sh"]

@@ -33,7 +33,7 @@ def test_each_gate_reports_its_code_at_the_token() -> None:
         "RL190-gates-broken.yaml:25:32: KB016 this ` #` starts a YAML comment, so the value ends at 'the first "
         "comment': quote the whole value",
         f"RL190-gates-broken.yaml:34:7: KB015 fixed b2000 does not say where it comes from: add {BOUND}",
-        "RL190-gates-broken.yaml:37:9: KB015 bound_sources names last_affected, which the range does not set",
+        "RL190-gates-broken.yaml:38:9: KB015 bound_sources names last_affected, which the range does not set",
         "2 record files, 9 problems",
     ]
 

@@ -137,23 +137,23 @@ def test_vllm_config_outside_is_a_note_and_its_settings_unknown(layout: tuple[Pa
 
 def test_a_symlink_out_of_a_walked_folder_is_not_followed(layout: tuple[Path, Path]) -> None:
     project, outside = layout
-    (outside / "serve.sh").write_text("vllm serve m --kv-cache-dtype fp8\n")
+    (outside / "serve.sh").write_text("vllm serve m --max-model-length 4096\n")
     (project / "deploy" / "serve.sh").symlink_to(outside / "serve.sh")
     (project / "deploy" / "more").symlink_to(outside)
     (project / "deploy" / "inside.sh").symlink_to("../inside-target.sh")
     (project / "inside-target.sh").write_text("vllm serve m\n")
-    code, doc, _ = _json(".", "--gpu", "A100", "--select", "RL105")
+    code, doc, _ = _json(".", "--gpu", "A100", "--select", "RL507")
     root = project.resolve()
     assert code == 0 and doc["findings"] == [] and doc["summary"]["files"] == 2
     assert _warnings(doc) == [
         ("deploy/more", 1, 1, f"symlink to a folder outside the project root {root}, so not read: {ALLOW}"),
         ("deploy/serve.sh", 1, 1, f"symlink to a file outside the project root {root}, so not read: {ALLOW}")]
-    code, doc, _ = _json(".", "--follow-outside", "--gpu", "A100", "--select", "RL105")
+    code, doc, _ = _json(".", "--follow-outside", "--gpu", "A100", "--select", "RL507")
     assert (code, _warnings(doc)) == (1, [])
     assert sorted(f["path"] for f in doc["findings"]) == ["deploy/more/serve.sh", "deploy/serve.sh"]
     # a file named on the command line is read wherever it is
-    code, doc, _ = _json(str(outside / "serve.sh"), "--gpu", "A100", "--select", "RL105")
-    assert code == 1 and [f["code"] for f in doc["findings"]] == ["RL105"]
+    code, doc, _ = _json(str(outside / "serve.sh"), "--gpu", "A100", "--select", "RL507")
+    assert code == 1 and [f["code"] for f in doc["findings"]] == ["RL507"]
 
 
 def test_the_configuration_allows_and_the_command_line_decides(layout: tuple[Path, Path]) -> None:
@@ -227,7 +227,7 @@ def _relialint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture
 def capture(tmp_path: Path) -> Path:
-    (tmp_path / "serve.sh").write_text("vllm serve m --kv-cache-dtype fp8\n")
+    (tmp_path / "serve.sh").write_text("vllm serve m --max-model-length 4096\n")
     return ROOT / "tests" / "fixtures" / "probe" / "amd-smi-metric.csv"
 
 

@@ -22,6 +22,14 @@ def test_broken_records_each_problem_located_with_its_code() -> None:
         "RL901-dup-one.yaml:26:22: KB015 introduced not-a-version does not say where it comes from: add "
         "bound_sources.introduced (the release holding the fixing commit, the reference section, the measurement), "
         "or leave the bound out",
+        "RL901-dup-one.yaml:26:22: KB017 no witness for introduced: give witness.code (checked on every release by "
+        "tools/witness.py) or witness.unwitnessed with why no code can show it",
+        "RL901-dup-one.yaml:26:22: KB018 the range never ends: give fixed (the first release whose code no longer has "
+        "the problem) or last_affected (the newest release checked that still has it); versions past it are then "
+        "possible, not affected",
+        "RL902-dup-one.yaml:20:3: KB019 an engine's failure with no affected range would be reported on every "
+        "release, past and future: give the ranges the released code shows (with older_unchecked where it holds on "
+        "the oldest release checked)",
         "RL902-dup-one.yaml:3:1: KB003 duplicate id RL901 (also RL901-dup-one.yaml)",
         "RL902-dup-one.yaml:3:1: KB011 file name should be RL901-dup-one.yaml",
         "RL902-dup-one.yaml:4:1: KB004 duplicate slug dup-one (also RL901-dup-one.yaml)",
@@ -32,7 +40,7 @@ def test_broken_records_each_problem_located_with_its_code() -> None:
     assert any(line.startswith("RL904-syntax.yaml:3:1: KB001 invalid YAML: ") for line in lines)
     missing = expected - lines
     assert not missing, f"missing: {sorted(missing)}\noutput:\n{result.output}"
-    assert "4 record files, 14 problems" in lines
+    assert "4 record files, 17 problems" in lines
 
 
 def test_example_outcome_mismatch_is_reported() -> None:

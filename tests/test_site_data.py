@@ -60,9 +60,10 @@ def test_catalogue_json_holds_every_record_with_its_page(records: list[site.Site
         assert entry["record"]["published"] == str(rec.data["published"])
         assert entry["record"]["references"] == json.loads(json.dumps(rec.data["references"]))
     rl101 = next(e for e in doc["records"] if e["id"] == "RL101")
-    assert rl101["affected_versions"] == "unknown"
+    assert rl101["affected_versions"] == "known"  # 0.9.0-0.18.1, both bounds witnessed
+    assert next(e for e in doc["records"] if e["id"] == "RL302")["affected_versions"] == "unknown"  # one measurement
     assert rl101["fix_example"]["format"] == "shell"
-    assert rl101["fix_example"]["given"] == {"gpu": "RTX 4090"}
+    assert rl101["fix_example"]["given"] == {"gpu": "RTX 4090", "engine_version": "0.15.0"}
     assert "--dtype float16" in rl101["fix_example"]["after"]
     assert next(e for e in doc["records"] if e["id"] == "RL540")["affected_versions"] == "known"
     assert "fix_example" not in next(e for e in doc["records"] if e["id"] == "RL401")

@@ -26,10 +26,11 @@ COMPOSE = """\
 # relialint: gpu=A800
 services:
   vllm:
-    image: vllm/vllm-openai:v0.30.0
+    image: vllm/vllm-openai:v0.10.2
     environment:
       HF_TOKEN: x
-    command: ["nvidia/Llama-3.3-70B-Instruct-FP4", "--dtype", "bfloat16", "--kv-cache-dtype", "fp8"]
+    command: ["--model", "nvidia/Llama-3.3-70B-Instruct-FP4", "--dtype", "bfloat16", "--kv-cache-dtype", "fp8",
+              "--enable-sleep-mode"]
 """
 ERR, WARN, INFO, HINT = (types.DiagnosticSeverity.Error, types.DiagnosticSeverity.Warning,
               types.DiagnosticSeverity.Information, types.DiagnosticSeverity.Hint)
@@ -130,7 +131,6 @@ async def test_shell_diagnostics_exact(client: LanguageClient, tmp_path: Path) -
         ("RL122", 6, 0, 4, INFO),
         ("RL117", 6, 11, 19, INFO),  # an RTX 4090 runs FlashAttention 2: cascade attention before 0.18.0
         ("RL217", 6, 11, 19, HINT),  # minor, possible on the unknown vLLM version
-        ("RL509", 6, 11, 19, INFO),
         ("RL101", 7, 2, 9, WARN),  # blocker, possible (no vLLM version pinned): `--dtype` of `--dtype bfloat16`
     ]
     rl101 = one(diagnostics, "RL101")
@@ -145,11 +145,14 @@ async def test_shell_diagnostics_exact(client: LanguageClient, tmp_path: Path) -
 
 async def test_compose_diagnostics_with_directive(client: LanguageClient, tmp_path: Path) -> None:
     diagnostics = await open_doc(client, tmp_path / "compose.yaml", COMPOSE, "yaml")
-    # `# relialint: gpu=A800` in the file overrides the editor's RTX 4090: no native FP8 either, so RL105 fires; an
-    # Ampere part has no Confidential Computing mode, so RL107 does not
+    # `# relialint: gpu=A800` in the file overrides the editor's RTX 4090: an Ampere part (FlashAttention 2, no
+    # native FP4) on 0.10.2 meets RL117, RL101 and, with sleep mode, RL120; RL122 from the CUDA image's sampler
+    # default; an Ampere part has no Confidential Computing mode, so RL107 does not fire
     assert summary(diagnostics) == [
-        ("RL101", 6, 51, 60, ERR),
-        ("RL105", 6, 74, 92, ERR),
+        ("RL122", 3, 11, 35, WARN),
+        ("RL117", 6, 25, 60, WARN),
+        ("RL101", 6, 62, 71, ERR),
+        ("RL120", 6, 85, 103, ERR),
     ]
 
 
@@ -229,10 +232,11 @@ async def test_code_action_adds_env_var_in_compose(client: LanguageClient, tmp_p
     assert "RL107" not in {d.code for d in await change(client, path, 2, after)}
     other = tmp_path / "other" / "compose.yaml"
     other.parent.mkdir()
-    rl105 = one(await open_doc(client, other, COMPOSE, "yaml"), "RL105")
-    fix105 = (await actions_for(client, other, rl105))[0]
-    assert edits_of(fix105, other) == [types.TextEdit(range=rng(6, 94, 99), new_text='"auto"')]
-    assert {d.code for d in await change(client, other, 2, apply(COMPOSE, edits_of(fix105, other)))} == {"RL101"}
+    rl101 = one(await open_doc(client, other, COMPOSE, "yaml"), "RL101")
+    fix101 = (await actions_for(client, other, rl101))[0]
+    assert edits_of(fix101, other) == [types.TextEdit(range=rng(6, 73, 83), new_text='"float16"')]
+    after = {d.code for d in await change(client, other, 2, apply(COMPOSE, edits_of(fix101, other)))}
+    assert after == {"RL117", "RL120", "RL122"}
 
 
 async def test_code_action_adds_env_prefix_in_shell(client: LanguageClient, tmp_path: Path) -> None:

@@ -8,26 +8,13 @@ passing fails until it is taken off the list (the list can only shrink). See doc
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.tools import load_tool
 
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("corpus_report", ROOT / "tools" / "corpus_report.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["corpus_report"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-corpus = _load()
+corpus = load_tool("corpus_report")
 ENTRIES = corpus.entries()
 GAPS = corpus.known_gaps()
 

@@ -2,30 +2,20 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from relialint.engines import flagcheck, llamacpp_flags
 from relialint.versions import parse_engine_version
+from tests.tools import load_tool
 from tests.work import cpu_budget
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "src" / "relialint" / "data"
-
-
-def _tool(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.parametrize(("tool", "data"), [("gen_vllm_tables", "vllm_flags.json"),
@@ -39,7 +29,7 @@ def test_committed_table_is_what_the_script_builds(tool: str, data: str, tmp_pat
 
 def test_serialiser_round_trips_the_committed_vllm_table() -> None:
     text = (DATA / "vllm_flags.json").read_text(encoding="utf-8")
-    assert _tool("gen_vllm_tables").dumps(json.loads(text)) == text
+    assert load_tool("gen_vllm_tables").dumps(json.loads(text)) == text
 
 
 def test_extraction_files_cover_every_table_version() -> None:
@@ -50,7 +40,7 @@ def test_extraction_files_cover_every_table_version() -> None:
 
 
 def test_extract_stage_reads_a_parser_written_like_vllms(tmp_path: Path) -> None:
-    gen = _tool("gen_vllm_tables")
+    gen = load_tool("gen_vllm_tables")
     (tmp_path / "vllm/engine").mkdir(parents=True)
     (tmp_path / "vllm/config").mkdir(parents=True)
     (tmp_path / "vllm/config/model.py").write_text(
@@ -127,7 +117,7 @@ def test_takes_value_from_the_table() -> None:
 
 
 def test_extract_stage_reads_skipvalidation_literal_loops_scripts_and_env_reads(tmp_path: Path) -> None:
-    gen = _tool("gen_vllm_tables")
+    gen = load_tool("gen_vllm_tables")
     (tmp_path / "vllm/engine").mkdir(parents=True)
     (tmp_path / "vllm/snapshot").mkdir(parents=True)
     (tmp_path / "vllm/config.py").write_text(
@@ -168,7 +158,7 @@ def test_extract_stage_reads_skipvalidation_literal_loops_scripts_and_env_reads(
 
 
 def test_env_read_outside_environment_variables_is_marked_through_extraction_and_build(tmp_path: Path) -> None:
-    gen = _tool("gen_vllm_tables")
+    gen = load_tool("gen_vllm_tables")
     gen.write_extract(tmp_path, "0.10.1", {}, {"VLLM_PORT": ""}, "wheel")
     gen.write_extract(tmp_path, "0.10.2", {}, {"VLLM_PORT": "", "VLLM_CUSTOM_ALLREDUCE_ALGO": "so:vllm/_C.abi3.so"},
                       "wheel")

@@ -4,15 +4,14 @@ network: the table is checked as committed, the rules on small made-up clones.""
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+
+from tests.tools import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 TSV = ROOT / "tools" / "llamacpp-builds.tsv"
@@ -20,19 +19,7 @@ EXTRACTS = ROOT / "tools" / "llamacpp-extract"
 VERSIONS = [f"0.2.{n}" for n in range(70, 91)] + [f"0.3.{n}" for n in range(37)]
 
 
-def _tool() -> ModuleType:
-    name = "llamacpp_builds"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-T = _tool()
+T = load_tool("llamacpp_builds")
 
 
 def _rows() -> list[Any]:

@@ -4,26 +4,16 @@ bound to the string, VLLM_CUSTOM_ALLREDUCE_ALGO read by the all-reduce kernel of
 
 from __future__ import annotations
 
-import importlib.util
 import struct
-import sys
 import zipfile
 from pathlib import Path
-from types import ModuleType
+
+from tests.tools import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _tool(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-reads = _tool("vllm_env_reads")
+reads = load_tool("vllm_env_reads")
 
 
 def _package(root: Path, files: dict[str, str]) -> Path:

@@ -654,13 +654,9 @@ def finish_vllm(deployment: Any) -> None:
     if "args.unknown_option" not in facts.instances:
         facts.set("args.unknown_option", Fact(None, "inferred"))
         facts.set("args.unknown_option_certain", Fact(True, "inferred"))
-    for key in sorted(facts.facts, key=lambda k: (facts.facts[k].line or 0, facts.facts[k].column or 0)):
-        if not key.startswith("env.VLLM_"):
-            continue
-        fact = facts.facts[key]
-        verdict = check_vllm_env(key[4:], version, texts)
+    for name, where in _vllm_env_in_order(facts):
+        verdict = check_vllm_env(name, version, texts)
         if verdict.problem is not None:
-            where = (fact.origin, fact.path, fact.line, fact.column, fact.end_line, fact.end_column)
             facts.add_instance("args.unread_env", {
                 "args.unread_env": Fact(verdict.problem, *where),
                 "args.unread_env_certain": None if not verdict.certain else Fact(verdict.certain, *where)})
@@ -668,6 +664,15 @@ def finish_vllm(deployment: Any) -> None:
         facts.set("args.unread_env", Fact(None, "inferred"))
         facts.set("args.unread_env_certain", Fact(True, "inferred"))
     _check_environ_validation(facts, version, texts)
+
+
+def _vllm_env_in_order(facts: Any) -> list[tuple[str, tuple[Any, ...]]]:
+    """Each ``VLLM_*`` variable the deployment sets, in file order: its name and where the fact says it is
+    (origin, path, line, column, end line, end column), for the facts derived from it."""
+    keys = sorted((k for k in facts.facts if k.startswith("env.VLLM_")),
+                  key=lambda k: (facts.facts[k].line or 0, facts.facts[k].column or 0))
+    return [(key[4:], (f.origin, f.path, f.line, f.column, f.end_line, f.end_column))
+            for key in keys for f in (facts.facts[key],)]
 
 
 def _check_environ_validation(facts: Any, version: Version | None, texts: list[str]) -> None:
@@ -678,13 +683,9 @@ def _check_environ_validation(facts: Any, version: Version | None, texts: list[s
     facts.instances.pop("args.unlisted_env", None)
     flag = facts.get("flag.vllm." + ENVIRON_VALIDATION[2:])
     if flag is not None and flag.value == "true":
-        for key in sorted(facts.facts, key=lambda k: (facts.facts[k].line or 0, facts.facts[k].column or 0)):
-            if not key.startswith("env.VLLM_"):
-                continue
-            fact = facts.facts[key]
-            verdict = check_vllm_environ(key[4:], version, texts)
+        for name, where in _vllm_env_in_order(facts):
+            verdict = check_vllm_environ(name, version, texts)
             if verdict.problem is not None:
-                where = (fact.origin, fact.path, fact.line, fact.column, fact.end_line, fact.end_column)
                 facts.add_instance("args.unlisted_env", {
                     "args.unlisted_env": Fact(verdict.problem, *where),
                     "args.unlisted_env_certain": Fact(True, *where) if verdict.certain else None})

@@ -41,6 +41,28 @@ def test_rl320_kv_unified_gives_each_slot_the_whole_context_only_from_b8502() ->
     assert _rows(launch, "RL320") == [("RL320", "possible", 1, 33)]
 
 
+def test_llama_arg_variables_set_their_options_from_the_tables(tmp_path: Path) -> None:
+    """LLAMA_ARG_N_PARALLEL is --parallel's variable in every tabled build (data/llamacpp_flags.json): it sets
+    flag.llama.cpp.parallel at the variable; the command line wins; a variable only some builds read (KV_UNIFIED)
+    stays an env fact only."""
+    (d,) = facts(tmp_path, "llama.env", "LLAMA_ARG_MODEL=/m.gguf\nLLAMA_ARG_N_PARALLEL=4\nLLAMA_ARG_CACHE_TYPE_V=q8_0\n"
+                                         "LLAMA_ARG_KV_UNIFIED=1\n")
+    assert d["flag.llama.cpp.parallel"] == ("4", "env", 2, 1)
+    assert d["flag.llama.cpp.cache-type-v"] == ("q8_0", "env", 3, 1)
+    assert d["flag.llama.cpp.model"] == ("/m.gguf", "env", 1, 1)
+    assert "flag.llama.cpp.kv-unified" not in d
+    assert d["env.LLAMA_ARG_KV_UNIFIED"] == ("1", "env", 4, 1)
+    (s,) = facts(tmp_path, "serve.sh", "LLAMA_ARG_N_PARALLEL=4 llama-server -m /m.gguf -np 2\n")
+    assert s["flag.llama.cpp.parallel"] == ("2", "flag", 1, 48)
+
+
+def test_rl320_and_rl130_at_the_parallel_variable() -> None:
+    env = "LLAMA_ARG_MODEL=/m.gguf\nLLAMA_ARG_CTX_SIZE=16384\nLLAMA_ARG_N_PARALLEL=4\n"
+    assert _rows(env, "RL320", kind="env", name="llama.env") == [("RL320", "possible", 3, 1)]
+    assert _rows(env, "RL320", "b5763", kind="env", name="llama.env") == [("RL320", "definite", 3, 1)]
+    assert _rows(env, "RL130", kind="env", name="llama.env") == [("RL130", "possible", 3, 1)]
+
+
 # -- RL131: a witnessed fix, with the builds between the sdists unknown ---------------------------------------------
 
 

@@ -64,12 +64,10 @@ OPTIONS: dict[str, str] = {
     "-sp": "special", "--special": "special", "-kvu": "kv-unified", "--kv-unified": "kv-unified",
     "-no-kvu": "kv-unified", "--no-kv-unified": "kv-unified",
 }
-ENV: dict[str, str] = {
-    "LLAMA_ARG_MODEL": "model", "LLAMA_ARG_UBATCH": "ubatch-size", "LLAMA_ARG_BATCH": "batch-size",
-    "LLAMA_ARG_N_GPU_LAYERS": "n-gpu-layers", "LLAMA_ARG_SPLIT_MODE": "split-mode",
-    "LLAMA_ARG_FLASH_ATTN": "flash-attn", "LLAMA_ARG_CTX_SIZE": "ctx-size", "LLAMA_ARG_CACHE_TYPE_K": "cache-type-k",
-    "LLAMA_ARG_TENSOR_SPLIT": "tensor-split", "LLAMA_ARG_DEVICE": "device",
-}
+ENV: dict[str, str] = {name: OPTIONS[option] for name, (option, _) in llamacpp_flags.env_options().items()
+                        if option in OPTIONS}
+"""``LLAMA_ARG_*`` variable -> canonical option name, from the option tables (``LLAMA_ARG_N_PARALLEL``: ``parallel``):
+only variables that spell the option in every tabled build having it."""
 FACTS = {"ubatch-size": ("llama.ubatch", int), "batch-size": ("llama.batch", int),
          "n-gpu-layers": ("llama.n_gpu_layers", str), "split-mode": ("llama.split_mode", str),
          "flash-attn": ("llama.flash_attn", str), "ctx-size": ("llama.ctx_size", int),
@@ -247,6 +245,8 @@ def extract(result: FileResult, opener: FileOpener | None, limit: int | None = N
         build = launch.version[0] if launch.version else None
         for var in command.env:
             name = ENV.get(var.name)
+            if name is not None and var.value is not None:  # the option as the variable sets it; a flag wins below
+                facts.set(f"flag.llama.cpp.{name}", at(var.value, "env", var.span))
             if name in FACTS and var.value is not None:
                 key, kind = FACTS[name]
                 env_value = _typed(_fa(var.value) if name == "flash-attn" else var.value, kind)

@@ -63,6 +63,28 @@ def test_rl320_and_rl130_at_the_parallel_variable() -> None:
     assert _rows(env, "RL130", kind="env", name="llama.env") == [("RL130", "possible", 3, 1)]
 
 
+def test_model_file_name_after_an_unknown_directory(tmp_path: Path) -> None:
+    """Only the directory is unknown (shell, systemd specifier, PowerShell): the file name gives the quantization,
+    and model.name (unknown) locates the finding at the model word; nothing is expanded."""
+    (sh,) = facts(tmp_path, "serve.sh", 'M="$HOME/models/Mistral-Nemo-Q6_K.gguf"\n'
+                                        'llama-server --model "$M" -ngl 40\n')
+    assert sh["model.quantization"] == ("gguf-q6_k", "inferred", 2, 22)
+    assert sh["model.name"] == (None, "flag", 2, 22)
+    assert sh["@notes"][0]["model.name"] == ("the file name Mistral-Nemo-Q6_K.gguf is written; the directory "
+                                             "before it is not known")
+    (unit,) = facts(tmp_path, "llama.service",
+                    "[Service]\nExecStart=/usr/bin/llama-server -m %h/m/gemma-2-9b-Q6_K.gguf\n")
+    assert unit["model.quantization"] == ("gguf-q6_k", "inferred", 2, 36)
+    assert unit["model.name"] == (None, "flag", 2, 36)
+    (ps,) = facts(tmp_path, "serve.ps1", '$Model = "$env:USERPROFILE\\m\\Phi-4-Q8_0.gguf"\n'
+                                         "& llama-server.exe --model $Model -ngl 35\n")
+    assert ps["model.quantization"] == ("gguf-q8_0", "inferred", 2, 28)
+    (whole,) = facts(tmp_path, "serve.sh", 'llama-server -m "$HOME/models/$NAME" -ngl 40\n')  # no literal name
+    assert "model.quantization" not in whole and "model.name" not in whole
+    rows = _rows('M="$HOME/models/Mistral-Nemo-Q6_K.gguf"\nllama-server --model "$M" -ngl 40\n', "RL131")
+    assert rows == [("RL131", "possible", 2, 22)]
+
+
 # -- RL131: a witnessed fix, with the builds between the sdists unknown ---------------------------------------------
 
 

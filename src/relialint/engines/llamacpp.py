@@ -17,6 +17,7 @@ from relialint.engines.common import (
     at,
     model_facts,
     model_slot_variable,
+    model_tail_facts,
     program,
     word_fact,
 )
@@ -263,6 +264,9 @@ def extract(result: FileResult, opener: FileOpener | None, limit: int | None = N
             facts.set(f"flag.llama.cpp.{opt.name}", word_fact(opt.value, "flag", opt.flag))
             if opt.name in ("model", "hf-repo") and opt.value:
                 for key, fact in model_facts(opt.value, opt.value_word or opt.flag, opt.name == "hf-repo").items():
+                    facts.set(key, fact)
+            elif opt.name == "model" and opt.value_word is not None:  # `-m "$HOME/models/m-Q6_K.gguf"`
+                for key, fact in model_tail_facts(opt.value_word).items():
                     facts.set(key, fact)
             if opt.name in FACTS and opt.value is not None:
                 key, kind = FACTS[opt.name]

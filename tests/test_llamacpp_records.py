@@ -85,6 +85,34 @@ def test_model_file_name_after_an_unknown_directory(tmp_path: Path) -> None:
     assert rows == [("RL131", "possible", 2, 22)]
 
 
+CPU_BUILD = ("FROM ubuntu:24.04 AS build\n"
+             "RUN git clone https://github.com/ggml-org/llama.cpp /src && cd /src \\\n"
+             "    && cmake -B build -DGGML_NATIVE=OFF{extra} \\\n"
+             "    && cmake --build build -j --target llama-server\n"
+             "FROM ubuntu:24.04\n"
+             "COPY --from=build /src/build/bin/ /opt/llama/bin/\n"
+             'ENTRYPOINT ["/opt/llama/bin/llama-server", "-m", "/m/mistral-7b.Q4_K_M.gguf", "-ngl", "99"]\n')
+
+
+def test_dockerfile_cmake_without_a_gpu_backend_builds_the_cpu_backend(tmp_path: Path) -> None:
+    (d,) = facts(tmp_path, "Dockerfile", CPU_BUILD.format(extra=""))
+    assert d["engine.backend"] == ("cpu", "build", 3, 8)
+    assert _rows(CPU_BUILD.format(extra=""), "RL131", kind="dockerfile", name="Dockerfile") == []
+    assert _rows(CPU_BUILD.format(extra=""), "RL108", kind="dockerfile", name="Dockerfile") == []
+    (off,) = facts(tmp_path, "Dockerfile", CPU_BUILD.format(extra=" -DGGML_CUDA=OFF"))
+    assert off["engine.backend"] == ("cpu", "build", 3, 8)
+    (vk,) = facts(tmp_path, "Dockerfile", CPU_BUILD.format(extra=" -DGGML_VULKAN=ON"))
+    assert vk["engine.backend"] == ("vulkan", "build", 3, 41)
+    (cl,) = facts(tmp_path, "Dockerfile", CPU_BUILD.format(extra=" -DGGML_OPENCL=ON"))  # a backend not tabled
+    assert "engine.backend" not in cl
+
+
+def test_cmake_without_a_gpu_backend_outside_a_dockerfile_says_no_backend(tmp_path: Path) -> None:
+    """A script may run on macOS, where Metal defaults to ON: only a Dockerfile's own build stage is Linux."""
+    (d,) = facts(tmp_path, "build.sh", "cmake -B build -DGGML_NATIVE=OFF\n./build/bin/llama-server -m /m.gguf\n")
+    assert "engine.backend" not in d
+
+
 # -- RL131: a witnessed fix, with the builds between the sdists unknown ---------------------------------------------
 
 

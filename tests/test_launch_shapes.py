@@ -200,7 +200,7 @@ def test_systemd_specifier_program_path(tmp_path: Path) -> None:
     (d,) = facts(tmp_path, "llama.service", unit)
     assert d["engine.name"] == ("llama.cpp", "inferred", 2, 44)
     assert d["llama.n_gpu_layers"] == ("99", "flag", 2, 93)
-    assert "model.name" not in d  # %h is the user's home: unknown here
+    assert d["model.name"] == (None, "flag", 2, 83)  # %h is the user's home: unknown here, the file name is not
 
 
 def test_truss_start_command(tmp_path: Path) -> None:
@@ -313,7 +313,7 @@ def test_windows_batch_program_beside_the_script(tmp_path: Path) -> None:
     assert d["engine.name"] == ("llama.cpp", "inferred", 1, 1)
     assert d["host.os"] == ("windows", "inferred", 1, 1)
     assert d["llama.n_gpu_layers"] == ("33", "flag", 1, 45)
-    assert "model.name" not in d  # the script's folder is not known here
+    assert d["model.name"] == (None, "flag", 1, 26)  # the script's folder is not known here, the file name is
 
 
 def test_windows_powershell_script(tmp_path: Path) -> None:

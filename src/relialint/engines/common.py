@@ -96,6 +96,21 @@ def model_facts(name: str, word: Word, gguf: bool = False) -> dict[str, Fact]:
     return facts
 
 
+def model_tail_facts(word: Word) -> dict[str, Fact]:
+    """A model path whose directory is unknown but whose file name is written (:attr:`Word.tail`): ``model.name``
+    unknown but located at the word, and what the file name alone gives away (``Q6_K``), located there too. Nothing
+    is guessed beyond the written file name."""
+    from relialint.engines import model_name
+
+    if word.text is not None or not word.tail:
+        return {}
+    note = f"the file name {word.tail} is written; the directory before it is not known"
+    facts: dict[str, Fact] = {"model.name": word_fact(None, "flag", word, note)}
+    for inference in model_name.infer(word.tail, False):
+        facts[inference.key] = word_fact(inference.value, "inferred", word, inference.note)
+    return facts
+
+
 _VISIBLE = ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES")
 
 

@@ -17,6 +17,7 @@ from relialint.engines.common import (
     at,
     model_facts,
     model_slot_variable,
+    model_tail_facts,
     program,
     word_fact,
 )
@@ -31,6 +32,11 @@ _IMAGE = lazyre.compile(r"^(?:ghcr\.io/)?(?:ggml-org|ggerganov)/llama\.cpp(?::(?
 _CMAKE_BACKENDS = {"GGML_CUDA": "cuda", "GGML_HIP": "hip", "GGML_HIPBLAS": "hip", "LLAMA_HIPBLAS": "hip",
                    "GGML_VULKAN": "vulkan", "GGML_SYCL": "sycl", "GGML_METAL": "metal", "LLAMA_CUDA": "cuda",
                    "GGML_MUSA": "musa", "LLAMA_METAL": "metal", "LLAMA_SYCL": "sycl", "LLAMA_VULKAN": "vulkan"}
+_GPU_OPTION = lazyre.compile(r"^(?:GGML|LLAMA)_(?:CUDA|CUBLAS|HIP|HIPBLAS|VULKAN|SYCL|METAL|MUSA|OPENCL|CLBLAST|CANN|"
+                             r"KOMPUTE|WEBGPU|ZDNN|OPENVINO|HEXAGON|RPC)$")
+"""A build option that turns on a GPU (or remote) backend: every one of them defaults to OFF on Linux (engine-facts
+§8; only Metal defaults ON, on Apple), so a llama.cpp configure line without any of them on builds the CPU backend."""
+_OFF = {"OFF", "0", "FALSE", "NO", "N"}
 _BUILD_DIR = lazyre.compile(r"(?:^|/)build[-_](rocm|hip|vulkan|cuda|sycl|metal|musa|cpu)(?:/|$)", re.I)
 _DIR_BACKENDS = {"rocm": "hip"}
 _CMAKE_TARGETS = ("AMDGPU_TARGETS", "GPU_TARGETS", "CMAKE_HIP_ARCHITECTURES")
@@ -64,12 +70,10 @@ OPTIONS: dict[str, str] = {
     "-sp": "special", "--special": "special", "-kvu": "kv-unified", "--kv-unified": "kv-unified",
     "-no-kvu": "kv-unified", "--no-kv-unified": "kv-unified",
 }
-ENV: dict[str, str] = {
-    "LLAMA_ARG_MODEL": "model", "LLAMA_ARG_UBATCH": "ubatch-size", "LLAMA_ARG_BATCH": "batch-size",
-    "LLAMA_ARG_N_GPU_LAYERS": "n-gpu-layers", "LLAMA_ARG_SPLIT_MODE": "split-mode",
-    "LLAMA_ARG_FLASH_ATTN": "flash-attn", "LLAMA_ARG_CTX_SIZE": "ctx-size", "LLAMA_ARG_CACHE_TYPE_K": "cache-type-k",
-    "LLAMA_ARG_TENSOR_SPLIT": "tensor-split", "LLAMA_ARG_DEVICE": "device",
-}
+ENV: dict[str, str] = {name: OPTIONS[option] for name, (option, _) in llamacpp_flags.env_options().items()
+                        if option in OPTIONS}
+"""``LLAMA_ARG_*`` variable -> canonical option name, from the option tables (``LLAMA_ARG_N_PARALLEL``: ``parallel``):
+only variables that spell the option in every tabled build having it."""
 FACTS = {"ubatch-size": ("llama.ubatch", int), "batch-size": ("llama.batch", int),
          "n-gpu-layers": ("llama.n_gpu_layers", str), "split-mode": ("llama.split_mode", str),
          "flash-attn": ("llama.flash_attn", str), "ctx-size": ("llama.ctx_size", int),
@@ -243,10 +247,13 @@ def extract(result: FileResult, opener: FileOpener | None, limit: int | None = N
             facts.closed.add("build.")  # the file configures the build: an option it does not set is not set
         # else the binary comes from elsewhere (an image, a release archive): its build options are unknown
         apply_env(deployment, command, ("LLAMA_ARG_",))
-        evidence.apply(deployment, evidence.command_clues(command, result.kind) + _build_clues(builds, launch.start))
+        evidence.apply(deployment, evidence.command_clues(command, result.kind)
+                       + _build_clues(builds, launch.start, result.kind == "dockerfile"))
         build = launch.version[0] if launch.version else None
         for var in command.env:
             name = ENV.get(var.name)
+            if name is not None and var.value is not None:  # the option as the variable sets it; a flag wins below
+                facts.set(f"flag.llama.cpp.{name}", at(var.value, "env", var.span))
             if name in FACTS and var.value is not None:
                 key, kind = FACTS[name]
                 env_value = _typed(_fa(var.value) if name == "flash-attn" else var.value, kind)
@@ -263,6 +270,9 @@ def extract(result: FileResult, opener: FileOpener | None, limit: int | None = N
             facts.set(f"flag.llama.cpp.{opt.name}", word_fact(opt.value, "flag", opt.flag))
             if opt.name in ("model", "hf-repo") and opt.value:
                 for key, fact in model_facts(opt.value, opt.value_word or opt.flag, opt.name == "hf-repo").items():
+                    facts.set(key, fact)
+            elif opt.name == "model" and opt.value_word is not None:  # `-m "$HOME/models/m-Q6_K.gguf"`
+                for key, fact in model_tail_facts(opt.value_word).items():
                     facts.set(key, fact)
             if opt.name in FACTS and opt.value is not None:
                 key, kind = FACTS[opt.name]
@@ -320,17 +330,19 @@ class Build:
 
     folder: str | None
     options: dict[str, tuple[str, Span]]
+    span: Span | None = None  # the ``cmake`` word
 
-    def __init__(self, folder: str | None, options: dict[str, tuple[str, Span]]) -> None:
+    def __init__(self, folder: str | None, options: dict[str, tuple[str, Span]], span: Span | None = None) -> None:
         self.folder = folder
         self.options = options
+        self.span = span
 
 
 def _cmake(command: Command, build_facts: dict[str, tuple[str, Span]]) -> Build | None:
     words = command.argv
     if not words or program(words[0]) != "cmake":
         return None
-    build = Build(None, {})
+    build = Build(None, {}, words[0].span)
     for index, word in enumerate(words):
         text = word.text or ""
         if text == "-D" and index + 1 < len(words):
@@ -346,14 +358,19 @@ def _cmake(command: Command, build_facts: dict[str, tuple[str, Span]]) -> Build 
     return build if build.options else None
 
 
-def _build_clues(builds: list[Build], start: Word) -> list[evidence.Clue]:
+def _build_clues(builds: list[Build], start: Word, linux: bool = False) -> list[evidence.Clue]:
     """Backend (and, for SYCL, vendor) from the build lines of the same file that this launch runs: the build whose
     ``-B`` folder holds the program (``build-rocm/bin/llama-server``), else every build of the file; and the build
-    folder's own name (``build-vulkan``)."""
+    folder's own name (``build-vulkan``). ``linux``: the builds run on Linux (a Dockerfile's own ``RUN cmake``), where
+    a llama.cpp configure line (a ``GGML_*``/``LLAMA_*`` option) that turns on no GPU backend builds the CPU one."""
     path = (start.text or "").replace("\\", "/").removeprefix("./")
     mine = [b for b in builds if b.folder and (path.startswith(b.folder + "/") or f"/{b.folder}/" in path)]
     out: list[evidence.Clue] = []
     for build in mine or builds:
+        if linux and _cpu_only(build):
+            out.append(evidence.Clue("engine.backend", "cpu", "build", build.span or start.span,
+                                     "a llama.cpp cmake configure line on Linux with no GPU backend option on (they "
+                                     "default to OFF): the CPU backend"))
         for option, (value, span) in build.options.items():
             if option in _CMAKE_TARGETS and re.fullmatch(r"gfx[0-9a-f]{3,4}", value.strip().lower()):
                 # one AMD target the HIP build is compiled for (several: the GPU could be any of them)
@@ -386,6 +403,12 @@ def _build_clues(builds: list[Build], start: Word) -> list[evidence.Clue]:
         if kind == "hip" and gfx is not None:
             out.append(evidence.Clue("gpu.arch", gfx.group(1).lower(), "build", start.span, why))
     return out
+
+
+def _cpu_only(build: Build) -> bool:
+    options = build.options
+    return any(o.startswith(("GGML_", "LLAMA_")) for o in options) and not any(
+        _GPU_OPTION.match(o) and v.strip().upper() not in _OFF for o, (v, _) in options.items())
 
 
 def release_build(start: Word) -> Version | None:

@@ -161,6 +161,25 @@ def table() -> LlamaTable:
     return LlamaTable(json.loads((DATA / "llamacpp_flags.json").read_text(encoding="utf-8")))
 
 
+@lru_cache(maxsize=1)
+def env_options() -> dict[str, tuple[str, set[str]]]:
+    """``LLAMA_ARG_*`` variables that spell one option in every tabled build having that option: name -> (the
+    option's long spelling, its kinds). A variable only some of those builds read (``LLAMA_ARG_KV_UNIFIED`` from
+    @49bfddeca, ``LLAMA_ARG_KV_SPLIT`` in @4227c9be only) is left out: which option it sets depends on the build."""
+    t = table()
+    out: dict[str, tuple[str, set[str]]] = {}
+    for name, ranges in t.env.items():
+        options = {option for _, _, option in ranges}
+        if not name.startswith("LLAMA_ARG_") or len(options) != 1:
+            continue
+        option = options.pop()
+        reads = {i for lo, hi, _ in ranges for i in range(lo, hi + 1)}
+        has = {i for lo, hi, _, _ in t.options.get(option) or [] for i in range(lo, hi + 1)}
+        if reads == has:
+            out[name] = (option, {kind for lo, hi, kind, _ in t.options[option]})
+    return out
+
+
 def spelling(text: str) -> str:
     """The parser's lookup key: ``_`` becomes ``-`` in ``--`` options."""
     return "--" + text[2:].replace("_", "-") if text.startswith("--") else text

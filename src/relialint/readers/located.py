@@ -44,16 +44,33 @@ class Word(Frozen):
     variable: str | None = None
     """The variable's name when the word is one unquoted ``$NAME`` / ``${NAME}`` whose value is unknown (it may
     split; an engine may still treat it as one word where its syntax expects one, such as a model slot)."""
+    tail: str | None = None
+    """Where ``text`` is ``None`` because only a path's directory is unknown (``"$HOME/models/m-Q6_K.gguf"``,
+    ``%h/models/m.gguf``, a variable assigned so): the file name as written (``m-Q6_K.gguf``), nothing expanded."""
 
-    _fields = ("text", "span", "splice", "source", "variable")
+    _fields = ("text", "span", "splice", "source", "variable", "tail")
 
     def __init__(self, text: str | None, span: Span, splice: bool = False, source: Span | None = None,
-                 variable: str | None = None) -> None:
+                 variable: str | None = None, tail: str | None = None) -> None:
         self.text = text
         self.span = span
         self.splice = splice
         self.source = source
         self.variable = variable
+        self.tail = tail
+
+
+_FILE_NAME = re.compile(r"(?<=[/\\])[A-Za-z0-9._+\-]+$")
+
+
+def file_name_tail(raw: str) -> str | None:
+    """The literal file name at the end of a path as written (``$HOME/models/m.gguf`` -> ``m.gguf``), where a
+    separator precedes it and something precedes the separator; ``None`` otherwise. Nothing is expanded: the caller
+    knows the rest of the path is unknown."""
+    found = _FILE_NAME.search(raw)
+    if found is None or found.start() < 2:
+        return None
+    return found.group(0)
 
 
 class EnvVar(Frozen):

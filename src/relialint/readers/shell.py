@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from relialint import bounds
 from relialint.plain import replace
 from relialint.readers.dockerrun import docker_run
-from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
+from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word, file_name_tail
 from relialint.readers.wrappers import shell_script, unwrap
 
 if TYPE_CHECKING:
@@ -418,7 +418,20 @@ class _Reader:
 
     def word(self, node: Node) -> Word:
         value = self.value(node)
-        return Word(value.text, self.span(node), value.splice, value.source, value.variable)
+        tail = self.tail(node) if value.text is None else None
+        return Word(value.text, self.span(node), value.splice, value.source, value.variable, tail)
+
+    def tail(self, node: Node) -> str | None:
+        """An unknown word's literal file name (``"$HOME/m/x.gguf"``, or ``$MODEL`` assigned so): see
+        :attr:`Word.tail`."""
+        target = node.named_children[0] if node.type == "string" and len(node.named_children) == 1 else node
+        raw: str | None = None
+        if target.type in ("simple_expansion", "expansion"):
+            var = self.state.vars.get(self.text(target).lstrip("${").rstrip("}"))
+            raw = var.partial if var is not None else None
+        elif node.type in ("string", "concatenation"):
+            raw = self.partial(node)
+        return file_name_tail(raw) if raw else None
 
     # -- text that is parsed again -----------------------------------------------------------------------------
     def place(self, node: Node) -> tuple[int, int]:

@@ -18,7 +18,7 @@ from relialint import bounds
 from relialint.reach import refusal
 from relialint.readers import envfile
 from relialint.readers.dockerrun import docker_run
-from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
+from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word, file_name_tail
 from relialint.readers.wrappers import shell_script, unwrap
 from relialint.readers.yamlwords import Src, script_commands, shell_split
 
@@ -133,7 +133,7 @@ def _words(entry: _Entry, src: Src, env: list[EnvVar], result: FileResult,
     for raw, start, end in tokens:
         span = src.sub_span(offsets, prefix + start, prefix + end, entry.span)
         if _SPECIFIER.search(raw.replace("%%", "")):
-            word = Word(None, span)
+            word = Word(None, span, tail=file_name_tail(raw))  # `%h/models/m.gguf`: the file name is written
             if raws is not None:
                 raws[id(word)] = raw
             words.append(word)
@@ -157,7 +157,7 @@ def _words(entry: _Entry, src: Src, env: list[EnvVar], result: FileResult,
         # `$FOO` alone as a word splits at whitespace; inside a longer word (a `bash -c` script) it does not
         split = match_splice(text)
         if unknown:
-            words.append(Word(None, span, splice=split))
+            words.append(Word(None, span, splice=split, tail=file_name_tail(text)))
         elif split and source is not None:
             words.extend(Word(part, span, source=source) for part in resolved.split())
         else:

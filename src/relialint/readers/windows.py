@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from relialint import bounds
-from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
+from relialint.readers.located import Command, EnvVar, FileResult, Span, Word, file_name_tail
 
 _Char = tuple[str, int, int]  # a character with its line and column
 
@@ -88,6 +88,7 @@ class _Script:
         self.path = path
         self.powershell = powershell
         self.vars: dict[str, tuple[str, str | None, Span, bool]] = {}  # name as written, value, where, env
+        self.tails: dict[str, str] = {}  # an unknown variable's literal file name (``$M = "$env:X\m.gguf"``)
         self.result = FileResult(path, "powershell" if powershell else "batch", text=text)
         self.text = text
 
@@ -124,7 +125,19 @@ class _Script:
             directory = re.match(r"%~[a-z]*[0-9*]", raw)
             assert directory is not None  # ``%~dp0`` ends with a backslash: the rest is the file name
             return Word(directory.group(0) + "\\" + raw[directory.end():], span)
+        if value is None and not literal:  # the file name written after an unknown directory (Word.tail)
+            lone = re.fullmatch(r"\$(?:env:)?([A-Za-z_][A-Za-z0-9_]*)|%([A-Za-z_][A-Za-z0-9_]*)%", raw, re.I)
+            tail = self.tails.get((lone.group(1) or lone.group(2)).upper()) if lone else file_name_tail(raw)
+            return Word(None, span, tail=tail)
         return Word(value, span, source=source)
+
+    def assigned(self, name: str, value: str | None, raw: str, span: Span, is_env: bool) -> None:
+        self.vars[name.upper()] = (name, value, span, is_env)
+        tail = file_name_tail(raw) if value is None and re.fullmatch(r"[^;|()@{}\[\]]*", raw) else None
+        if tail is None:
+            self.tails.pop(name.upper(), None)
+        else:
+            self.tails[name.upper()] = tail
 
     def run(self) -> FileResult:
         in_block_comment = False
@@ -156,7 +169,7 @@ class _Script:
         if match:
             value, _ = self.expand(match.group(2), False)
             span = _span(self.path, chars[match.start(1) : max(match.end(2), match.start(1) + 1)])
-            self.vars[match.group(1).upper()] = (match.group(1), value, span, True)
+            self.assigned(match.group(1), value, match.group(2), span, True)
             return
         if re.match(r"(?i)(set|setlocal|endlocal|echo|cd|pushd|popd|goto|if|for|exit|pause|title|chcp|"
                     r"timeout|cls|mkdir|md|del|copy|xcopy|type|where)\b|:", text):
@@ -176,7 +189,7 @@ class _Script:
             value = self.expand(body, literal)[0] if re.fullmatch(r"[^;|()@{}\[\]]*", body) else None
             span = _span(self.path, chars[match.start(1) : max(match.end(2), match.start(1) + 1)])
             is_env = text[1:5].lower() == "env:"
-            self.vars[match.group(1).upper()] = (match.group(1), value, span, is_env)
+            self.assigned(match.group(1), value, "" if literal else body, span, is_env)
             return
         if re.match(r"(?i)(if|else|elseif|foreach|for|while|function|param|write-host|write-output|echo|"
                     r"set-location|cd|try|catch|finally|return|exit|\}|\{|\[)", text):

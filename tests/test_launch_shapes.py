@@ -442,6 +442,18 @@ def test_shared_total_reaches_the_version_worlds(tmp_path: Path) -> None:
         ("RL303", 3, 35, ["engine.version", "memory.gpu_utilization_shared_total"])]
 
 
+def test_model_key_of_a_config_file_is_its_value(tmp_path: Path) -> None:
+    """Issue 23: `model:` in a --config YAML expanded from the command line names the model by its value (not the
+    key), located at the key with origin config-file; what the name gives away follows."""
+    (tmp_path / "cfg.yaml").write_text("model: Qwen/Qwen3-30B-A3B-FP8\ntensor-parallel-size: 2\n")
+    (d,) = facts(tmp_path, "serve.sh", "vllm serve --config cfg.yaml\n")
+    assert d["model.name"] == ("Qwen/Qwen3-30B-A3B-FP8", "config-file", 1, 1)
+    assert d["model.quantization"] == ("fp8", "inferred", 1, 1)
+    assert d["model.moe"] == (True, "inferred", 1, 1)
+    (e,) = facts(tmp_path, "pos.sh", "vllm serve Qwen/Qwen2.5-7B-Instruct --config cfg.yaml\n")
+    assert e["model.name"] == ("Qwen/Qwen2.5-7B-Instruct", "flag", 1, 12)  # the positional wins for serve
+
+
 def test_model_slot_variable_keeps_defaults(tmp_path: Path) -> None:
     (d,) = facts(tmp_path, "s.sh", "MODEL=$1\nvllm serve $MODEL --port 8000\n")
     assert d["kv_cache.dtype"] == ("auto", "default", None, None)

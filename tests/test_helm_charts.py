@@ -71,6 +71,37 @@ def test_production_stack_v0_is_an_env_var_not_a_flag(tmp_path: Path) -> None:
     assert "flag.vllm.kv-cache-dtype" in d.facts.facts  # from extraArgs only
 
 
+STACK_LMCACHE = """\
+servingEngineSpec:
+  modelSpec:
+  - name: "mistral"
+    repository: "lmcache/vllm-openai"
+    tag: "latest"
+    modelURL: "mistralai/Mistral-7B-Instruct-v0.3"
+    requestGPU: 1
+"""
+
+
+def test_production_stack_request_gpu_renders_an_nvidia_resource(tmp_path: Path) -> None:
+    """Issue 23: `requestGPU` renders `nvidia.com/gpu` (``default "nvidia.com/gpu" $modelSpec.requestGPUType`` in
+    the chart's _helpers.tpl), so an image that names no vendor still runs on NVIDIA: RL214 (AMD RDNA3) is out."""
+    result = lint(tmp_path, STACK_LMCACHE)
+    (d,) = result.deployments
+    assert fact(d, "gpu.count") == ("1", "manifest", 7, 17)
+    assert fact(d, "gpu.vendor") == ("nvidia", "manifest", 7, 5)
+    assert fact(d, "engine.backend") == ("cuda", "inferred", 7, 5)
+    assert [f.code for f in result.findings if f.code == "RL214"] == []
+    # a quoted count is read as Helm's `int` reads it; another requestGPUType is disputed between the templates
+    other = lint(tmp_path, STACK_LMCACHE.replace("requestGPU: 1", 'requestGPU: "2"\n    requestGPUType: amd.com/gpu'),
+                 name="other.yaml")
+    (e,) = other.deployments
+    assert fact(e, "gpu.count") == ("2", "manifest", 7, 17)
+    assert fact(e, "gpu.vendor") is None
+    none = lint(tmp_path, STACK_LMCACHE.replace("requestGPU: 1", "requestGPU: 0"), name="none.yaml")
+    (f,) = none.deployments
+    assert fact(f, "gpu.vendor") is None
+
+
 STACK_012 = """\
 vllm-stack:
   servingEngineSpec:

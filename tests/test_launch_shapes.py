@@ -416,6 +416,44 @@ def test_leader_and_worker_are_not_summed(tmp_path: Path) -> None:
         ("RL303", "possible", 3), ("RL303", "possible", 6)]
 
 
+TWO_ON_ONE_GPU = """#!/bin/bash
+CUDA_VISIBLE_DEVICES=0 vllm serve meta-llama/Llama-3.2-3B-Instruct --gpu-memory-utilization 0.6 &
+CUDA_VISIBLE_DEVICES=0 vllm serve Qwen/Qwen2.5-1.5B-Instruct --gpu-memory-utilization 0.5 &
+wait
+"""
+
+
+def test_shared_total_reaches_the_version_worlds(tmp_path: Path) -> None:
+    """Issue 23: the total is summed before the version worlds are built from the facts as stated, so with no
+    version given RL303 waits on the version only, not on a total the file states."""
+    first, second = facts(tmp_path, "two.sh", TWO_ON_ONE_GPU)
+    assert first["memory.gpu_utilization_shared_total"] == (1.1, "inferred", 2, 68)
+    assert second["memory.gpu_utilization_shared_total"] == (1.1, "inferred", 3, 62)
+    doc = check(tmp_path, "two.sh", TWO_ON_ONE_GPU)
+    assert [(f["code"], f["certainty"], f["line"], f["column"], f["missing_facts"]) for f in doc["findings"]
+            if f["code"] == "RL303"] == [("RL303", "possible", 2, 68, ["engine.version"]),
+                                         ("RL303", "possible", 3, 62, ["engine.version"])]
+    # a total that leans on a version's default --gpu-memory-utilization stays unknown in the version worlds
+    leaning = TWO_ON_ONE_GPU.replace(" --gpu-memory-utilization 0.5", "")
+    doc = check(tmp_path, "leaning.sh", leaning)
+    assert [(f["code"], f["line"], f["column"], f["missing_facts"]) for f in doc["findings"]
+            if f["code"] == "RL303"] == [
+        ("RL303", 2, 68, ["engine.version", "memory.gpu_utilization_shared_total"]),
+        ("RL303", 3, 35, ["engine.version", "memory.gpu_utilization_shared_total"])]
+
+
+def test_model_key_of_a_config_file_is_its_value(tmp_path: Path) -> None:
+    """Issue 23: `model:` in a --config YAML expanded from the command line names the model by its value (not the
+    key), located at the key with origin config-file; what the name gives away follows."""
+    (tmp_path / "cfg.yaml").write_text("model: Qwen/Qwen3-30B-A3B-FP8\ntensor-parallel-size: 2\n")
+    (d,) = facts(tmp_path, "serve.sh", "vllm serve --config cfg.yaml\n")
+    assert d["model.name"] == ("Qwen/Qwen3-30B-A3B-FP8", "config-file", 1, 1)
+    assert d["model.quantization"] == ("fp8", "inferred", 1, 1)
+    assert d["model.moe"] == (True, "inferred", 1, 1)
+    (e,) = facts(tmp_path, "pos.sh", "vllm serve Qwen/Qwen2.5-7B-Instruct --config cfg.yaml\n")
+    assert e["model.name"] == ("Qwen/Qwen2.5-7B-Instruct", "flag", 1, 12)  # the positional wins for serve
+
+
 def test_model_slot_variable_keeps_defaults(tmp_path: Path) -> None:
     (d,) = facts(tmp_path, "s.sh", "MODEL=$1\nvllm serve $MODEL --port 8000\n")
     assert d["kv_cache.dtype"] == ("auto", "default", None, None)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.test_launch_shapes import facts
+from tests.test_launch_shapes import check, facts
 
 
 def test_srun_runs_the_engine(tmp_path: Path) -> None:
@@ -75,6 +75,13 @@ def test_skypilot_task_setup_pins_and_accelerator_names_the_gpu(tmp_path: Path) 
     assert dep["gpu.model"] == ("H100", "manifest", 2, 17)
     assert dep["model.name"] == ("meta-llama/Llama-3.1-8B-Instruct", "flag", 11, 14)
     assert dep["limits.max_model_len"] == (8192, "flag", 11, 26)
+    # issue 23: the vendor from the accelerator gives vLLM its backend, as other evidence of the vendor does
+    assert dep["gpu.vendor"] == ("nvidia", "manifest", 2, 17)
+    assert dep["engine.backend"] == ("cuda", "inferred", 2, 17)
+    assert dep["@notes"][0]["engine.backend"] == "vLLM on nvidia runs the cuda backend"
+    doc = check(tmp_path, "task.yaml", text)
+    assert [(f["code"], f["certainty"], f["line"], f["column"], f["missing_facts"]) for f in doc["findings"]
+            if f["code"] == "RL122"] == [("RL122", "definite", 11, 3, [])]
 
 
 def test_llamacpp_release_archive_gives_build_backend_and_target(tmp_path: Path) -> None:

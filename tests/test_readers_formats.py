@@ -182,6 +182,43 @@ def test_kubernetes_list_lws_sh_c_cronjob_unmapped_label() -> None:
     assert any("Contoso-X900" in n and "lws.yaml:32:17" in n for n in result.notes)
 
 
+SH_C_REF = """apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+    - name: server
+      image: vllm/vllm-openai:v0.8.5
+      command: ["/bin/sh", "-c"]
+      args:
+        - vllm serve $(MODEL_ID) --port 8000 --max-model-len 4096
+      env:
+        - name: MODEL_ID
+          value: mistralai/Mistral-7B-Instruct-v0.3
+"""
+
+
+def test_kubernetes_ref_expanded_in_an_sh_c_script_keeps_the_columns(tmp_path: Path) -> None:
+    """Issue 23: the `$(MODEL_ID)` Kubernetes expands before `sh -c` runs lands on the reference, and the words after
+    it keep their own columns (the expanded script is mapped back through the substitution)."""
+    (tmp_path / "pod.yaml").write_text(SH_C_REF)
+    (d,) = run(tmp_path / "pod.yaml")
+    assert fact(d, "engine.name") == ("vllm", "inferred", "pod.yaml", 10, 11)
+    assert fact(d, "model.name") == ("mistralai/Mistral-7B-Instruct-v0.3", "flag", "pod.yaml", 10, 22)
+    model = d.facts.facts["model.name"]
+    assert (model.end_line, model.end_column) == (10, 33)  # the whole `$(MODEL_ID)`
+    assert fact(d, "flag.vllm.port") == ("8000", "flag", "pod.yaml", 10, 34)
+    assert fact(d, "limits.max_model_len") == ("4096", "flag", "pod.yaml", 10, 46)
+    # the same for compose interpolation from a .env file
+    (tmp_path / ".env").write_text("MODEL=Qwen/Qwen2.5-7B-Instruct\n")
+    (tmp_path / "compose.yaml").write_text(
+        'services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.1\n'
+        '    entrypoint: ["sh", "-c", "vllm serve ${MODEL} --max-model-len 4096"]\n')
+    (c,) = run(tmp_path / "compose.yaml")
+    assert fact(c, "model.name") == ("Qwen/Qwen2.5-7B-Instruct", "flag", "compose.yaml", 4, 42)
+    assert fact(c, "limits.max_model_len") == ("4096", "flag", "compose.yaml", 4, 51)
+
+
 def test_kubernetes_compute_capability_labels_and_alternatives() -> None:
     text = """apiVersion: v1
 kind: Pod

@@ -11,6 +11,7 @@ values) give only the facts all of them share.
 from __future__ import annotations
 
 from relialint.deployment import Deployment
+from relialint.engines import evidence
 from relialint.facts import Fact, Value
 from relialint.readers.located import Command, FileResult, Span
 from relialint.versions import VersionError, parse_sm
@@ -114,3 +115,4 @@ def apply(result: FileResult, deployments: list[Deployment]) -> None:
                 continue
             for key, fact in facts.items():
                 deployment.facts.setdefault(key, fact)
+            evidence.implied(deployment)  # a vendor from the labels gives vLLM its backend, as other evidence does

@@ -3,11 +3,12 @@ own facts, which always win; then the engine's defaults for what is still unknow
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from relialint.deployment import Deployment, exclusive
-from relialint.facts import Fact, FactValueError, parse_value, render, spec_for
+from relialint.facts import Fact, FactSet, FactValueError, parse_value, render, spec_for
 from relialint.plain import replace
 from relialint.results import Target, UsageError
 
@@ -130,60 +131,85 @@ SEPARATE_PODS = frozenset({"kubernetes", "helm"})
 
 
 def shared_memory(deployments: list[Deployment]) -> None:
-    """``memory.gpu_utilization_shared_total``: vLLM deployments of one file on the same GPUs add up."""
+    """``memory.gpu_utilization_shared_total``: vLLM deployments of one file on the same GPUs add up. Set on the
+    finished facts and, summed anew from what the file itself states, on the snapshot taken before the defaults
+    (:attr:`Deployment.unfinished`, which the version worlds are built from): a total that leans on a
+    version's default ``--gpu-memory-utilization`` stays unknown there."""
     groups: dict[tuple[str, str], list[Deployment]] = {}
     for d in deployments:
         if d.engine != "vllm":
             continue
         if d.kind in SEPARATE_PODS:
             # each pod gets its own GPUs from the device plugin: two engines of one manifest never share one
-            d.facts.set("memory.gpu_utilization_shared_total",
-                        Fact(None, "inferred", note="a pod's GPUs are its own (Kubernetes device plugin)"))
+            fact = Fact(None, "inferred", note="a pod's GPUs are its own (Kubernetes device plugin)")
+            for facts in _both(d):
+                facts.set("memory.gpu_utilization_shared_total", fact)
             continue
         visible = d.facts.get("env.CUDA_VISIBLE_DEVICES")
         key = (d.path, str(visible.value) if visible is not None and visible.value is not None else "*")
         groups.setdefault(key, []).append(d)
     for members in groups.values():
-        branched = any(m.branch for m in members)
-        if branched and len(members) > _MAX_WEIGHED:
-            continue  # too many deployments in alternatives to weigh (pairwise work): the total stays unknown
-        plain = None if branched or len(members) == 1 else _plain_total(members)
-        for member in members:
-            together = members if not branched else [m for m in members if not exclusive(m, member)]
-            if len(together) == 1:
-                member.facts.set("memory.gpu_utilization_shared_total",
-                                 Fact(None, "inferred", note="no other engine on the same GPUs in this file"))
-                continue
-            total = plain if not branched else _largest_total(member, together)
-            value = member.facts.get("memory.gpu_utilization")
-            if total is None or value is None:
-                continue
-            member.facts.set("memory.gpu_utilization_shared_total",
-                             Fact(total[0], "inferred", value.path, value.line, value.column, value.end_line,
-                                  value.end_column, note=f"sum over {total[1]} deployment(s) on the same GPUs"))
+        _group_total(members, _finished)
+        if all(m.unfinished is not None for m in members):
+            _group_total(members, _unfinished)
+
+
+def _finished(d: Deployment) -> FactSet:
+    return d.facts
+
+
+def _unfinished(d: Deployment) -> FactSet:
+    assert d.unfinished is not None
+    return d.unfinished
+
+
+def _both(d: Deployment) -> list[FactSet]:
+    return [d.facts] if d.unfinished is None else [d.facts, d.unfinished]
+
+
+def _group_total(members: list[Deployment], view: Callable[[Deployment], FactSet]) -> None:
+    """The shared total of each deployment of one group, read from and set on the facts ``view`` gives."""
+    branched = any(m.branch for m in members)
+    if branched and len(members) > _MAX_WEIGHED:
+        return  # too many deployments in alternatives to weigh (pairwise work): the total stays unknown
+    plain = None if branched or len(members) == 1 else _plain_total(members, view)
+    for member in members:
+        together = members if not branched else [m for m in members if not exclusive(m, member)]
+        if len(together) == 1:
+            view(member).set("memory.gpu_utilization_shared_total",
+                             Fact(None, "inferred", note="no other engine on the same GPUs in this file"))
+            continue
+        total = plain if not branched else _largest_total(member, together, view)
+        value = view(member).get("memory.gpu_utilization")
+        if total is None or value is None:
+            continue
+        view(member).set("memory.gpu_utilization_shared_total",
+                         Fact(total[0], "inferred", value.path, value.line, value.column, value.end_line,
+                              value.end_column, note=f"sum over {total[1]} deployment(s) on the same GPUs"))
 
 
 _MAX_WEIGHED = 64
 """The most deployments of one file on the same GPUs weighed pairwise for ``if`` / ``case`` alternatives."""
 
 
-def _plain_total(together: list[Deployment]) -> tuple[float, int] | None:
+def _plain_total(together: list[Deployment], view: Callable[[Deployment], FactSet]) -> tuple[float, int] | None:
     """The sum over deployments none of which sits in an ``if`` / ``case`` arm (all run together), in one pass."""
     total = 0.0
     for d in together:
-        fact = d.facts.get("memory.gpu_utilization")
+        fact = view(d).get("memory.gpu_utilization")
         if fact is None or not isinstance(fact.value, int | float) or isinstance(fact.value, bool):
             return None
         total += float(fact.value)
     return round(total, 4), len(together)
 
 
-def _largest_total(member: Deployment, together: list[Deployment]) -> tuple[float, int] | None:
+def _largest_total(member: Deployment, together: list[Deployment],
+                   view: Callable[[Deployment], FactSet]) -> tuple[float, int] | None:
     """The largest sum of ``--gpu-memory-utilization`` over deployments that can run at the same time as
     ``member`` (deployments in different arms of one ``if`` / ``case`` never do), with how many it adds."""
     values: dict[int, float] = {}
     for d in together:
-        fact = d.facts.get("memory.gpu_utilization")
+        fact = view(d).get("memory.gpu_utilization")
         if fact is None or not isinstance(fact.value, int | float) or isinstance(fact.value, bool):
             return None
         values[id(d)] = float(fact.value)

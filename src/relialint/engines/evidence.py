@@ -294,10 +294,13 @@ def apply(deployment: Deployment, clues: list[Clue]) -> None:
                     first.span.end_line, first.span.end_column, note,
                     (first.source.path, first.source.line, first.source.column) if first.source else None)
         facts.set(key, fact)
-    _implied(deployment)
+    implied(deployment)
 
 
-def _implied(deployment: Deployment) -> None:
+def implied(deployment: Deployment) -> None:
+    """What one of ``gpu.vendor`` / ``engine.backend`` gives the other when only it is known: a backend runs on
+    its vendor; vLLM runs each vendor on one backend (``VLLM_BACKEND_OF_VENDOR``). Run again after facts from
+    elsewhere in the file (GPU labels and resources of a manifest) have arrived."""
     facts = deployment.facts
     backend = facts.facts.get("engine.backend")
     vendor = facts.facts.get("gpu.vendor")

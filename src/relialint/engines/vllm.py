@@ -36,6 +36,7 @@ from relialint.engines.vllm_args import (
 )
 from relialint.engines.vllm_defaults import _truthy, apply_defaults
 from relialint.facts import Fact, FactSet, Origin
+from relialint.plain import replace
 from relialint.readers.located import Command, FileResult, ReadError, Span, Word
 from relialint.versions import Version, VersionError, parse_engine_version
 
@@ -257,8 +258,6 @@ def extract(result: FileResult, opener: FileOpener | None, limit: int | None = N
 def _config_file_deployment(result: FileResult) -> list[Deployment]:
     """A vLLM ``--config`` YAML read on its own: the deployment ``vllm serve --config FILE`` would be, with every
     fact located in the file (origin ``config-file``)."""
-    from relialint.plain import replace
-
     if any(error.severity == "error" for error in result.errors):
         return []
     opts = config_file_opts(result.text, result.path)
@@ -429,13 +428,19 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
     model_word: Word | None = None
     if launch.form in ("serve", "image") and parsed.positionals:
         model_word = parsed.positionals[0]
+    model_from_config = False
     if "model" in last and last["model"].value_word is not None and (model_word is None or launch.form != "serve"):
-        model_word = last["model"].value_word
+        model_opt = last["model"]
+        model_word = model_opt.value_word
+        if model_opt.from_config and model_word is model_opt.flag and model_opt.value is not None:
+            # a `model:` key of a --config file: its value is the model, located at the key (the value word of a
+            # config option is its key)
+            model_word, model_from_config = Word(model_opt.value, model_opt.flag.span), True
     if launch.form == "api_server" and parsed.positionals and "model" not in last:
         deployment.notes.append("positional model ignored by the api_server entrypoint")
     if model_word is not None and model_word.text is not None:
         for key, fact in model_facts(model_word.text, model_word).items():
-            facts.set(key, fact)
+            facts.set(key, replace(fact, origin="config-file") if model_from_config and fact.origin == "flag" else fact)
         for key, fact in checkpoint_facts(model_word.text, deployment.path, opener, deployment.notes).items():
             facts.set(key, fact)
 

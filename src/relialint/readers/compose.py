@@ -21,6 +21,7 @@ from relialint.readers import envfile
 from relialint.readers.located import EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq
 from relialint.readers.yamlwords import (
+    Placed,
     Resolved,
     Src,
     container_commands,
@@ -47,6 +48,11 @@ class Interpolator:
     def __call__(self, raw: str, span: Span) -> tuple[str | None, Span | None]:
         del span
         return substitute(raw, _VAR, self._one)
+
+    def raw_offsets(self, raw: str) -> list[int] | None:
+        """Where each character of the interpolated value was written in ``raw`` (``yamlwords.Expander``)."""
+        offsets: list[int] = []
+        return offsets if substitute(raw, _VAR, self._one, offsets)[0] is not None else None
 
     def _one(self, match: re.Match[str]) -> Resolved:
         """One ``${VAR}``, ``${VAR:-d}``, ``${VAR-d}``, ``${VAR:+x}``, ``${VAR:?e}`` or ``$VAR`` as compose does it."""
@@ -111,7 +117,7 @@ def read(text: str, path: str) -> FileResult:
 
 def _service(name: YScalar, service: YMap, src: Src, interp: Interpolator, result: FileResult) -> None:
     path = src.path
-    nodes: dict[int, YScalar] = {}
+    nodes: dict[int, Placed] = {}
     image_node = service.get("image")
     image: Word | None = None
     if isinstance(image_node, YScalar) and image_node.value is not None:

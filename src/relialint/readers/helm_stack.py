@@ -24,7 +24,7 @@ from __future__ import annotations
 from relialint.readers.helmvalues import Chart, pair_span, render, truthy, version_tuple
 from relialint.readers.kubernetes import container_env, term_labels
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
-from relialint.readers.yamlsafe import YMap, YScalar, YSeq
+from relialint.readers.yamlsafe import YMap, YNode, YScalar, YSeq
 from relialint.readers.yamlwords import map_items, scalar_text, seq_items
 
 CHART = "vllm-stack"
@@ -84,12 +84,44 @@ def read_model(model: YMap, chart: Chart, result: FileResult) -> None:
     count: int | None = None
     count_span: Span | None = None
     gpu = model.get("requestGPU")
-    if isinstance(gpu, YScalar) and isinstance(gpu.value, int) and not isinstance(gpu.value, bool):
-        count, count_span = gpu.value, gpu.span
+    number = _gpu_number(gpu)
+    if number is not None and gpu is not None:
+        count, count_span = number, gpu.span
     labels = term_labels(seq_items(model.get("nodeSelectorTerms")))
+    resource = _gpu_resource(model)
+    if resource is not None:
+        labels.append(resource)
     name = scalar_text(model.get("name"))
     result.commands.append(Command("container", argv, image.span if image else where, env, complete, image,
                                    entrypoint, name, count, count_span, labels))
+
+
+def _gpu_number(value: YNode | None) -> int | None:
+    """``requestGPU`` as the count the templates render (Helm's ``int`` reads a quoted count too)."""
+    if not isinstance(value, YScalar) or isinstance(value.value, bool):
+        return None
+    if isinstance(value.value, int):
+        return value.value
+    return int(value.text.strip()) if value.text.strip().isdigit() else None
+
+
+def _gpu_resource(model: YMap) -> tuple[str, str, Span] | None:
+    """The GPU resource ``requestGPU`` renders in the pod's requests and limits, as a label for the manifest facts.
+    ``_helpers.tpl`` (``chart.resources``) renders ``{{ $gpuType }}: "N"`` when ``requestGPU`` is above 0, with
+    ``$gpuType := default "nvidia.com/gpu" $modelSpec.requestGPUType``; older templates write ``nvidia.com/gpu``
+    itself. Another ``requestGPUType`` is disputed between those templates, so it gives no label."""
+    for key, value in map_items(model):
+        if key.text != "requestGPU":
+            continue
+        number = _gpu_number(value)
+        if number is None or number <= 0:
+            return None
+        kind = model.get("requestGPUType")
+        kind_text = render(kind) if isinstance(kind, YScalar) and truthy(kind) else "nvidia.com/gpu"
+        if kind_text != "nvidia.com/gpu":
+            return None
+        return kind_text, str(number), pair_span(key, value)
+    return None
 
 
 def _config_words(config: YMap, config_key: YScalar, which: str, result: FileResult) -> list[Word]:

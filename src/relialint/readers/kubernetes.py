@@ -17,6 +17,7 @@ from relialint import bounds
 from relialint.readers.located import EnvVar, FileResult, Span, Word
 from relialint.readers.yamlsafe import YMap, YNode, YScalar, YSeq
 from relialint.readers.yamlwords import (
+    Placed,
     Resolved,
     Src,
     container_commands,
@@ -40,6 +41,11 @@ class _Refs:
     def __call__(self, raw: str, span: Span) -> tuple[str | None, Span | None]:
         del span
         return substitute(raw, _REF, self._one)
+
+    def raw_offsets(self, raw: str) -> list[int] | None:
+        """Where each character of the expanded value was written in ``raw`` (``yamlwords.Expander``)."""
+        offsets: list[int] = []
+        return offsets if substitute(raw, _REF, self._one, offsets)[0] is not None else None
 
     def _one(self, match: re.Match[str]) -> Resolved:
         """One ``$(VAR)``: a container env var defined before; any other reference stays as written."""
@@ -125,7 +131,7 @@ def term_labels(terms: list[YNode]) -> list[tuple[str, str, Span]]:
 def _container(container: YMap, src: Src, result: FileResult, labels: list[tuple[str, str, Span]]) -> None:
     env, complete = _env(container)
     refs = _Refs(env)
-    nodes: dict[int, YScalar] = {}
+    nodes: dict[int, Placed] = {}
     image_node = container.get("image")
     image = Word(image_node.text, image_node.span) if isinstance(image_node, YScalar) and image_node.value else None
     entrypoint = words_with_nodes(container.get("command"), src, refs, nodes, split_strings=False) \

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from relialint import bounds
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
@@ -23,6 +24,24 @@ Deployment manifests are a few kilobytes; the general limit for other formats is
 _LOOKAHEAD = 400
 Interp = Callable[[str, Span], tuple[str | None, Span | None]]
 """Turns a raw value into ``(value, source)``; ``value`` None when unknown (compose ``${VAR}``)."""
+
+
+@runtime_checkable
+class Expander(Protocol):
+    """An ``Interp`` that can also say where each character of a value it expanded was written."""
+
+    def raw_offsets(self, raw: str) -> list[int] | None:
+        """For each character of the expanded value, its index in ``raw`` (a substituted value's characters lie
+        within their reference); ``None`` when the value is unknown or the same text as ``raw``."""
+        ...
+
+
+class Placed(NamedTuple):
+    """The YAML scalar a word came from, and (after a substitution such as Kubernetes ``$(VAR)``) where each
+    character of the word's text was written in it."""
+
+    node: YScalar
+    raw_offsets: list[int] | None = None
 
 
 def load(text: str, path: str) -> list[YNode | None]:
@@ -138,17 +157,24 @@ Resolved = tuple[str | None, Span | None]
 """A substitution's text (``None``: not statically known) and where the value was written."""
 
 
-def substitute(raw: str, pattern: re.Pattern[str], resolve: Callable[[re.Match[str]], Resolved]) -> Resolved:
+def substitute(raw: str, pattern: re.Pattern[str], resolve: Callable[[re.Match[str]], Resolved],
+               offsets: list[int] | None = None) -> Resolved:
     """``raw`` with every ``pattern`` match replaced by ``resolve``'s text (``$$`` is a literal ``$``); unknown
-    when any reference is unknown; the source of the last value taken from elsewhere."""
+    when any reference is unknown; the source of the last value taken from elsewhere. ``offsets``, when given,
+    receives for each character of a known result its index in ``raw``: a replacement's characters lie within
+    the reference (the first at its start, the last at its end), so a word made of one value spans the reference."""
     if "$" not in raw:
+        if offsets is not None:
+            offsets.extend(range(len(raw)))
         return raw, None
     unknown = False
     source: Span | None = None
+    replaced: list[tuple[int, int, int]] = []
 
     def one(match: re.Match[str]) -> str:
         nonlocal unknown, source
         if match.group(0) == "$$":
+            replaced.append((match.start(), match.end(), 1))
             return "$"
         text, where = resolve(match)
         if text is None:
@@ -156,10 +182,20 @@ def substitute(raw: str, pattern: re.Pattern[str], resolve: Callable[[re.Match[s
             return ""
         if where is not None:
             source = where
+        replaced.append((match.start(), match.end(), len(text)))
         return text
 
     result = bounds.sub(pattern, one, raw)
-    return (None, source) if unknown or result is None else (result, source)
+    if unknown or result is None:
+        return None, source
+    if offsets is not None:
+        at = 0
+        for start, end, length in replaced:
+            offsets.extend(range(at, start))
+            offsets.extend(end - 1 if 0 < k == length - 1 else start for k in range(length))
+            at = end
+        offsets.extend(range(at, len(raw)))
+    return result, source
 
 
 def no_interp(raw: str, span: Span) -> tuple[str | None, Span | None]:
@@ -216,10 +252,11 @@ def list_words(node: YNode | None, src: Src, interp: Interp = no_interp, split_s
 _SHELLS = {"sh", "bash", "ash", "dash", "zsh"}
 
 
-def shell_script_commands(words: list[Word], src: Src, nodes: dict[int, YScalar]) -> list[Command] | None:
+def shell_script_commands(words: list[Word], src: Src, nodes: dict[int, Placed]) -> list[Command] | None:
     """``sh -c 'script'`` (as entrypoint and args together): the script's commands with spans in this file.
 
-    ``nodes`` maps ``id(word)`` to the YAML scalar it came from, so positions in the script land in the source.
+    ``nodes`` maps ``id(word)`` to the YAML scalar it came from (and, for a script with a substitution expanded
+    in it, where each character was written), so positions in the script land in the source.
     Returns ``None`` when the words are not a shell running a script.
     """
     if not words or (words[0].text or "").rsplit("/", 1)[-1] not in _SHELLS:
@@ -234,20 +271,32 @@ def shell_script_commands(words: list[Word], src: Src, nodes: dict[int, YScalar]
     script_word = words[index + 1]
     if script_word.text is None:
         return None
-    node = nodes.get(id(script_word))
-    region = node.span if node is not None else script_word.span  # a word split from a command string
-    return script_commands(script_word.text, region, src, script_word.span)
+    placed = nodes.get(id(script_word))
+    if placed is None:  # a word split from a command string
+        return script_commands(script_word.text, script_word.span, src, script_word.span)
+    offsets: list[int] | None = None
+    if placed.raw_offsets is not None:
+        # the script as Kubernetes or compose expanded it: align the text as written, then map each character of
+        # the expanded script to where it was written (a value inside its `$(VAR)` reference)
+        written = src.align(placed.node.text, placed.node.span)
+        offsets = [written[k] for k in placed.raw_offsets if k < len(written)] \
+            if len(written) == len(placed.node.text) else None
+        if offsets is not None and len(offsets) != len(script_word.text):
+            offsets = None
+    return script_commands(script_word.text, placed.node.span, src, script_word.span, offsets=offsets)
 
 
 def script_commands(script: str, region: Span | None, src: Src, fallback: Span,
-                    env: list[EnvVar] | None = None) -> list[Command]:
+                    env: list[EnvVar] | None = None, offsets: list[int] | None = None) -> list[Command]:
     """A shell script embedded in this file (``sh -c`` argument, Dockerfile ``RUN``, a systemd ``ExecStart=``),
     its commands located in the file: ``region`` is where the script's text was written; ``env`` the variables
-    the shell starts with."""
+    the shell starts with; ``offsets``, where known, each character's offset in the file (a script with
+    substitutions expanded, which no longer matches the text in ``region``)."""
     from relialint.readers import shell
 
     inner = shell.read(script, src.path, env)
-    offsets = src.align(script, region) if region is not None else []
+    if offsets is None:
+        offsets = src.align(script, region) if region is not None else []
     script_src = Src(script, src.path)
 
     def remap(span: Span) -> Span:
@@ -276,19 +325,22 @@ def script_commands(script: str, region: Span | None, src: Src, fallback: Span,
     return out
 
 
-def words_with_nodes(node: YNode | None, src: Src, interp: Interp, nodes: dict[int, YScalar],
+def words_with_nodes(node: YNode | None, src: Src, interp: Interp, nodes: dict[int, Placed],
                      split_strings: bool = True) -> list[Word]:
-    """``list_words`` that also records which scalar each list item came from (for ``sh -c`` scripts)."""
+    """``list_words`` that also records which scalar each list item came from (for ``sh -c`` scripts), with
+    where each character of a value that a substitution changed was written."""
     words = list_words(node, src, interp, split_strings)
     if isinstance(node, YSeq):
         scalars = [item for item in node.items if isinstance(item, YScalar) and (item.value is not None or item.quoted)]
+        expander = interp if isinstance(interp, Expander) else None
         for word, item in zip(words, scalars, strict=False):
-            nodes[id(word)] = item
+            moved = expander is not None and word.text is not None and word.text != item.text
+            nodes[id(word)] = Placed(item, expander.raw_offsets(item.text) if expander is not None and moved else None)
     return words
 
 
 def container_commands(image: Word | None, entrypoint: list[Word] | None, argv: list[Word], env: list[EnvVar],
-                       span: Span, src: Src, nodes: dict[int, YScalar], **extra: object) -> list[Command]:
+                       span: Span, src: Src, nodes: dict[int, Placed], **extra: object) -> list[Command]:
     """One container, or, where it runs ``sh -c 'script'``, the script's commands inside that image."""
     from relialint.readers.wrappers import unwrap_container
 

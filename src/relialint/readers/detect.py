@@ -13,18 +13,25 @@ SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "env", "__p
 _SHEBANG = lazyre.compile(r"^#!\s*(/usr/bin/env\s+)?(/\S*/)?(ba|z|k|da)?sh\b")
 
 
+# compose.yaml, docker-compose.override.yml, compose.gpu.yaml: the parts between the name and the extension are
+# words, never another extension (docker-compose.yml.expected.yaml is a YAML file about a compose file)
+_COMPOSE_NAME = lazyre.compile(r"(docker-)?compose(?:[.\-](?!ya?ml\.)[\w\-]+)*\.ya?ml")
+# Dockerfile.dev and Dockerfile.vllm are Dockerfiles; Dockerfile.yaml or Dockerfile.md is a file about one
+_NOT_A_DOCKERFILE_SUFFIX = (".yaml", ".yml", ".json", ".md", ".txt", ".toml", ".sh", ".py")
+
+
 def kind_by_name(path: PurePath) -> str | None:
     name = path.name.lower()
     if name.endswith((".sh", ".bash")):
         return "shell"
-    if re.fullmatch(r"(docker-)?compose[\w.\-]*\.ya?ml", name):
+    if _COMPOSE_NAME.fullmatch(name):
         return "compose"
     if name == ".env" or name.endswith(".env") or name.startswith(".env."):
         return "env"
     if name.endswith((".service", ".container")):
         return "systemd"
-    if name == "dockerfile" or name.startswith("dockerfile.") or name.endswith(".dockerfile") \
-            or name == "containerfile":
+    if name in ("dockerfile", "containerfile") or name.endswith(".dockerfile") or (
+            name.startswith("dockerfile.") and not name.endswith(_NOT_A_DOCKERFILE_SUFFIX)):
         return "dockerfile"
     if name.endswith((".yaml", ".yml")):
         return "yaml"

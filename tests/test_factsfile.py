@@ -118,10 +118,10 @@ def test_facts_decide_the_shipped_examples_possible_findings(h200_facts: dict[st
         ("RL101", "possible", 8, 3, ["engine.version"]),
     ]
     # collect-env adds the vLLM version (0.11.0): RL122 stays possible, since a pip install of that version may
-    # lack FlashInfer (engine.backend unknown); RL206 too, since its 0.26.0 baseline is a measurement no released
-    # code shows, so older versions are not known clean
+    # lack FlashInfer (engine.backend unknown); RL206 is absent: 0.11.0 is before 0.20.0, the first release that
+    # picks FA4 on SM90 by default (witnessed)
     assert short(_check(serve, "--facts", str(PROBE / "collect-env.txt"))[1]) == [
-        ("RL122", "possible", 7, 1, ["engine.backend"]), ("RL206", "possible", 7, 12, []),
+        ("RL122", "possible", 7, 1, ["engine.backend"]),
         ("RL217", "possible", 7, 12, []), ("RL509", "possible", 7, 12, []), ("RL101", "definite", 8, 3, [])]
     compose = ROOT / "examples" / "compose.yaml"
     assert short(_check(compose, "--facts", str(h200_facts[".json"]))[1]) == [
@@ -155,7 +155,7 @@ def test_configuration_facts_file_per_path(tmp_path: Path, h200_facts: dict[str,
                                                  *_as_cli(tmp_path / "h200.toml"))
     assert run(tmp_path / "serve-cmd.sh") == run(tmp_path / "serve-cmd.sh", "--isolated",
                                                  *_as_cli(tmp_path / "collect-env.txt"))
-    assert [f["code"] for f in run(tmp_path / "serve-cmd.sh")] == ["RL122", "RL206", "RL217", "RL509", "RL101"]
+    assert [f["code"] for f in run(tmp_path / "serve-cmd.sh")] == ["RL122", "RL217", "RL509", "RL101"]
 
 
 def test_configuration_names_a_missing_facts_file(tmp_path: Path) -> None:

@@ -221,7 +221,7 @@ def test_equals_form_is_rl505_only() -> None:
 @pytest.mark.parametrize("word", ["on", "true", "enabled", "1", "off", "false", "disabled", "0", "auto", "-1"])
 def test_fa_with_any_parser_word_passes_on_value_builds(word: str) -> None:
     text = f"llama-server -m /m.gguf -fa {word} -c 4096\n"
-    assert not _lint(text, "b6500")
+    assert not _lint(text, "b8643")
     assert not _lint(text, "b11312")
 
 

@@ -73,13 +73,22 @@ def test_llama_server_flag_equals_value_is_rl505() -> None:
     assert "--ctx-size=4096" in finding.message
 
 
-def test_bare_flash_attn_on_b6500_is_rl506() -> None:
-    finding = _one(_lint("llama-server -fa -c 4096\n", "b6500"), "RL506")
+def test_bare_flash_attn_on_b8643_is_rl506() -> None:
+    finding = _one(_lint("llama-server -fa -c 4096\n", "b8643"), "RL506")
     assert (finding.certainty, finding.line, finding.column) == ("definite", 1, 14)
 
 
-@pytest.mark.parametrize(("text", "version"), [("llama-server -fa on -c 4096\n", "b6500"),
-                                               ("llama-server -c 4096 -fa\n", "b6000")])
+@pytest.mark.parametrize("text", ["llama-server -fa -c 4096\n", "llama-server -fa on -c 4096\n"])
+def test_flash_attn_inside_the_witnessed_bracket_is_possible(text: str) -> None:
+    """-fa takes no value in 0.3.16's vendored build (b6111-b8501) and one in 0.3.17's (b6112-b8502): a build in
+    between is possible on the option tables, never definite and never clean."""
+    finding = _one(_lint(text, "b6500"), "RL506")
+    assert (finding.certainty, finding.line, finding.column) == ("possible", 1, 14)
+    assert finding.missing_facts == ["llama.flash_attn_takes_value"]
+
+
+@pytest.mark.parametrize(("text", "version"), [("llama-server -fa on -c 4096\n", "b8502"),
+                                               ("llama-server -c 4096 -fa\n", "b6111")])
 def test_flash_attn_spelled_for_its_build_passes(text: str, version: str) -> None:
     assert not _lint(text, version)
 

@@ -63,9 +63,9 @@ def test_vllm_0_30_0_on_h100_lists_the_decode_regression_not_the_blackwell_recor
     assert "RL105" not in shown  # FP8 KV cache without native FP8: an H100 has it
     assert "RL108" not in shown  # a llama.cpp record
     by = {r["id"]: r["by"] for r in data["records"]}
-    # only 0.30.0 was measured and the 0.26.0 baseline is no code bound: every other version is possible, so the
-    # record shows on every version of an SM90 GPU (definite only on 0.30.0)
-    assert by["RL206"] == {"vllm": ["gpu"]}
+    # FA4 can run on SM90 by default from 0.20.0 (witnessed; 0.19.1 and older are clean): the record depends on the
+    # version as well as the GPU (definite only on 0.30.0, the measured release)
+    assert by["RL206"] == {"vllm": ["gpu", "version"]}
     assert by["RL501"] == {"vllm": []}
 
 
@@ -75,6 +75,7 @@ def test_the_decode_regression_needs_both_its_gpu_and_its_version(data: dict[str
     # the baseline the source measured against, which no released code shows unaffected: possible, not clean
     assert lookup(data, "vllm", "0.26.0", "H100")["RL206"][0] == "p"
     assert lookup(data, "vllm", "0.31.0", "H100")["RL206"][0] == "p"  # after the one observed: not known either way
+    assert "RL206" not in lookup(data, "vllm", "0.19.1", "H100")  # no FA4 on SM90 by default before 0.20.0
     assert lookup(data, "vllm", "", "H100")["RL206"][1] == ("attention.backend (--attention-backend, "
                                                             "--attention-config), engine.version")
 

@@ -438,8 +438,11 @@ def check_options(deployment: Deployment) -> None:
         version = None
     kinds = llamacpp_flags.kinds_of("-fa", version)
     decided = kinds in ({"v"}, {"f"})
-    facts.set("llama.flash_attn_takes_value", Fact(kinds == {"v"} if decided else None, "inferred",
-                                                   note="llama-server's option tables for the build(s)"))
+    if decided or version is None:  # no version: engine.version itself is what is missing (RL506)
+        facts.set("llama.flash_attn_takes_value", Fact(kinds == {"v"} if decided else None, "inferred",
+                                                       note="llama-server's option tables for the build(s)"))
+    else:  # a build inside a bracket the tables cannot split (b6112-b8501): unknown, never unset
+        facts.unknown("llama.flash_attn_takes_value")
     problems = llamacpp_flags.check([w.text for w in words], version)
     env = {k[4:]: f for k, f in facts.facts.items() if k.startswith("env.LLAMA_ARG_") and isinstance(f.value, str)}
     env_problems = llamacpp_flags.check_env({k: str(f.value) for k, f in env.items()}, [w.text for w in words],

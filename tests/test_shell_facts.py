@@ -310,3 +310,18 @@ def test_rocm_images_take_their_command_from_the_arguments(tmp_path: Path) -> No
     assert rocm["launch.form"] == ("image", "inferred", 2, 42)
     assert rocm["serve.dtype"] == ("float16", "flag", 2, 44)
     assert cuda["launch.serve_repeated"] == (True, "manifest", 3, 37)  # RL503: the entrypoint is vllm serve
+
+
+@pytest.mark.parametrize(("script", "expected"), [
+    ("vllm serve m --attention-config '{\"flash_attn_version\": 4}'\n", (True, "flag", 1, 14)),
+    ("vllm serve m --attention-config.flash_attn_version 3\n", (False, "flag", 1, 14)),
+])
+def test_flash_attention_version_asked_for(tmp_path: Path, script: str, expected: tuple[object, ...]) -> None:
+    (d,) = facts(tmp_path, script, "--engine-version", "0.30.0")
+    assert d["attention.fa4"] == expected
+
+
+def test_flash_attention_version_vllm_picks_is_unknown(tmp_path: Path) -> None:
+    # on SM90 vLLM picks FA3 or FA4 by the model's attention shape, which the file does not say
+    (d,) = facts(tmp_path, "vllm serve m\n", "--engine-version", "0.30.0", "--gpu", "H100")
+    assert "attention.fa4" not in d

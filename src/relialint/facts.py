@@ -157,6 +157,8 @@ VOCABULARY: dict[str, FactSpec] = {
         _spec("prefix_caching.enabled", "bool", "prefix caching on (explicit, or the engine default)"),
         _spec("attention.backend", "string", "upper-case attention backend name, or auto"),
         _spec("attention.flashinfer_q_quant", "bool", "FlashInfer Q-quantization enabled"),
+        _spec("attention.fa4", "bool", "vLLM runs FlashAttention 4 (its start-up log says which version; on SM90 "
+                                       "it upgrades from 3 only for some models)"),
         _spec("moe.backend", "string", "vLLM --moe-backend value"),
         _spec("parallel.tensor", "int", "tensor-parallel size"),
         _spec("parallel.pipeline", "int", "pipeline-parallel size"),

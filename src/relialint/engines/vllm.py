@@ -65,7 +65,7 @@ OPTION_FACTS: dict[str, tuple[str, ...]] = {
     "quantization": ("model.quantization", "model.weight_only"),
     "compilation-config": ("cuda_graphs.enabled", "cuda_graphs.mode"),
     "speculative-config": ("spec_decode.enabled", "spec_decode.method", "spec_decode.num_tokens"),
-    "attention-config": ("attention.backend",), "model": ("model.name", "model.quantization"),
+    "attention-config": ("attention.backend", "attention.fa4"), "model": ("model.name", "model.quantization"),
 }
 _WEIGHT_ONLY_QUANT = {"awq", "gptq", "awq_marlin", "gptq_marlin", "auto_awq", "auto_gptq", "moe_wna16"}
 
@@ -497,6 +497,10 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
     attention = _merge_json(opts, "attention-config")
     if attention is not None and isinstance(attention[0].get("backend"), str):
         facts.set("attention.backend", word_fact(str(attention[0]["backend"]).upper(), "flag", attention[1].flag))
+    version = attention[0].get("flash_attn_version") if attention is not None else None
+    if attention is not None and isinstance(version, int) and not isinstance(version, bool):
+        # an explicit FlashAttention version wins over vLLM's choice by GPU and model (fa_utils, from 0.15.0)
+        facts.set("attention.fa4", word_fact(version == 4, "flag", attention[1].flag))
     if attention is not None and "disable_flashinfer_q_quantization" in attention[0]:
         disabled = _truthy(attention[0]["disable_flashinfer_q_quantization"])
         if disabled is not None:

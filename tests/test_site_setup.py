@@ -57,14 +57,16 @@ def lookup(data: dict[str, Any], engine: str, version: str, gpu: str) -> dict[st
 
 def test_vllm_0_30_0_on_h100_lists_the_decode_regression_not_the_blackwell_records(data: dict[str, Any]) -> None:
     shown = lookup(data, "vllm", "0.30.0", "H100")
-    assert shown["RL206"] == ("p", "attention.backend (--attention-backend, --attention-config)")
+    # possible: whether vLLM runs FA4 for the model (0.30.0 upgrades from FA3 on SM90 only for some models)
+    assert shown["RL206"] == ("p", "attention.backend (--attention-backend, --attention-config), "
+                                   "attention.fa4 (--attention-config)")
     for rid in BLACKWELL_ONLY:
         assert rid not in shown, rid
     assert "RL105" not in shown  # FP8 KV cache without native FP8: an H100 has it
     assert "RL108" not in shown  # a llama.cpp record
     by = {r["id"]: r["by"] for r in data["records"]}
     # FA4 can run on SM90 by default from 0.20.0 (witnessed; 0.19.1 and older are clean): the record depends on the
-    # version as well as the GPU (definite only on 0.30.0, the measured release)
+    # version as well as the GPU (definite only on 0.30.0, the measured release, with FA4 stated)
     assert by["RL206"] == {"vllm": ["gpu", "version"]}
     assert by["RL501"] == {"vllm": []}
 
@@ -77,7 +79,8 @@ def test_the_decode_regression_needs_both_its_gpu_and_its_version(data: dict[str
     assert lookup(data, "vllm", "0.31.0", "H100")["RL206"][0] == "p"  # after the one observed: not known either way
     assert "RL206" not in lookup(data, "vllm", "0.19.1", "H100")  # no FA4 on SM90 by default before 0.20.0
     assert lookup(data, "vllm", "", "H100")["RL206"][1] == ("attention.backend (--attention-backend, "
-                                                            "--attention-config), engine.version")
+                                                            "--attention-config), attention.fa4 "
+                                                            "(--attention-config), engine.version")
 
 
 def test_blackwell_records_on_a_b200(data: dict[str, Any]) -> None:
@@ -91,7 +94,7 @@ def test_blackwell_records_on_a_b200(data: dict[str, Any]) -> None:
 def test_the_data_file_says_what_the_linter_says(records: list[dict[str, Any]], data: dict[str, Any]) -> None:
     """Every record, for a sample of setups: the compressed file holds exactly the linter's verdict."""
     for engine, version, gpu in [("vllm", "0.30.0", "H100"), ("vllm", "0.7.0", "RTX 3070"), ("vllm", ">0.33.0", ""),
-                                 ("llama.cpp", "b6327", "Strix Halo"), ("llama.cpp", "b5764-b6326", "RX 7900 XTX"),
+                                 ("llama.cpp", "b8502", "Strix Halo"), ("llama.cpp", "b6112-b8321", "RX 7900 XTX"),
                                  ("llama.cpp", "", "")]:
         choice = _choice(engine, version, records)
         row = hardware.resolve(gpu) if gpu else None
@@ -121,13 +124,15 @@ def test_every_version_gets_the_verdict_of_its_class(records: list[dict[str, Any
 def test_version_choices(records: list[dict[str, Any]]) -> None:
     vllm = site_setup.version_choices("vllm", records)
     values = [c.value for c in vllm]
-    assert values[:3] == ["", "<0.6.6", "0.6.6"]  # RL122's last known good is the oldest version a record names
+    assert values[:3] == ["", "<0.6.0", "0.6.0"]  # the oldest release the witnesses read, which records name
     assert values[-2:] == ["0.33.0", ">0.33.0"]
     assert "0.23.1rc1" in values  # a version a record names, between two tabled releases
     llama = site_setup.version_choices("llama.cpp", records)
-    assert [c.label for c in llama[17:20]] == ["b5764 to b6326", "b6327", "b6328 to b8321"]
+    # RL506's bracket: -fa a switch up to b6111, a value from b8502 (the builds between are one class each side)
+    assert [c.label for c in llama[40:47]] == ["b5905 to b6110", "b6111", "b6112 to b8321", "b8322", "b8323",
+                                               "b8324 to b8501", "b8502"]
     runs = [c.builds for c in llama[1:]]
-    assert runs[0] == (0, 3137)
+    assert runs[0] == (0, 2821)  # before b2822, the oldest build a witness read (RL505's older_unchecked)
     for before, after in pairwise(runs):  # every build number in exactly one entry
         assert before is not None and after is not None and after[0] == before[1] + 1
 
@@ -143,8 +148,10 @@ def test_hardware_page_lists_each_gpus_records() -> None:
     page = (ROOT / "docs" / "reference" / "hardware.md").read_text(encoding="utf-8")
     rows = {line.split("**")[1]: line for line in page.splitlines() if line.startswith("| <span id=")}
     records_of = {name: line.split(" | ")[1] for name, line in rows.items()}
+    # RL119 is Hopper's (FlashMLA, the reported backend); RL207 names SM 9.0 before 0.30.0 (FlashInfer's XQA)
     assert records_of["H100"] == ("[RL101](../records/RL101.md), [RL107](../records/RL107.md), "
-                                  "[RL116](../records/RL116.md), [RL206](../records/RL206.md), "
+                                  "[RL116](../records/RL116.md), [RL119](../records/RL119.md), "
+                                  "[RL206](../records/RL206.md), [RL207](../records/RL207.md), "
                                   "[RL217](../records/RL217.md), [RL218](../records/RL218.md), "
                                   "[RL219](../records/RL219.md)")
     assert "| Hopper | 9.0 (`sm_90`) |" in rows["H100"]

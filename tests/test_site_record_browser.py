@@ -91,6 +91,9 @@ def test_the_fixed_config_is_copied(browser: Any, base_url: str, records: dict[s
 
 def test_versions_and_references_read_as_the_records_say(page: Any, base_url: str) -> None:
     page.goto(base_url + "records/RL101/")
+    assert "versions: known" in page.locator(".rl-meta").inner_text()
+    assert page.locator("#affected-versions + p").inner_text() == "vLLM: known. Affected from 0.9.0; fixed in 0.19.0."
+    page.goto(base_url + "records/RL111/")  # a knowledge record: no trigger, no range
     assert "versions: not established" in page.locator(".rl-meta").inner_text()
     section = page.locator("#affected-versions + p").inner_text()
     assert section.startswith("Not established. The record gives no version range")
@@ -99,7 +102,7 @@ def test_versions_and_references_read_as_the_records_say(page: Any, base_url: st
     page.goto(base_url + "records/RL502/")
     assert "versions: bounded" in page.locator(".rl-meta").inner_text()
     assert page.locator("#affected-versions + p").inner_text() == (
-        "vLLM: bounded. Affected from 0.10.0; still affected in 0.14.0, and no fixed version is known.")
+        "vLLM: bounded. Affected from 0.10.0; still affected in 0.33.0, and no fixed version is known.")
     page.goto(base_url + "records/RL503/")
     links = page.eval_on_selector_all("#references + ul a", "els => els.map(e => e.href)")
     assert "https://github.com/vllm-project/vllm/issues/37133" in links

@@ -60,13 +60,13 @@ def _ids(pages: list[str]) -> list[str]:
     ("VLLM_ATTENTION_BACKEND", {"RL504"}),
     ("Hopper", {"RL206", "RL218", "RL219"}),  # the H100 decode regression, the Hopper MoE backend defaults
     ("Ada", {"RL101"}),
-    ("Ampere", {"RL105"}),
-    ("Volta", {"RL105"}),
+    ("Ampere", {"RL117"}),  # cascade attention on FlashAttention 2 GPUs (RL105, FP8 KV without FP8, is withdrawn)
+    ("Volta", {"RL207"}),  # FlashInfer cannot graph speculative decode below SM 9.0
     ("RDNA3", {"RL301"}),
     ("RDNA4", {"RL111"}),
     ("CDNA3", {"reference/hardware/"}),  # no record is about CDNA3: the hardware catalogue says which GPUs are
     ("gfx1151", {"RL108", "RL109"}),
-    ("sm_90", {"RL206"}),
+    ("sm_90", {"RL119", "RL206"}),
     ("sm_121", {"RL102"}),
     ("DGX Spark", {"RL102"}),
     ("RTX 4090", {"RL101"}),
@@ -81,7 +81,7 @@ def test_search_finds_what_users_type_in_the_top_three(page: Any, base_url: str,
 
 
 @pytest.mark.parametrize(("query", "first", "not_top"), [
-    ("H100", "RL206", {"RL102", "RL104", "RL105"}),  # records whose H100 example is the one that passes
+    ("H100", "RL119", {"RL102", "RL104"}),  # records whose H100 example is the one that passes
     ("B200", "RL104", {"RL101"}),  # RL101's B200 example passes (native FP4)
     ("Blackwell", "RL215", {"RL101", "RL401"}),  # NVFP4 decode on Blackwell
 ])
@@ -120,7 +120,8 @@ def test_my_setup_vllm_0_30_0_on_h100(page: Any, base_url: str) -> None:
     assert shown["RL501"].startswith("Depending on the configuration")
     assert shown["RL401"].startswith("Not decided by configuration")  # engine-independent knowledge
     item = page.locator("li.rl-setup-item", has=page.locator('a[href$="/records/RL206/"]'))
-    assert "Possible: depends on attention.backend (--attention-backend, --attention-config)." in item.inner_text()
+    assert ("Possible: depends on attention.backend (--attention-backend, --attention-config), attention.fa4 "
+            "(--attention-config).") in item.inner_text()
     assert page.locator("#rl-setup-gpu option:checked").inner_text() == "H100 (Hopper)"
     assert page.locator("#rl-setup-version option:checked").inner_text() == "0.30.0"
     ARTIFACTS.mkdir(exist_ok=True)
@@ -138,7 +139,7 @@ def _setup_now(page: Any) -> set[str]:
 
 def test_my_setup_finds_a_llama_build_and_a_gpu_alias(page: Any, base_url: str) -> None:
     shown = _setup(page, base_url, "?engine=llama.cpp&version=b7000&gpu=strix-halo")
-    assert page.locator("#rl-setup-version option:checked").inner_text() == "b6328 to b8321"
+    assert page.locator("#rl-setup-version option:checked").inner_text() == "b6112 to b8321"
     assert page.locator("#rl-setup-gpu option:checked").inner_text() == "Strix Halo (RDNA3.5)"
     assert {"RL108", "RL109"} <= set(shown) and "RL206" not in shown
 
@@ -185,7 +186,7 @@ def test_text_filter(page: Any, base_url: str) -> None:
     assert {"RL108", "RL109"} <= set(expected)
     assert _visible_ids(page) == expected
     page.fill("#rl-filter-text", "--kv-cache-dtype blocker")
-    assert set(_visible_ids(page)) == {"RL105", "RL106", "RL115", "RL119", "RL120"}
+    assert set(_visible_ids(page)) == {"RL105", "RL106", "RL115", "RL119", "RL120", "RL124"}
     page.fill("#rl-filter-text", "no-such-word")
     assert _visible_ids(page) == [] and page.locator("#rl-empty").is_visible()
     assert page.locator("#rl-count").inner_text().startswith("0 of ")

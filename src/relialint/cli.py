@@ -193,7 +193,7 @@ def check_parser() -> Parser:
     _add_many(p, "--gpu", "gpu", help_text="target GPU: product name, compute capability (sm_90) or AMD target "
                                            "(gfx1151); repeat it to check every target (--gpu H100 --gpu B200)")
     p.add_argument("--engine-version", metavar="TEXT", help="engine version when the files do not pin it (0.30.0, "
-                                                            "b6327)")
+                                                            "b8502)")
     _add_choice(p, "--os", "os_name", OS_NAMES, None, "host OS")
     _add_many(p, "--fact", "fact", "KEY=VALUE", "any fact of the vocabulary")
     p.add_argument("--facts", dest="facts_file", metavar="FILE",

@@ -1,7 +1,8 @@
 """llama.cpp: binaries, images, flags (no ``--flag=value``), ``LLAMA_ARG_*`` variables and build options.
 
 Precedence is config file < environment < command line. ``-fa``/``--flash-attn`` takes a value (on/off/auto)
-on builds from about b6327 and none before.
+on builds from b8502 and none up to b6111 (the vendored sources of llama-cpp-python 0.3.17 and 0.3.16; RL506); in
+between, a following on/off/auto is read as its value.
 """
 
 from __future__ import annotations
@@ -85,7 +86,8 @@ VOID = {"-cb", "--cont-batching", "-nocb", "--no-cont-batching", "--mlock", "--n
 NEGATED = {"-no-kvu", "--no-kv-unified"}
 """Switches that turn an option off: recorded as ``false`` under the option's canonical name (RL320 reads
 ``flag.llama.cpp.kv-unified``)."""
-FA_VALUE_FROM = parse_engine_version("llama.cpp", "b6327")
+FA_VALUE_FROM = parse_engine_version("llama.cpp", "b8502")
+"""The first build known to take a value after ``-fa`` whatever it is (llama-cpp-python 0.3.17's vendored arg.cpp)."""
 
 
 class Opt:
@@ -195,7 +197,7 @@ def parse(args: list[Word], build: Version | None) -> list[Opt]:
             nxt = args[i].text if i < len(args) else None
             takes = nxt is not None and nxt in FA_VALUES
             if build is not None and not build < FA_VALUE_FROM and i < len(args):
-                takes = True  # new builds always take the next token (RL506)
+                takes = True  # builds known to take a value always take the next token (RL506)
             if takes:
                 opts.append(Opt(name, args[i].text, word, text, args[i]))
                 i += 1

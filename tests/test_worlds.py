@@ -101,8 +101,8 @@ def test_text_lists_only_shown_findings_and_counts_the_rest(tmp_path: Path, monk
     assert lines[0] == "1 file, 1 deployment: 0 definite, 0 possible, 0 errors"
     assert lines[1] == (
         "5 more possible findings that nothing in the files points at depend on the GPU (--gpu), the engine "
-        "version (--engine-version) and engine.backend, gpu.cc_mode (--fact KEY=VALUE); declare them (or set them "
-        "in [tool.relialint]) or list them with --show-possible")
+        "version (--engine-version) and attention.fa4, engine.backend, gpu.cc_mode (--fact KEY=VALUE); declare them "
+        "(or set them in [tool.relialint]) or list them with --show-possible")
     assert lines[1].endswith("or list them with --show-possible")
     listed = invoke(["serve.sh", "--isolated", "--show-possible"])
     assert "serve.sh:1:12: RL107 [blocker, possible]" in listed.output

@@ -27,11 +27,12 @@ MEMORY_LIMIT = 2 << 30
 CPU_LIMIT_S = 30
 """CPU seconds one run may spend: every case takes a few at most (the slowest, 5 MB on standard input, about 4 on a
 loaded 2-core machine); an unprotected case takes minutes."""
-# the vehicle: RL120 (an FP8 KV cache with sleep mode on 0.7.0-0.11.2), pointing at the --kv-cache-dtype token
+# the vehicle: RL120 (an FP8 KV cache with sleep mode on 0.7.0-0.11.2, on an H100 whose FlashAttention 3 takes
+# it), pointing at the --kv-cache-dtype token
 GOOD = ('services:\n  llm:\n    image: vllm/vllm-openai:v0.10.2\n'
         '    command: ["Qwen/Qwen2.5-72B-Instruct", "--kv-cache-dtype", "fp8", "--enable-sleep-mode"]\n')
 GOOD_FINDING = ("RL120", "compose.yaml", 4, 44)
-SELECT = ["--select", "RL120", "--gpu", "A100"]
+SELECT = ["--select", "RL120", "--gpu", "H100"]
 SELECT_V = [*SELECT, "--engine-version", "0.10.2"]  # for files that pin no version themselves
 SERVE = "vllm serve m --kv-cache-dtype fp8 --enable-sleep-mode\n"
 
@@ -417,7 +418,7 @@ def test_16_validate_writes_only_inside_its_own_folder(tmp_path: Path, filename:
     path = _record(records, "    format: shell\n", f"    format: shell\n    filename: {name}\n")
     code, out, _ = relialint("validate", str(records))
     assert code == 2
-    assert f"{path}:98:5: KB010 example 'an RL rollout server on 0.10.2' should fires: filename " \
+    assert f"{path}:108:5: KB010 example 'an RL rollout server on 0.10.2 on an H100' should fires: filename " \
            f"{name!r}: {reason}" in out.splitlines()
     assert list(outside.iterdir()) == []
     assert not (tmp_path / "evil.sh").exists()

@@ -31,7 +31,7 @@ SERVER = [sys.executable, "-c", "import resource, sys; resource.setrlimit(resour
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
 async def client(lsp_client: LanguageClient) -> Any:
     params = types.InitializeParams(capabilities=types.ClientCapabilities(),
-                                    initialization_options={"gpu": "A100", "select": ["RL120"], "debounceMs": 0})
+                                    initialization_options={"gpu": "H100", "select": ["RL120"], "debounceMs": 0})
     await lsp_client.initialize_session(params)
     yield
     await lsp_client.shutdown_session()

@@ -27,7 +27,7 @@ BILLION_LAUGHS = "services: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
 def lint(*paths: Path, budget_s: float = 20.0) -> tuple[int, dict[str, object]]:
     """The run, within ``budget_s`` CPU seconds: each bound keeps its case to well under a second of CPU, and a
     case whose bound is gone runs for minutes (an alias bomb, a 50 MB file read whole) and fails here at once."""
-    result = cpu(budget_s, lambda: invoke([*map(str, paths), "--gpu", "A100", "--select", "RL120", "--format",
+    result = cpu(budget_s, lambda: invoke([*map(str, paths), "--gpu", "H100", "--select", "RL120", "--format",
                                            "json"]))
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     return result.exit_code, json.loads(result.output)

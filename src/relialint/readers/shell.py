@@ -424,14 +424,19 @@ class _Reader:
     def tail(self, node: Node) -> str | None:
         """An unknown word's literal file name (``"$HOME/m/x.gguf"``, or ``$MODEL`` assigned so): see
         :attr:`Word.tail`."""
+        raw = self.as_written(node)
+        return file_name_tail(raw) if raw else None
+
+    def as_written(self, node: Node) -> str | None:
+        """A word's text with its unknown parts as written (``$HOME/m/x.gguf``): a lone variable's assigned
+        text, or the literal and variable pieces of a string or concatenation; ``None`` for any other word."""
         target = node.named_children[0] if node.type == "string" and len(node.named_children) == 1 else node
-        raw: str | None = None
         if target.type in ("simple_expansion", "expansion"):
             var = self.state.vars.get(self.text(target).lstrip("${").rstrip("}"))
-            raw = var.partial if var is not None else None
-        elif node.type in ("string", "concatenation"):
-            raw = self.partial(node)
-        return file_name_tail(raw) if raw else None
+            return var.partial if var is not None else None
+        if node.type in ("string", "concatenation"):
+            return self.partial(node)
+        return None
 
     # -- text that is parsed again -----------------------------------------------------------------------------
     def place(self, node: Node) -> tuple[int, int]:
@@ -649,13 +654,7 @@ class _Reader:
         node = nodes.get(id(word))
         if node is None:
             return word
-        target = node.named_children[0] if node.type == "string" and len(node.named_children) == 1 else node
-        partial: str | None = None
-        if target.type in ("simple_expansion", "expansion"):
-            var = self.state.vars.get(self.text(target).lstrip("${").rstrip("}"))
-            partial = var.partial if var is not None else None
-        elif node.type in ("string", "concatenation"):
-            partial = self.partial(node)
+        partial = self.as_written(node)
         return Word(partial, word.span) if partial is not None else word
 
     def nested(self, words: list[Word], nodes: dict[int, Node], env: list[EnvVar]) -> list[Command] | None:

@@ -41,7 +41,7 @@ def test_fact_source_is_the_env_line(tmp_path: Path) -> None:
 
 
 def test_finding_points_at_the_compose_line(tmp_path: Path) -> None:
-    doc = _run(tmp_path, "check", "--gpu", "A100", "--select", "RL120")
+    doc = _run(tmp_path, "check", "--gpu", "H100", "--select", "RL120")
     (finding,) = doc["findings"]  # type: ignore[misc]
     assert (finding["code"], finding["certainty"], finding["path"], finding["line"], finding["column"]) == (
         "RL120", "definite", "compose.yaml", 6, 7)

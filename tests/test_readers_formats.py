@@ -77,7 +77,7 @@ def test_compose_interpolation_finding_points_at_compose_line(tmp_path: Path) ->
     compose = folder / "compose.yaml"  # on 0.10.2 with sleep mode, the .env's fp8 KV cache is RL120
     compose.write_text(compose.read_text().replace("vllm-openai:v0.30.0", "vllm-openai:v0.10.2").replace(
         "      --max-model-len 8192\n", "      --max-model-len 8192\n      --enable-sleep-mode\n"))
-    result = lint_paths([str(compose)], Options(Target(gpu="A100"), select=["RL120"]))
+    result = lint_paths([str(compose)], Options(Target(gpu="H100"), select=["RL120"]))
     (finding,) = result.findings
     assert (finding.code, finding.certainty, Path(finding.path).name, finding.line, finding.column) == \
         ("RL120", "definite", "compose.yaml", 21, 7)

@@ -58,20 +58,19 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    _require_browser()
-    out = tmp_path_factory.mktemp("site")
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(ROOT / "mkdocs.yml"),
+def build_site(config: Path, out: Path) -> Path:
+    """``mkdocs build --strict`` of ``config`` into ``out``."""
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(config),
                            "-d", str(out)], capture_output=True, text=True,
                           env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return out
 
 
-@pytest.fixture(scope="module")
-def base_url(built_site: Path) -> Iterator[str]:
-    handler = functools.partial(_Quiet, directory=str(built_site))
+@contextmanager
+def served(folder: Path) -> Iterator[str]:
+    """``folder`` served on 127.0.0.1 from a thread: its base URL."""
+    handler = functools.partial(_Quiet, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -82,8 +81,9 @@ def base_url(built_site: Path) -> Iterator[str]:
         server.server_close()
 
 
-@pytest.fixture(scope="module")
-def browser(base_url: str) -> Iterator[Any]:
+@contextmanager
+def chromium() -> Iterator[Any]:
+    """Debian's Chromium, driven by Playwright."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -92,6 +92,24 @@ def browser(base_url: str) -> Iterator[Any]:
             yield instance
         finally:
             instance.close()
+
+
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    _require_browser()
+    return build_site(ROOT / "mkdocs.yml", tmp_path_factory.mktemp("site"))
+
+
+@pytest.fixture(scope="module")
+def base_url(built_site: Path) -> Iterator[str]:
+    with served(built_site) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser(base_url: str) -> Iterator[Any]:
+    with chromium() as instance:
+        yield instance
 
 
 @contextmanager

@@ -9,12 +9,6 @@ script or data URL and no script carrying a payload. The records' text must stil
 
 from __future__ import annotations
 
-import functools
-import http.server
-import os
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +17,7 @@ import pytest
 
 from relialint import site
 from relialint.site_markup import fold
-from tests.test_site_browser import CHROMIUM, CHROMIUM_ARGS, _Quiet, _require_browser, local_tab
+from tests.test_site_browser import _require_browser, build_site, chromium, local_tab, served
 from tests.test_site_hostile import HOSTILE, hostile_folder
 
 pytestmark = pytest.mark.slow
@@ -65,37 +59,19 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("hostile-site")
     source = tmp / "source"
     assert site.main(["--records", str(hostile_folder(tmp / "records")), "--out", str(source)]) == 0
-    built = tmp / "built"
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f",
-                           str(source / "mkdocs.yml"), "-d", str(built)], capture_output=True, text=True,
-                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return built
+    return build_site(source / "mkdocs.yml", tmp / "built")
 
 
 @pytest.fixture(scope="module")
 def hostile_url(hostile_site: Path) -> Iterator[str]:
-    handler = functools.partial(_Quiet, directory=str(hostile_site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with served(hostile_site) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def hostile_browser(hostile_url: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield instance
-        finally:
-            instance.close()
+    with chromium() as instance:
+        yield instance
 
 
 @pytest.fixture(scope="module")

@@ -423,6 +423,15 @@ def test_bare_fa_on_a_release_is_definite_from_the_tables() -> None:
     assert _rows(_lint("llama-server -m /m.gguf -fa -c 4096\n", "v0.1.0")) == [("RL506", "definite", 1, 25)]
 
 
+def test_bare_fa_on_an_image_pinning_a_release() -> None:
+    # the image tag's release reaches the parser itself: the option tables decide what -fa takes (a build threshold
+    # compared with a release was an internal error)
+    script = "docker run ghcr.io/ggml-org/llama.cpp:server-v0.4.1 -m /m.gguf -fa -c 4096\n"
+    result = lint_text(script, "serve.sh", "shell", Options())
+    assert (result.errors, _rows([f for f in result.findings if f.code == "RL506"])) == (
+        [], [("RL506", "definite", 1, 64)])
+
+
 def test_fa_with_a_word_the_parser_lacks_is_reported_once() -> None:
     assert _rows(_lint("llama-server -m /m.gguf -fa yes\n", "b11312")) == [("RL506", "definite", 1, 25)]
     assert _rows(_lint("llama-server -m /m.gguf -fa yes\n", "b4579")) == [("RL522", "definite", 1, 29)]

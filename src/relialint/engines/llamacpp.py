@@ -1,8 +1,8 @@
 """llama.cpp: binaries, images, flags (no ``--flag=value``), ``LLAMA_ARG_*`` variables and build options.
 
 Precedence is config file < environment < command line. ``-fa``/``--flash-attn`` takes a value (on/off/auto)
-on builds from b8502 and none up to b6111 (the vendored sources of llama-cpp-python 0.3.17 and 0.3.16; RL506); in
-between, a following on/off/auto is read as its value.
+where the option tables of every build the version allows say so (from b8502, and releases); elsewhere a following
+on/off/auto is read as its value (RL506).
 """
 
 from __future__ import annotations
@@ -86,8 +86,6 @@ VOID = {"-cb", "--cont-batching", "-nocb", "--no-cont-batching", "--mlock", "--n
 NEGATED = {"-no-kvu", "--no-kv-unified"}
 """Switches that turn an option off: recorded as ``false`` under the option's canonical name (RL320 reads
 ``flag.llama.cpp.kv-unified``)."""
-FA_VALUE_FROM = parse_engine_version("llama.cpp", "b8502")
-"""The first build known to take a value after ``-fa`` whatever it is (llama-cpp-python 0.3.17's vendored arg.cpp)."""
 
 
 class Opt:
@@ -196,8 +194,8 @@ def parse(args: list[Word], build: Version | None) -> list[Opt]:
         if name == "flash-attn":
             nxt = args[i].text if i < len(args) else None
             takes = nxt is not None and nxt in FA_VALUES
-            if build is not None and not build < FA_VALUE_FROM and i < len(args):
-                takes = True  # builds known to take a value always take the next token (RL506)
+            if build is not None and i < len(args) and llamacpp_flags.kinds_of("-fa", build) == {"v"}:
+                takes = True  # builds whose option tables all give -fa a value take the next token (RL506)
             if takes:
                 opts.append(Opt(name, args[i].text, word, text, args[i]))
                 i += 1

@@ -88,27 +88,24 @@ def model_facts(name: str, word: Word, gguf: bool = False) -> dict[str, Fact]:
     """``model.name`` and what the name gives away (``model_name.infer``: origin ``inferred``, the note names the
     token that decided it); a name that does not say leaves those facts unknown. ``gguf``: the name is a GGUF
     repository (llama.cpp ``-hf``)."""
-    from relialint.engines import model_name
-
-    facts: dict[str, Fact] = {"model.name": word_fact(name, "flag", word)}
-    for inference in model_name.infer(name, gguf):
-        facts[inference.key] = word_fact(inference.value, "inferred", word, inference.note)
-    return facts
+    return {"model.name": word_fact(name, "flag", word), **_name_gives_away(name, word, gguf)}
 
 
 def model_tail_facts(word: Word) -> dict[str, Fact]:
     """A model path whose directory is unknown but whose file name is written (:attr:`Word.tail`): ``model.name``
     unknown but located at the word, and what the file name alone gives away (``Q6_K``), located there too. Nothing
     is guessed beyond the written file name."""
-    from relialint.engines import model_name
-
     if word.text is not None or not word.tail:
         return {}
     note = f"the file name {word.tail} is written; the directory before it is not known"
-    facts: dict[str, Fact] = {"model.name": word_fact(None, "flag", word, note)}
-    for inference in model_name.infer(word.tail, False):
-        facts[inference.key] = word_fact(inference.value, "inferred", word, inference.note)
-    return facts
+    return {"model.name": word_fact(None, "flag", word, note), **_name_gives_away(word.tail, word, False)}
+
+
+def _name_gives_away(name: str, word: Word, gguf: bool) -> dict[str, Fact]:
+    """What a model name (or file name) says (``model_name.infer``), located at ``word``."""
+    from relialint.engines import model_name
+
+    return {i.key: word_fact(i.value, "inferred", word, i.note) for i in model_name.infer(name, gguf)}
 
 
 _VISIBLE = ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES")

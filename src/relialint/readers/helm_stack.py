@@ -88,7 +88,7 @@ def read_model(model: YMap, chart: Chart, result: FileResult) -> None:
     if number is not None and gpu is not None:
         count, count_span = number, gpu.span
     labels = term_labels(seq_items(model.get("nodeSelectorTerms")))
-    resource = _gpu_resource(model)
+    resource = _gpu_resource(model, number) if number is not None and number > 0 else None
     if resource is not None:
         labels.append(resource)
     name = scalar_text(model.get("name"))
@@ -105,17 +105,15 @@ def _gpu_number(value: YNode | None) -> int | None:
     return int(value.text.strip()) if value.text.strip().isdigit() else None
 
 
-def _gpu_resource(model: YMap) -> tuple[str, str, Span] | None:
-    """The GPU resource ``requestGPU`` renders in the pod's requests and limits, as a label for the manifest facts.
+def _gpu_resource(model: YMap, number: int) -> tuple[str, str, Span] | None:
+    """The GPU resource ``requestGPU`` (``number``, above 0) renders in the pod's requests and limits, as a label for
+    the manifest facts.
     ``_helpers.tpl`` (``chart.resources``) renders ``{{ $gpuType }}: "N"`` when ``requestGPU`` is above 0, with
     ``$gpuType := default "nvidia.com/gpu" $modelSpec.requestGPUType``; older templates write ``nvidia.com/gpu``
     itself. Another ``requestGPUType`` is disputed between those templates, so it gives no label."""
     for key, value in map_items(model):
         if key.text != "requestGPU":
             continue
-        number = _gpu_number(value)
-        if number is None or number <= 0:
-            return None
         kind = model.get("requestGPUType")
         kind_text = render(kind) if isinstance(kind, YScalar) and truthy(kind) else "nvidia.com/gpu"
         if kind_text != "nvidia.com/gpu":

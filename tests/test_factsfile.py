@@ -12,14 +12,11 @@ import pytest
 from relialint.facts import json_value
 from relialint.targets import facts_file_facts
 from tests.cli_run import invoke
-from tests.conftest import ROOT, SHARED
+from tests.conftest import H200, ROOT
 
-H200 = SHARED / "fixtures" / "gpu-telemetry" / "h200"
 PROBE = ROOT / "tests" / "fixtures" / "probe"
 EXAMPLES = sorted((ROOT / "examples").iterdir())
 CATALOGUE_KEYS = {"gpu.model", "gpu.vendor", "gpu.sm", "gpu.arch", "gpu.native_fp8", "gpu.native_fp4"}
-
-pytestmark = pytest.mark.skipif(not H200.is_dir(), reason="shared fixtures not present")
 
 
 def _cli(*args: str) -> tuple[int, str]:

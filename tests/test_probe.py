@@ -14,13 +14,10 @@ import pytest
 from relialint.facts import json_value
 from relialint.probe.run import ProbeOptions, probe
 from tests.cli_run import invoke
-from tests.conftest import SHARED
+from tests.conftest import H200
 
-H200 = SHARED / "fixtures" / "gpu-telemetry" / "h200"
 LOAD, IDLE, XML, ENV = (H200 / "query-gpu-load.csv", H200 / "query-gpu-idle.csv", H200 / "nvidia-smi-q.xml",
                         H200 / "env.txt")
-
-pytestmark = pytest.mark.skipif(not H200.is_dir(), reason="shared fixtures not present")
 
 
 def _facts(files: list[Path]) -> dict[str, tuple[object, str, int | None, int | None]]:

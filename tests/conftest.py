@@ -11,7 +11,11 @@ settings.register_profile("relialint", deadline=None)
 settings.load_profile("relialint")
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+FIXTURES = ROOT / "tests" / "fixtures"
+"""What the tests read besides the repository's own files: copies of captures and excerpts, each folder naming its
+source. Nothing here reads a folder outside the repository (a clone of the project alone runs every test)."""
+H200 = FIXTURES / "gpu-telemetry" / "h200"
+"""The real H200 captures (``tests/fixtures/gpu-telemetry/README.md``)."""
 
 
 @pytest.fixture

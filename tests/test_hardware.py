@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from relialint import hardware
 from relialint.versions import parse_sm
+from tests.conftest import H200
 
 
 @pytest.mark.parametrize(("name", "model", "sm", "fp8", "fp4"), [
@@ -57,7 +60,7 @@ def test_bare_gfx_target_shared_by_several_products() -> None:
 def test_unknown_name_names_the_closest() -> None:
     with pytest.raises(hardware.UnknownGpu) as info:
         hardware.resolve("H1000")
-    assert "H100" in info.value.closest
+    assert info.value.closest == ["H100", "H100 80GB", "V100"]
 
 
 def test_catalogue_covers_the_reference_table() -> None:
@@ -67,19 +70,13 @@ def test_catalogue_covers_the_reference_table() -> None:
         assert expected in names
 
 
-def test_h200_fixture_compute_capability(root) -> None:  # type: ignore[no-untyped-def]
+def test_h200_fixture_compute_capability() -> None:
     """The real H200 capture says compute_cap 9.0; the catalogue agrees."""
-    from tests.conftest import SHARED
-
-    capture = SHARED / "fixtures" / "gpu-telemetry" / "h200" / "nvml.json"
-    if not capture.exists():
-        pytest.skip("shared fixtures not present")
-    import json
-
-    data = json.loads(capture.read_text())
+    data = json.loads((H200 / "nvml.json").read_text())
+    assert (data["name"], data["cc"]) == ("NVIDIA H200", [9, 0])
     gpu = hardware.resolve(data["name"])
     assert gpu.name == "H200"
-    assert gpu.sm == parse_sm(".".join(str(part) for part in data["cc"]))
+    assert gpu.sm == parse_sm(".".join(str(part) for part in data["cc"])) == parse_sm("9.0")
 
 
 @pytest.mark.parametrize(("name", "model", "vendor", "sm", "arch", "memory", "cc"), [

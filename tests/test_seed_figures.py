@@ -1,16 +1,15 @@
-"""Every number a record written from the seed chapter quotes in its evidence appears in that chapter."""
+"""Every number a record written from the seed chapter quotes in its evidence appears in that chapter (in the
+excerpts of it kept in ``tests/fixtures/seed``, copied from the chapter with their line numbers)."""
 
 from __future__ import annotations
 
 import re
 
-import pytest
-
 from relialint.kb import upstream
 from relialint.kb.loader import load_dir, shipped_dir
-from tests.conftest import SHARED
+from tests.seed_excerpts import excerpts
 
-SEED = SHARED / "seed" / "000_92ee87cbb4f51a37.txt"
+SEED = "000_92ee87cbb4f51a37"
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 THREAD = re.compile(r"\b(?:issue|PR|pull request) #\d+|released vLLM wheels")
 """An evidence item whose setup names an upstream thread quotes that thread, and one that names the released wheels
@@ -25,9 +24,8 @@ def _normalise(text: str) -> str:
     return text.replace("\u2009", " ").replace("\u00a0", " ")
 
 
-@pytest.mark.skipif(not SEED.exists(), reason="the seed chapter is not present beside this checkout")
 def test_every_evidence_number_is_in_the_seed() -> None:
-    seed = _normalise(SEED.read_text(encoding="utf-8"))
+    seed = _normalise("\n".join(e.text for e in excerpts(SEED)))
     seed_numbers = set(NUMBER.findall(seed)) | {n.replace(",", "") for n in NUMBER.findall(seed)}
     problems = []
     for loaded in load_dir(shipped_dir()).records:
@@ -47,5 +45,5 @@ def test_every_evidence_number_is_in_the_seed() -> None:
                 continue  # an upstream thread's figures or the released code's (witnessed), not the chapter's
             for number in NUMBER.findall(_normalise(item.measured + " " + item.setup)):
                 if number not in seed_numbers and number.replace(",", "") not in seed_numbers:
-                    problems.append(f"{record.id} evidence[{index}]: {number!r} not in the seed")
+                    problems.append(f"{record.id} evidence[{index}]: {number!r} not in the seed (tests/fixtures/seed)")
     assert not problems, "\n".join(problems)

@@ -12,7 +12,8 @@ from relialint import site
 from relialint.site_cite import SEED_CHAPTERS, CitationError, reference_markdown, seed_citation
 from relialint.site_fix import before_after, names_the_fix
 from relialint.site_versions import range_status, versions
-from tests.conftest import ROOT, SHARED
+from tests.conftest import ROOT
+from tests.seed_excerpts import excerpts
 
 RECORDS = ROOT / "records"
 PAGES = ROOT / "docs" / "records"
@@ -142,22 +143,17 @@ def test_seed_locators_are_cited_by_chapter_title_and_section(records: dict[str,
         "- **Upstream**: [PR 1](https://example.org/pull/1) (`org/repo PR #1`)")
 
 
-def _seed_text(chapter_id: str) -> str | None:
-    path = SHARED / "seed" / f"{chapter_id}.txt"
-    return path.read_text(encoding="utf-8") if path.is_file() else None
-
-
 @pytest.mark.parametrize("chapter_id", sorted(SEED_CHAPTERS))
 def test_seed_chapter_titles_match_the_chapter(chapter_id: str) -> None:
-    text = _seed_text(chapter_id)
-    if text is None:
-        pytest.skip(f"the seed chapter {chapter_id} is not beside this checkout")
+    """The chapter's number, title and section titles, as the citations print them, are the chapter's own lines."""
+    kept = excerpts(chapter_id)
     chapter = SEED_CHAPTERS[chapter_id]
-    lines = [line.strip() for line in text.splitlines()]
-    assert lines[0] == f"{chapter.number} — {chapter.title}"
-    for number, title in chapter.sections.items():
-        heading = f"{number}. {title}" if "." not in number else f"{number} {title}"
-        assert heading in lines, heading
+    assert (kept[0].line, kept[0].text) == (1, f"{chapter.number} \u2014 {chapter.title}")
+    lines = {e.text: e.line for e in kept}
+    headings = [f"{number}. {title}" if "." not in number else f"{number} {title}"
+                for number, title in chapter.sections.items()]
+    assert all(heading in lines for heading in headings), [h for h in headings if h not in lines]
+    assert [lines[h] for h in headings] == sorted(lines[h] for h in headings)  # in the chapter's order
 
 
 # -- the fix first ----------------------------------------------------------------------------------------------

@@ -405,8 +405,8 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
 
 
 def _config_false_fact(facts: FactSet, written: list[Opt], opts: list[Opt]) -> None:
-    """``args.config_false``: the first ``--config`` key set to false, or known unset when no ``--config`` file
-    was left unread."""
+    """``args.config_false``: the first ``--config`` key set to false; known unset when there is no ``--config``
+    file to read or one was read in full; else unknown."""
     false_key = config_false(opts)
     if false_key is not None:
         facts.set("args.config_false", word_fact(false_key.flag.text, "config-file", false_key.flag))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 from relialint import bounds, lazyre
 from relialint.deployment import Deployment
@@ -12,9 +12,6 @@ from relialint.facts import Fact, FactSet, Origin, Value
 from relialint.plain import replace
 from relialint.readers.located import Branch, Command, EnvVar, FileResult, ReadError, Span, Word
 from relialint.versions import VersionError, parse_version
-
-if TYPE_CHECKING:
-    from relialint.engines.inference import Inferred
 
 
 class FileOpener(Protocol):
@@ -167,6 +164,17 @@ Extractor = Callable[..., list[Deployment]]
 # -- the extract loop both engines share ----------------------------------------------------------------------------
 
 
+class InferredSite(Protocol):
+    """Why an engine was inferred from a container's options alone (``inference.Inferred``, which imports this
+    module): where the deciding token is, and a note naming it."""
+
+    @property
+    def span(self) -> Span: ...
+
+    @property
+    def note(self) -> str: ...
+
+
 class LaunchSite(Protocol):
     """What the shared extract loop reads of an engine's recognised launch: where it starts, and, for an image that
     does not name its engine, why the engine was inferred."""
@@ -175,7 +183,7 @@ class LaunchSite(Protocol):
     def start(self) -> Word: ...
 
     @property
-    def inferred(self) -> Inferred | None: ...
+    def inferred(self) -> InferredSite | None: ...
 
 
 LaunchT = TypeVar("LaunchT", bound=LaunchSite)
@@ -206,7 +214,7 @@ def extract_launches(result: FileResult, engine: str, limit: int | None,
     return deployments
 
 
-def launch_deployment(engine: str, kind: str, start: Word, inferred: Inferred | None = None,
+def launch_deployment(engine: str, kind: str, start: Word, inferred: InferredSite | None = None,
                       branch: Branch = ()) -> Deployment:
     """A deployment located at the word that starts the launch, with ``engine.name``: inferred from the launch's
     form, located where the inference says when the engine was told by the options alone."""

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Literal, Protocol
+from typing import Literal, Protocol, TypeVar
 
 from relialint import bounds, lazyre
 from relialint.deployment import Deployment
 from relialint.facts import Fact, FactSet, Origin, Value
 from relialint.plain import replace
-from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
+from relialint.readers.located import Branch, Command, EnvVar, FileResult, ReadError, Span, Word
 from relialint.versions import VersionError, parse_version
 
 
@@ -159,6 +159,71 @@ def version_or_none(text: str) -> Value | None:
 
 
 Extractor = Callable[..., list[Deployment]]
+
+
+# -- the extract loop both engines share ----------------------------------------------------------------------------
+
+
+class InferredSite(Protocol):
+    """Why an engine was inferred from a container's options alone (``inference.Inferred``, which imports this
+    module): where the deciding token is, and a note naming it."""
+
+    @property
+    def span(self) -> Span: ...
+
+    @property
+    def note(self) -> str: ...
+
+
+class LaunchSite(Protocol):
+    """What the shared extract loop reads of an engine's recognised launch: where it starts, and, for an image that
+    does not name its engine, why the engine was inferred."""
+
+    @property
+    def start(self) -> Word: ...
+
+    @property
+    def inferred(self) -> InferredSite | None: ...
+
+
+LaunchT = TypeVar("LaunchT", bound=LaunchSite)
+
+
+def extract_launches(result: FileResult, engine: str, limit: int | None,
+                     recognise: Callable[[Command], LaunchT | None],
+                     apply: Callable[[Deployment, Command, LaunchT], None],
+                     observe: Callable[[Command], bool] | None = None) -> list[Deployment]:
+    """The deployments of one file's commands for one engine, in file order: each command is first shown to
+    ``observe`` (what an earlier command tells later launches: a ``pip install`` pin, a ``cmake`` configure line;
+    ``True``: the command is that and launches nothing), then to ``recognise``; a launch becomes a
+    :func:`launch_deployment` whose engine-specific facts ``apply`` sets (given the command as read, which may differ
+    from the launch's own). With ``limit``, it stops after that many (a generated file: the caller says the rest
+    are left out)."""
+    deployments: list[Deployment] = []
+    for command in result.commands:
+        if limit is not None and len(deployments) >= limit:
+            break
+        if observe is not None and observe(command):
+            continue
+        launch = recognise(command)
+        if launch is None:
+            continue
+        deployment = launch_deployment(engine, result.kind, launch.start, launch.inferred, command.branch)
+        apply(deployment, command, launch)
+        deployments.append(deployment)
+    return deployments
+
+
+def launch_deployment(engine: str, kind: str, start: Word, inferred: InferredSite | None = None,
+                      branch: Branch = ()) -> Deployment:
+    """A deployment located at the word that starts the launch, with ``engine.name``: inferred from the launch's
+    form, located where the inference says when the engine was told by the options alone."""
+    deployment = Deployment(engine, kind, start.span, branch=branch)
+    if inferred is not None:
+        deployment.facts.set("engine.name", at(engine, "inferred", inferred.span, inferred.note))
+    else:
+        deployment.facts.set("engine.name", at(engine, "inferred", start.span))
+    return deployment
 
 
 def _looks_local(name: str) -> bool:

@@ -16,6 +16,7 @@ from relialint.engines.common import (
     FileOpener,
     apply_env,
     at,
+    extract_launches,
     model_facts,
     model_slot_variable,
     model_tail_facts,
@@ -23,9 +24,9 @@ from relialint.engines.common import (
     word_fact,
 )
 from relialint.engines.inference import Inferred, engine_of
-from relialint.facts import Fact
+from relialint.facts import Fact, FactSet
 from relialint.plain import replace
-from relialint.readers.located import Command, FileResult, Span, Word
+from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
 from relialint.versions import Version, VersionError, parse_engine_version
 
 BINARIES = {"llama-server", "llama-cli", "llama-bench", "llama-perplexity", "server", "main", "llama-completion"}
@@ -213,81 +214,107 @@ def parse(args: list[Word], build: Version | None) -> list[Opt]:
 
 def extract(result: FileResult, opener: FileOpener | None, limit: int | None = None) -> list[Deployment]:
     del opener
-    deployments: list[Deployment] = []
-    build_facts: dict[str, tuple[str, Span]] = {}
-    builds: list[Build] = []
-    for command in result.commands:
-        if limit is not None and len(deployments) >= limit:
-            break  # a generated file: the first deployments are enough (the caller says the rest are left out)
-        configured = _cmake(command, build_facts)
+    builds = _Builds()
+
+    def apply(deployment: Deployment, command: Command, launch: Launch) -> None:
+        _apply_launch(deployment, command, launch, result.kind, builds)
+
+    return extract_launches(result, "llama.cpp", limit, recognise, apply, builds.observe)
+
+
+class _Builds:
+    """The ``cmake`` configure lines of the file so far, and their ``-D`` options as ``build.*`` facts (a later
+    line's value wins)."""
+
+    lines: list[Build]
+    facts: dict[str, tuple[str, Span]]
+
+    def __init__(self) -> None:
+        self.lines = []
+        self.facts = {}
+
+    def observe(self, command: Command) -> bool:
+        configured = _cmake(command, self.facts)
         if configured is not None:
-            builds.append(configured)
-        launch = recognise(command)
-        if launch is None:
-            continue
-        deployment = Deployment("llama.cpp", result.kind, launch.start.span)
-        deployment.branch = command.branch
-        facts = deployment.facts
-        if launch.inferred is not None:
-            facts.set("engine.name", at("llama.cpp", "inferred", launch.inferred.span, launch.inferred.note))
-        else:
-            facts.set("engine.name", at("llama.cpp", "inferred", launch.start.span))
-        if launch.version:
-            facts.set("engine.version", word_fact(launch.version[0], "image", launch.version[1]))
-        else:
-            released = release_build(launch.start)
-            if released is not None:
-                facts.set("engine.version", at(released, "build", launch.start.span,
-                                               "the build number of the release archive the program is in"))
-        if launch.backend:
-            facts.set("engine.backend", word_fact(launch.backend[0], "image", launch.backend[1]))
-        for key, (value, span) in build_facts.items():
-            facts.set(key, at(value, "build", span))
-        if builds:
-            facts.closed.add("build.")  # the file configures the build: an option it does not set is not set
-        # else the binary comes from elsewhere (an image, a release archive): its build options are unknown
-        apply_env(deployment, command, ("LLAMA_ARG_",))
-        evidence.apply(deployment, evidence.command_clues(command, result.kind)
-                       + _build_clues(builds, launch.start, result.kind == "dockerfile"))
-        build = launch.version[0] if launch.version else None
-        for var in command.env:
-            name = ENV.get(var.name)
-            if name is not None and var.value is not None:  # the option as the variable sets it; a flag wins below
-                facts.set(f"flag.llama.cpp.{name}", at(var.value, "env", var.span))
-            if name in FACTS and var.value is not None:
-                key, kind = FACTS[name]
-                env_value = _typed(_fa(var.value) if name == "flash-attn" else var.value, kind)
-                if env_value is not None:
-                    facts.set(key, at(env_value, "env", var.span))
-            if name in ("model", "hf-repo") and var.value:  # LLAMA_ARG_MODEL / LLAMA_ARG_HF_REPO; a flag wins below
-                for key, fact in model_facts(var.value, Word(var.value, var.span, source=var.source),
-                                             name == "hf-repo").items():
-                    facts.set(key, replace(fact, origin="env") if key == "model.name" else fact)
-        llamacpp_flags.record_launch(deployment, launch.args)
-        if launch.server:
-            setattr(deployment, _WORDS, list(launch.args))
-        for opt in parse(launch.args, build):
-            facts.set(f"flag.llama.cpp.{opt.name}", word_fact(opt.value, "flag", opt.flag))
-            if opt.name in ("model", "hf-repo") and opt.value:
-                for key, fact in model_facts(opt.value, opt.value_word or opt.flag, opt.name == "hf-repo").items():
-                    facts.set(key, fact)
-            elif opt.name == "model" and opt.value_word is not None:  # `-m "$HOME/models/m-Q6_K.gguf"`
-                for key, fact in model_tail_facts(opt.value_word).items():
-                    facts.set(key, fact)
-            if opt.name in FACTS and opt.value is not None:
-                key, kind = FACTS[opt.name]
-                typed = _typed(opt.value if opt.name != "flash-attn" else _fa(opt.value), kind)
-                if typed is not None:
-                    source = opt.value_word.source if opt.value_word is not None else None
-                    facts.set(key, word_fact(typed, "flag", opt.flag, source=source))
-            if opt.name in ("tensor-split", "device") and opt.value:
-                parts = [p for p in re.split(r"[,/]", opt.value) if p.strip()]
-                if len(parts) > 1 and opt.value != "none":
-                    facts.set("gpu.count", word_fact(len(parts), "flag", opt.flag))
-        if _complete(launch):
-            facts.closed.add("flag.llama.cpp.")
-        deployments.append(deployment)
-    return deployments
+            self.lines.append(configured)
+        return False  # a configure line is still shown to `recognise`, like every command
+
+
+def _apply_launch(deployment: Deployment, command: Command, launch: Launch, kind: str, builds: _Builds) -> None:
+    """One launch's facts, in order: its version and backend, the file's build options, its environment and what
+    the command and the builds give away, the options its ``LLAMA_ARG_*`` variables set, then its own options
+    (which win over the variables)."""
+    facts = deployment.facts
+    _version_facts(facts, launch)
+    if launch.backend:
+        facts.set("engine.backend", word_fact(launch.backend[0], "image", launch.backend[1]))
+    for key, (value, span) in builds.facts.items():
+        facts.set(key, at(value, "build", span))
+    if builds.lines:
+        facts.closed.add("build.")  # the file configures the build: an option it does not set is not set
+    # else the binary comes from elsewhere (an image, a release archive): its build options are unknown
+    apply_env(deployment, command, ("LLAMA_ARG_",))
+    evidence.apply(deployment, evidence.command_clues(command, kind)
+                   + _build_clues(builds.lines, launch.start, kind == "dockerfile"))
+    _env_options(facts, command.env)
+    llamacpp_flags.record_launch(deployment, launch.args)
+    if launch.server:
+        setattr(deployment, _WORDS, list(launch.args))
+    _option_facts(facts, parse(launch.args, launch.version[0] if launch.version else None))
+    if _complete(launch):
+        facts.closed.add("flag.llama.cpp.")
+
+
+def _version_facts(facts: FactSet, launch: Launch) -> None:
+    """The build the launch runs: the image's tag, else the release archive the program was unpacked from."""
+    if launch.version:
+        facts.set("engine.version", word_fact(launch.version[0], "image", launch.version[1]))
+        return
+    released = release_build(launch.start)
+    if released is not None:
+        facts.set("engine.version", at(released, "build", launch.start.span,
+                                       "the build number of the release archive the program is in"))
+
+
+def _env_options(facts: FactSet, env: list[EnvVar]) -> None:
+    """The options ``LLAMA_ARG_*`` variables set (``flag.llama.cpp.*``, their facts, the model); a flag on the
+    command line wins, applied after."""
+    for var in env:
+        name = ENV.get(var.name)
+        if name is not None and var.value is not None:  # the option as the variable sets it
+            facts.set(f"flag.llama.cpp.{name}", at(var.value, "env", var.span))
+        if name in FACTS and var.value is not None:
+            key, kind = FACTS[name]
+            env_value = _typed(_fa(var.value) if name == "flash-attn" else var.value, kind)
+            if env_value is not None:
+                facts.set(key, at(env_value, "env", var.span))
+        if name in ("model", "hf-repo") and var.value:  # LLAMA_ARG_MODEL / LLAMA_ARG_HF_REPO
+            for key, fact in model_facts(var.value, Word(var.value, var.span, source=var.source),
+                                         name == "hf-repo").items():
+                facts.set(key, replace(fact, origin="env") if key == "model.name" else fact)
+
+
+def _option_facts(facts: FactSet, opts: list[Opt]) -> None:
+    """Each option as written (``flag.llama.cpp.*``), the model, the facts of :data:`FACTS`, and the GPU count a
+    list of devices or a tensor split gives."""
+    for opt in opts:
+        facts.set(f"flag.llama.cpp.{opt.name}", word_fact(opt.value, "flag", opt.flag))
+        if opt.name in ("model", "hf-repo") and opt.value:
+            for key, fact in model_facts(opt.value, opt.value_word or opt.flag, opt.name == "hf-repo").items():
+                facts.set(key, fact)
+        elif opt.name == "model" and opt.value_word is not None:  # `-m "$HOME/models/m-Q6_K.gguf"`
+            for key, fact in model_tail_facts(opt.value_word).items():
+                facts.set(key, fact)
+        if opt.name in FACTS and opt.value is not None:
+            key, kind = FACTS[opt.name]
+            typed = _typed(opt.value if opt.name != "flash-attn" else _fa(opt.value), kind)
+            if typed is not None:
+                source = opt.value_word.source if opt.value_word is not None else None
+                facts.set(key, word_fact(typed, "flag", opt.flag, source=source))
+        if opt.name in ("tensor-split", "device") and opt.value:
+            parts = [p for p in re.split(r"[,/]", opt.value) if p.strip()]
+            if len(parts) > 1 and opt.value != "none":
+                facts.set("gpu.count", word_fact(len(parts), "flag", opt.flag))
 
 
 def _complete(launch: Launch) -> bool:

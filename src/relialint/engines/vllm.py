@@ -6,7 +6,8 @@ is not, as in the engine), the defaults by version in ``vllm_defaults``; ``fix_e
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from relialint import lazyre
 from relialint.deployment import Deployment
@@ -16,6 +17,8 @@ from relialint.engines.common import (
     apply_env,
     at,
     checkpoint_facts,
+    extract_launches,
+    launch_deployment,
     model_facts,
     program,
     word_fact,
@@ -35,7 +38,7 @@ from relialint.engines.vllm_args import (
     parse_args,
 )
 from relialint.engines.vllm_defaults import _truthy, apply_defaults
-from relialint.facts import Fact, FactSet, Origin
+from relialint.facts import Fact, FactSet, Origin, Value
 from relialint.plain import replace
 from relialint.readers.located import Command, FileResult, ReadError, Span, Word
 from relialint.versions import Version, VersionError, parse_engine_version
@@ -55,17 +58,6 @@ _QUANT = {
     "modelopt_fp4": "nvfp4", "nvfp4_per_token": "nvfp4", "awq_marlin": "awq", "auto_awq": "awq",
     "gptq_marlin": "gptq", "auto_gptq": "gptq", "gpt_oss_mxfp4": "mxfp4", "fbgemm_fp8": "fp8",
     "fp8_per_tensor": "fp8", "fp8_per_block": "fp8", "fp8_per_channel": "fp8", "deepseek_v4_fp8": "fp8",
-}
-OPTION_FACTS: dict[str, tuple[str, ...]] = {
-    "dtype": ("serve.dtype",), "kv-cache-dtype": ("kv_cache.dtype",), "enforce-eager": ("cuda_graphs.enabled",),
-    "enable-prefix-caching": ("prefix_caching.enabled",), "attention-backend": ("attention.backend",),
-    "moe-backend": ("moe.backend",), "tensor-parallel-size": ("parallel.tensor",),
-    "pipeline-parallel-size": ("parallel.pipeline",), "gpu-memory-utilization": ("memory.gpu_utilization",),
-    "max-model-len": ("limits.max_model_len",), "max-num-batched-tokens": ("limits.max_num_batched_tokens",),
-    "quantization": ("model.quantization", "model.weight_only"),
-    "compilation-config": ("cuda_graphs.enabled", "cuda_graphs.mode"),
-    "speculative-config": ("spec_decode.enabled", "spec_decode.method", "spec_decode.num_tokens"),
-    "attention-config": ("attention.backend", "attention.fa4"), "model": ("model.name", "model.quantization"),
 }
 _WEIGHT_ONLY_QUANT = {"awq", "gptq", "awq_marlin", "gptq_marlin", "auto_awq", "auto_gptq", "moe_wna16"}
 
@@ -115,7 +107,7 @@ def recognise(command: Command) -> Launch | None:
         # (docker run --env-file, compose env_file, systemd EnvironmentFile)
         return None
     if command.image is not None:
-        return _recognise_image(command)
+        return _recognise_image(command, command.image)
     return _recognise_words(command, words)
 
 
@@ -142,9 +134,7 @@ def _recognise_words(command: Command, words: list[Word]) -> Launch | None:
     return None
 
 
-def _recognise_image(command: Command) -> Launch | None:
-    image = command.image
-    assert image is not None
+def _recognise_image(command: Command, image: Word) -> Launch | None:
     mirror = _MIRROR.match(image.text or "")
     match = _IMAGE.match(f"vllm/{mirror.group('repo')}{mirror.group('rest')}" if mirror else image.text or "")
     if not match:
@@ -206,53 +196,64 @@ def _vllm_env() -> frozenset[str]:
 def extract(result: FileResult, opener: FileOpener | None, limit: int | None = None) -> list[Deployment]:
     if result.kind == "vllm-config":
         return _config_file_deployment(result)
-    deployments: list[Deployment] = []
+    pins = _PipPins()
+
+    def apply(deployment: Deployment, command: Command, launch: Launch) -> None:
+        _apply_launch(deployment, command, launch, result, opener, pins.pinned)
+
+    return extract_launches(result, "vllm", limit, recognise, apply, pins.observe)
+
+
+class _PipPins:
+    """The latest ``pip install vllm...`` pin of the file so far: a version, or a PEP 440 specifier (a string)."""
+
     pinned: tuple[Version | str, Span] | None = None
-    for command in result.commands:
-        if limit is not None and len(deployments) >= limit:
-            break  # a generated file: the first deployments are enough (the caller says the rest are left out)
+
+    def observe(self, command: Command) -> bool:
         pin = _pip_pin(command)
         if pin is not None:
-            pinned = pin
-            continue
-        launch = recognise(command)
-        if launch is None:
-            continue
-        deployment = Deployment("vllm", result.kind, launch.start.span)
-        deployment.branch = command.branch
-        facts = deployment.facts
-        if launch.inferred is not None:
-            facts.set("engine.name", at("vllm", "inferred", launch.inferred.span, launch.inferred.note))
-        else:
-            facts.set("engine.name", at("vllm", "inferred", launch.start.span))
-        tagged = launch.image_version or (_tag_version(command.image) if command.image is not None else None)
-        if tagged is not None:
-            version, word = tagged
-            note = None if launch.image_version else f"vLLM version read from the image tag {word.text}"
-            facts.set("engine.version", word_fact(version, "image", word, note))
-        elif pinned is not None and isinstance(pinned[0], str):
-            facts.set("engine.version_range", at(pinned[0], "inferred", pinned[1],
-                                                 "pip install requirement earlier in the file"))
-        elif pinned is not None:
-            facts.set("engine.version", at(pinned[0], "inferred", pinned[1], "pip install pin earlier in the file"))
-        elif launch.rolling is not None:
-            newest = flagcheck.vllm_table().versions[-1]
-            facts.set("engine.version_range", word_fact(f">={newest}", "image", launch.rolling,
-                                                        f"the {launch.rolling.text} tag pulls the newest release "
-                                                        f"({newest} or later)"))
-        if launch.backend is not None:
-            facts.set("engine.backend", word_fact(launch.backend[0], "image", launch.backend[1]))
-        apply_env(deployment, command, ("VLLM_",))
-        _apply_args(deployment, launch, result, opener)
-        if facts.get("engine.version") is None and facts.get("engine.version_range") is None:
-            # the options the launch passes say which releases it can run on (any other refuses to start)
-            window = flagcheck.options_window(flagcheck.written_words(deployment))
-            if window is not None:
-                spec, word, why = window
-                facts.set("engine.version_range", word_fact(spec, "inferred", word, why))
-        evidence.apply(deployment, evidence.command_clues(command, result.kind))
-        deployments.append(deployment)
-    return deployments
+            self.pinned = pin
+        return pin is not None
+
+
+def _apply_launch(deployment: Deployment, command: Command, launch: Launch, result: FileResult,
+                  opener: FileOpener | None, pinned: tuple[Version | str, Span] | None) -> None:
+    """One launch's facts, in order: its version and backend, its environment, its options, the versions its options
+    leave when none was said, and what the rest of the command gives away."""
+    facts = deployment.facts
+    _version_facts(facts, command, launch, pinned)
+    if launch.backend is not None:
+        facts.set("engine.backend", word_fact(launch.backend[0], "image", launch.backend[1]))
+    apply_env(deployment, command, ("VLLM_",))
+    _apply_args(deployment, launch, result, opener)
+    if facts.get("engine.version") is None and facts.get("engine.version_range") is None:
+        # the options the launch passes say which releases it can run on (any other refuses to start)
+        window = flagcheck.options_window(flagcheck.written_words(deployment))
+        if window is not None:
+            spec, word, why = window
+            facts.set("engine.version_range", word_fact(spec, "inferred", word, why))
+    evidence.apply(deployment, evidence.command_clues(command, result.kind))
+
+
+def _version_facts(facts: FactSet, command: Command, launch: Launch,
+                   pinned: tuple[Version | str, Span] | None) -> None:
+    """The version the launch runs, from the first that says: the image's tag, a ``pip install`` pin earlier in
+    the file, a rolling tag (the newest release or later)."""
+    tagged = launch.image_version or (_tag_version(command.image) if command.image is not None else None)
+    if tagged is not None:
+        version, word = tagged
+        note = None if launch.image_version else f"vLLM version read from the image tag {word.text}"
+        facts.set("engine.version", word_fact(version, "image", word, note))
+    elif pinned is not None and isinstance(pinned[0], str):
+        facts.set("engine.version_range", at(pinned[0], "inferred", pinned[1],
+                                             "pip install requirement earlier in the file"))
+    elif pinned is not None:
+        facts.set("engine.version", at(pinned[0], "inferred", pinned[1], "pip install pin earlier in the file"))
+    elif launch.rolling is not None:
+        newest = flagcheck.vllm_table().versions[-1]
+        facts.set("engine.version_range", word_fact(f">={newest}", "image", launch.rolling,
+                                                    f"the {launch.rolling.text} tag pulls the newest release "
+                                                    f"({newest} or later)"))
 
 
 def _config_file_deployment(result: FileResult) -> list[Deployment]:
@@ -271,8 +272,7 @@ def _config_file_deployment(result: FileResult) -> list[Deployment]:
             words.extend([Word(f"--{opt.name}", opt.flag.span), Word(opt.value, opt.flag.span)])
     start = Word("vllm", opts[0].flag.span)
     command = Command("vllm-config", words, start.span, env_complete=False)
-    deployment = Deployment("vllm", result.kind, start.span)
-    deployment.facts.set("engine.name", at("vllm", "inferred", start.span))
+    deployment = launch_deployment("vllm", result.kind, start)
     apply_env(deployment, command, ("VLLM_",))
     _apply_args(deployment, Launch(command, "serve", words, start), result, None)
     for key, fact in list(deployment.facts.facts.items()):
@@ -386,29 +386,58 @@ def _read_config(name: str, result: FileResult, opener: FileOpener | None) -> tu
 
 
 def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, opener: FileOpener | None) -> None:
+    """The launch's arguments as facts: each option as written (``flag.vllm.*``, after ``--config`` files are
+    expanded), the model, and the facts the options set (:data:`OPTION_RULES`)."""
     facts = deployment.facts
     parsed = parse_args(launch.args)
     flagcheck.record_vllm_launch(deployment, launch.form, launch.args, parsed.opts, parsed.positionals, launch.command)
     opts, unread_config = _expand_config(parsed.opts, launch, result, opener, deployment)
+    _config_false_fact(facts, parsed.opts, opts)
+    opts = _drop_config_false(deployment, opts)
+    complete = _args_complete(launch, parsed, unread_config)
+    if complete:
+        facts.closed.add("flag.vllm.")
+    last = _written_options(facts, opts)
+    _apply_model(deployment, launch, parsed.positionals, last, opener)
+    _option_facts(facts, opts, last)
+    if not complete and not unread_config:
+        deployment.notes.append("arguments spliced from a variable: flags not seen may still be set")
+
+
+def _config_false_fact(facts: FactSet, written: list[Opt], opts: list[Opt]) -> None:
+    """``args.config_false``: the first ``--config`` key set to false; known unset when there is no ``--config``
+    file to read or one was read in full; else unknown."""
     false_key = config_false(opts)
     if false_key is not None:
         facts.set("args.config_false", word_fact(false_key.flag.text, "config-file", false_key.flag))
-    elif not any(opt.name == "config" and not opt.equals for opt in parsed.opts) \
-            or any(opt.from_config for opt in opts):
+    elif not any(opt.name == "config" and not opt.equals for opt in written) or any(opt.from_config for opt in opts):
         # no --config read (none, or only `--config=FILE`, which vLLM never expands: RL501), or one read in full
         facts.set("args.config_false", Fact(None, "inferred"))
-    version_fact = facts.get("engine.version")
-    opts, dropped = drop_config_false(opts, version_fact.value if version_fact is not None
+
+
+def _drop_config_false(deployment: Deployment, opts: list[Opt]) -> list[Opt]:
+    """The options the parser receives on the deployment's version: a ``--config`` key set to false is dropped
+    before 0.28.0 (a note says so)."""
+    version_fact = deployment.facts.get("engine.version")
+    kept, dropped = drop_config_false(opts, version_fact.value if version_fact is not None
                                       and isinstance(version_fact.value, Version) else None)
     for opt in dropped:
         deployment.notes.append(f"{opt.flag.text}: false in the --config file is dropped by this vLLM version "
                                 "(before 0.28.0): the option keeps its default")
+    return kept
+
+
+def _args_complete(launch: Launch, parsed: Parsed, unread_config: bool) -> bool:
+    """Whether every option of the launch is seen: no word that may split into options, no unread ``--config``."""
     # words before the arguments (program, subcommand) that may split; the arguments' own are in `parsed`
     outside = [w for w in launch.command.argv if w.splice and not any(w is a for a in launch.args)]
     splices = any(w.splice for w in launch.command.argv)  # an env file or a YAML config has no argv to see
-    complete = parsed.complete and (launch.command.argv_complete or (splices and not outside)) and not unread_config
-    if complete:
-        facts.closed.add("flag.vllm.")
+    return parsed.complete and (launch.command.argv_complete or (splices and not outside)) and not unread_config
+
+
+def _written_options(facts: FactSet, opts: list[Opt]) -> dict[str, Opt]:
+    """Each option as written, ``flag.vllm.NAME`` (unknown where its value is not seen, and so are the facts it
+    sets); returns the last plain (not dotted) occurrence of each option, the one the parser keeps."""
     last: dict[str, Opt] = {}
     for opt in opts:
         if not opt.keys:
@@ -419,95 +448,165 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
                                      if opt.known else None, origin, opt.flag))
         if not opt.known:
             facts.unknown(raw_key)
-
-    for opt in opts:
-        if not opt.known and opt.name in OPTION_FACTS:
-            for key in OPTION_FACTS[opt.name]:
+            for key in OPTION_FACTS.get(opt.name, ()):
                 facts.unknown(key)
+    return last
 
-    model_word: Word | None = None
-    if launch.form in ("serve", "image") and parsed.positionals:
-        model_word = parsed.positionals[0]
-    model_from_config = False
-    if "model" in last and last["model"].value_word is not None and (model_word is None or launch.form != "serve"):
-        model_opt = last["model"]
-        model_word = model_opt.value_word
-        if model_opt.from_config and model_word is model_opt.flag and model_opt.value is not None:
-            # a `model:` key of a --config file: its value is the model, located at the key (the value word of a
-            # config option is its key)
-            model_word, model_from_config = Word(model_opt.value, model_opt.flag.span), True
-    if launch.form == "api_server" and parsed.positionals and "model" not in last:
+
+def _apply_model(deployment: Deployment, launch: Launch, positionals: list[Word], last: dict[str, Opt],
+                 opener: FileOpener | None) -> None:
+    """``model.name`` and what the name and a local checkpoint's ``config.json`` give away. It runs before the
+    options' facts: an option (``--quantization``) wins over what the name suggests."""
+    facts = deployment.facts
+    model_word, from_config = _model_word(launch, positionals, last)
+    if launch.form == "api_server" and positionals and "model" not in last:
         deployment.notes.append("positional model ignored by the api_server entrypoint")
-    if model_word is not None and model_word.text is not None:
-        for key, fact in model_facts(model_word.text, model_word).items():
-            facts.set(key, replace(fact, origin="config-file") if model_from_config and fact.origin == "flag" else fact)
-        for key, fact in checkpoint_facts(model_word.text, deployment.path, opener, deployment.notes).items():
-            facts.set(key, fact)
+    if model_word is None or model_word.text is None:
+        return
+    for key, fact in model_facts(model_word.text, model_word).items():
+        facts.set(key, replace(fact, origin="config-file") if from_config and fact.origin == "flag" else fact)
+    for key, fact in checkpoint_facts(model_word.text, deployment.path, opener, deployment.notes).items():
+        facts.set(key, fact)
 
-    def opt_fact(name: str, key: str, value: object) -> None:
-        opt = last[name]
-        origin: Origin = "config-file" if opt.from_config else "flag"
-        if not opt.known:
-            facts.unknown(key)
-            return
-        source = opt.value_word.source if opt.value_word is not None and opt.value_word is not opt.flag else None
-        facts.set(key, word_fact(value, origin, opt.flag, source=source))  # type: ignore[arg-type]
 
-    if "dtype" in last and last["dtype"].value:
-        value = last["dtype"].value.lower()
-        opt_fact("dtype", "serve.dtype", _DTYPES.get(value, value))
-    if "kv-cache-dtype" in last and last["kv-cache-dtype"].value:
-        opt_fact("kv-cache-dtype", "kv_cache.dtype", last["kv-cache-dtype"].value.lower())
-    if "enforce-eager" in last:
-        opt_fact("enforce-eager", "cuda_graphs.enabled", last["enforce-eager"].negated)
-    if "enable-prefix-caching" in last:
-        opt_fact("enable-prefix-caching", "prefix_caching.enabled", not last["enable-prefix-caching"].negated)
-    if "attention-backend" in last and last["attention-backend"].value:
-        opt_fact("attention-backend", "attention.backend", last["attention-backend"].value.upper())
-    if "moe-backend" in last and last["moe-backend"].value:
-        opt_fact("moe-backend", "moe.backend", last["moe-backend"].value.lower().replace("-", "_"))
-    for name, key, kind in (
-        ("tensor-parallel-size", "parallel.tensor", int),
-        ("pipeline-parallel-size", "parallel.pipeline", int),
-        ("gpu-memory-utilization", "memory.gpu_utilization", float),
-        ("max-model-len", "limits.max_model_len", int),
-        ("max-num-batched-tokens", "limits.max_num_batched_tokens", int),
-    ):
-        if name in last and last[name].value is not None:
-            number = _number(last[name].value, kind)
-            if number is not None:
-                opt_fact(name, key, number)
-    if "quantization" in last and last["quantization"].value:
-        value = last["quantization"].value.lower()
-        if value != "compressed-tensors":
-            opt_fact("quantization", "model.quantization", _QUANT.get(value, value))
-        if value in _WEIGHT_ONLY_QUANT:
-            opt_fact("quantization", "model.weight_only", True)
-        elif (inferred := facts.facts.get("model.weight_only")) is not None and inferred.origin == "inferred":
-            facts.unknown("model.weight_only")  # the method given decides the scheme, not the name
+def _model_word(launch: Launch, positionals: list[Word], last: dict[str, Opt]) -> tuple[Word | None, bool]:
+    """The word naming the model (``vllm serve MODEL`` wins over ``--model``), and whether it is a ``--config``
+    file's ``model:`` key."""
+    model_word = positionals[0] if launch.form in ("serve", "image") and positionals else None
+    model_opt = last.get("model")
+    if model_opt is None or model_opt.value_word is None or (model_word is not None and launch.form == "serve"):
+        return model_word, False
+    if model_opt.from_config and model_opt.value_word is model_opt.flag and model_opt.value is not None:
+        # a `model:` key of a --config file: its value is the model, located at the key (the value word of a
+        # config option is its key)
+        return Word(model_opt.value, model_opt.flag.span), True
+    return model_opt.value_word, False
 
+
+# -- the facts each option sets -------------------------------------------------------------------------------------
+
+_Step = Callable[[FactSet, list[Opt], dict[str, Opt]], None]
+"""An option's own step: ``(facts, every option in order, the last plain occurrence of each)``."""
+
+
+class OptionRule(NamedTuple):  # a NamedTuple: cheaper to create at start-up than a dataclass
+    """What one vLLM option sets.
+
+    ``keys``: every fact it can set; an option whose value is not seen (``--dtype $DTYPE``) makes them all unknown.
+    ``value``: the value of ``keys[0]`` from the last plain occurrence of the option (``None``: it sets nothing),
+    located at its flag. ``step``: for an option whose facts need more than its last value (a JSON config with
+    dotted keys merged, a value that sets two facts), its own step instead."""
+
+    keys: tuple[str, ...]
+    value: Callable[[Opt], Value | None] | None = None
+    step: _Step | None = None
+
+
+def _option_facts(facts: FactSet, opts: list[Opt], last: dict[str, Opt]) -> None:
+    """The facts the options set, in the order of :data:`OPTION_RULES` (a later one wins: ``cudagraph_mode``
+    over ``--enforce-eager``)."""
+    for name, rule in OPTION_RULES.items():
+        if rule.step is not None:
+            rule.step(facts, opts, last)
+            continue
+        opt = last.get(name)
+        value = rule.value(opt) if opt is not None and rule.value is not None else None
+        if opt is not None and value is not None:
+            _option_fact(facts, opt, rule.keys[0], value)
+
+
+def _option_fact(facts: FactSet, opt: Opt, key: str, value: Value) -> None:
+    """``key`` as ``opt`` sets it: located at its flag (and at the word a substituted value came from), from the
+    ``--config`` file where it was read there; unknown when the option's value is not seen."""
+    if not opt.known:
+        facts.unknown(key)
+        return
+    origin: Origin = "config-file" if opt.from_config else "flag"
+    source = opt.value_word.source if opt.value_word is not None and opt.value_word is not opt.flag else None
+    facts.set(key, word_fact(value, origin, opt.flag, source=source))
+
+
+def _lower(opt: Opt) -> str | None:
+    return opt.value.lower() if opt.value else None
+
+
+def _upper(opt: Opt) -> str | None:
+    return opt.value.upper() if opt.value else None
+
+
+def _dtype(opt: Opt) -> str | None:
+    """``half`` and ``float`` by the names the facts use (``float16``, ``float32``)."""
+    value = _lower(opt)
+    return _DTYPES.get(value, value) if value is not None else None
+
+
+def _identifier(opt: Opt) -> str | None:
+    """A backend name as vLLM's enum spells it (``flashinfer-cutlass`` -> ``flashinfer_cutlass``)."""
+    value = _lower(opt)
+    return value.replace("-", "_") if value is not None else None
+
+
+def _integer(opt: Opt) -> int | float | None:
+    return _number(opt.value, int)
+
+
+def _fraction(opt: Opt) -> int | float | None:
+    return _number(opt.value, float)
+
+
+def _negated(opt: Opt) -> bool:
+    return opt.negated
+
+
+def _not_negated(opt: Opt) -> bool:
+    return not opt.negated
+
+
+def _quantization(facts: FactSet, opts: list[Opt], last: dict[str, Opt]) -> None:
+    """``--quantization``: the scheme (by the facts' names; ``compressed-tensors`` says none: the checkpoint
+    does), and whether it is weight-only, which the method decides over what the model's name suggests."""
+    opt = last.get("quantization")
+    if opt is None or not opt.value:
+        return
+    value = opt.value.lower()
+    if value != "compressed-tensors":
+        _option_fact(facts, opt, "model.quantization", _QUANT.get(value, value))
+    if value in _WEIGHT_ONLY_QUANT:
+        _option_fact(facts, opt, "model.weight_only", True)
+    elif (inferred := facts.facts.get("model.weight_only")) is not None and inferred.origin == "inferred":
+        facts.unknown("model.weight_only")  # the method given decides the scheme, not the name
+
+
+def _compilation_config(facts: FactSet, opts: list[Opt], last: dict[str, Opt]) -> None:
+    """``--compilation-config`` (dotted keys merged): ``cudagraph_mode``, ``NONE`` turning CUDA graphs off."""
     compilation = _merge_json(opts, "compilation-config")
-    if compilation is not None:
-        config, opt = compilation
-        mode = config.get("cudagraph_mode")
-        if isinstance(mode, str):
-            facts.set("cuda_graphs.mode", word_fact(mode.upper(), "flag", opt.flag))
-            if mode.upper() == "NONE":
-                facts.set("cuda_graphs.enabled", word_fact(False, "flag", opt.flag))
+    if compilation is None:
+        return
+    config, opt = compilation
+    mode = config.get("cudagraph_mode")
+    if isinstance(mode, str):
+        facts.set("cuda_graphs.mode", word_fact(mode.upper(), "flag", opt.flag))
+        if mode.upper() == "NONE":
+            facts.set("cuda_graphs.enabled", word_fact(False, "flag", opt.flag))
+
+
+def _attention_config(facts: FactSet, opts: list[Opt], last: dict[str, Opt]) -> None:
+    """``--attention-config`` (dotted keys merged): the backend, an explicit FlashAttention version, and
+    FlashInfer's query quantization."""
     attention = _merge_json(opts, "attention-config")
-    if attention is not None and isinstance(attention[0].get("backend"), str):
-        facts.set("attention.backend", word_fact(str(attention[0]["backend"]).upper(), "flag", attention[1].flag))
-    version = attention[0].get("flash_attn_version") if attention is not None else None
-    if attention is not None and isinstance(version, int) and not isinstance(version, bool):
+    if attention is None:
+        return
+    config, opt = attention
+    if isinstance(config.get("backend"), str):
+        facts.set("attention.backend", word_fact(str(config["backend"]).upper(), "flag", opt.flag))
+    version = config.get("flash_attn_version")
+    if isinstance(version, int) and not isinstance(version, bool):
         # an explicit FlashAttention version wins over vLLM's choice by GPU and model (fa_utils, from 0.15.0)
-        facts.set("attention.fa4", word_fact(version == 4, "flag", attention[1].flag))
-    if attention is not None and "disable_flashinfer_q_quantization" in attention[0]:
-        disabled = _truthy(attention[0]["disable_flashinfer_q_quantization"])
+        facts.set("attention.fa4", word_fact(version == 4, "flag", opt.flag))
+    if "disable_flashinfer_q_quantization" in config:
+        disabled = _truthy(config["disable_flashinfer_q_quantization"])
         if disabled is not None:
-            facts.set("attention.flashinfer_q_quant", word_fact(not disabled, "flag", attention[1].flag))
-    _spec_decode(facts, opts, last)
-    if not complete and not unread_config:
-        deployment.notes.append("arguments spliced from a variable: flags not seen may still be set")
+            facts.set("attention.flashinfer_q_quant", word_fact(not disabled, "flag", opt.flag))
 
 
 def _spec_decode(facts: FactSet, opts: list[Opt], last: dict[str, Opt]) -> None:
@@ -544,6 +643,29 @@ def _spec_decode(facts: FactSet, opts: list[Opt], last: dict[str, Opt]) -> None:
             tokens = _number(last["num-speculative-tokens"].value, int)
             if tokens is not None:
                 facts.set("spec_decode.num_tokens", word_fact(tokens, "flag", last["num-speculative-tokens"].flag))
+
+OPTION_RULES: dict[str, OptionRule] = {
+    "dtype": OptionRule(("serve.dtype",), _dtype),
+    "kv-cache-dtype": OptionRule(("kv_cache.dtype",), _lower),
+    "enforce-eager": OptionRule(("cuda_graphs.enabled",), _negated),
+    "enable-prefix-caching": OptionRule(("prefix_caching.enabled",), _not_negated),
+    "attention-backend": OptionRule(("attention.backend",), _upper),
+    "moe-backend": OptionRule(("moe.backend",), _identifier),
+    "tensor-parallel-size": OptionRule(("parallel.tensor",), _integer),
+    "pipeline-parallel-size": OptionRule(("parallel.pipeline",), _integer),
+    "gpu-memory-utilization": OptionRule(("memory.gpu_utilization",), _fraction),
+    "max-model-len": OptionRule(("limits.max_model_len",), _integer),
+    "max-num-batched-tokens": OptionRule(("limits.max_num_batched_tokens",), _integer),
+    "quantization": OptionRule(("model.quantization", "model.weight_only"), step=_quantization),
+    "compilation-config": OptionRule(("cuda_graphs.enabled", "cuda_graphs.mode"), step=_compilation_config),
+    "attention-config": OptionRule(("attention.backend", "attention.fa4"), step=_attention_config),
+    "speculative-config": OptionRule(("spec_decode.enabled", "spec_decode.method", "spec_decode.num_tokens"),
+                                     step=_spec_decode),
+    "model": OptionRule(("model.name", "model.quantization")),  # by _apply_model, before every other option
+}
+"""The facts each vLLM option sets, in the order they are applied (a later one wins over an earlier one)."""
+OPTION_FACTS: dict[str, tuple[str, ...]] = {name: rule.keys for name, rule in OPTION_RULES.items()}
+"""Option -> every fact it can set (the site names the options that decide a fact)."""
 
 
 # -- fixes as edits (records' `fix_edit`, for editors) --------------------------------------------------------------

@@ -125,28 +125,10 @@ def parse_args(words: list[Word]) -> Parsed:
         if not text.startswith("-") or re.fullmatch(r"-\d+(\.\d+)?", text):
             parsed.positionals.append(word)
             continue
-        name, eq, inline = text.partition("=")
-        if name.startswith("--"):
-            name = canonical(name[2:])
-        elif re.fullmatch(r"-O\d", name):
-            inline, eq, name = name[2:], "=", "optimization-level"
-        elif name.split(".", 1)[0] in SHORT_ALIASES:
-            head, dot, rest = name.partition(".")
-            name = SHORT_ALIASES[head] + dot + rest
-        elif name.startswith("-O"):
-            name = "optimization-level" + name[2:]
-        else:
-            name = name[1:]
+        name, eq, inline = _option_name(text)
         base, _, dotted = name.partition(".")
         keys = tuple(dotted.split(".")) if dotted else ()
-        negated = False
-        lookup = base
-        if base.startswith("no-") and base[3:] in BOOLEAN_FLAGS | {"enable-prefix-caching"}:
-            lookup, negated = base[3:], True
-        elif base == "disable-prefix-caching":
-            lookup, negated = "enable-prefix-caching", True
-        elif (positive := flagcheck.negative_of(base)) is not None:
-            lookup, negated = positive, True
+        lookup, negated = _positive(base)
         if eq:
             parsed.opts.append(Opt(lookup, inline, word, word, keys, True, negated))
             continue
@@ -167,6 +149,35 @@ def parse_args(words: list[Word]) -> Parsed:
         else:
             parsed.opts.append(Opt(lookup, None, word, None, keys, False, negated))
     return parsed
+
+
+def _option_name(text: str) -> tuple[str, str, str]:
+    """An option word as ``(name, "=" or "", inline value)``: a long name canonical (dashes, a unique prefix
+    expanded), a short alias by its long name (``-tp``, ``-cc.mode``), ``-O3`` as ``optimization-level=3``."""
+    name, eq, inline = text.partition("=")
+    if name.startswith("--"):
+        name = canonical(name[2:])
+    elif re.fullmatch(r"-O\d", name):
+        inline, eq, name = name[2:], "=", "optimization-level"
+    elif name.split(".", 1)[0] in SHORT_ALIASES:
+        head, dot, rest = name.partition(".")
+        name = SHORT_ALIASES[head] + dot + rest
+    elif name.startswith("-O"):
+        name = "optimization-level" + name[2:]
+    else:
+        name = name[1:]
+    return name, eq, inline
+
+
+def _positive(base: str) -> tuple[str, bool]:
+    """The option a negative spelling turns off (``no-enforce-eager``, ``disable-prefix-caching``, a negative the
+    tables know), and whether ``base`` is one."""
+    if base.startswith("no-") and base[3:] in BOOLEAN_FLAGS | {"enable-prefix-caching"}:
+        return base[3:], True
+    if base == "disable-prefix-caching":
+        return "enable-prefix-caching", True
+    positive = flagcheck.negative_of(base)
+    return (positive, True) if positive is not None else (base, False)
 
 
 def _is_value(word: Word) -> bool:

@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from relialint import bounds
+from relialint.errors import RelialintError
 from relialint.globs import Glob
 from relialint.globs import glob_match as glob_match  # where the tests and callers have found it
 from relialint.plain import Frozen, replace
@@ -27,7 +28,7 @@ FailOn = Literal["blocker", "major", "minor", "never"]
 FactValue = Union[str, bool, int, float]
 
 
-class ConfigError(ValueError):
+class ConfigError(RelialintError, ValueError):
     """An invalid configuration file, located."""
 
     def __init__(self, path: str, line: int, column: int, message: str) -> None:

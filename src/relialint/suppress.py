@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from relialint import SITE_URL
+from relialint.errors import RelialintError
 from relialint.plain import Fields
 
 INVALID_DIRECTIVE = "RL001"
@@ -309,7 +310,7 @@ def _today() -> datetime.date:
 BASELINE_VERSION = 1
 
 
-class BaselineError(ValueError):
+class BaselineError(RelialintError, ValueError):
     pass
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from xml.parsers import expat
 
+from relialint.errors import RelialintError
 from relialint.probe.reading import REASON_BITS, Capture, Sample
 from relialint.probe.units import convert
 from relialint.readers.located import ReadError
@@ -35,7 +36,7 @@ class Node:
         return [c for c in self.children if c.tag == tag]
 
 
-class XmlError(ValueError):
+class XmlError(RelialintError, ValueError):
     def __init__(self, line: int, column: int, message: str) -> None:
         super().__init__(message)
         self.line, self.column = line, column

@@ -24,12 +24,12 @@ class Node:
     text: str = ""
 
     def find(self, *path: str) -> Node | None:
-        node: Node | None = self
+        node = self
         for tag in path:
-            assert node is not None
-            node = next((c for c in node.children if c.tag == tag), None)
-            if node is None:
+            child = next((c for c in node.children if c.tag == tag), None)
+            if child is None:
                 return None
+            node = child
         return node
 
     def all(self, tag: str) -> list[Node]:

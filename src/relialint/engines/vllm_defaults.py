@@ -232,7 +232,9 @@ Outcome = Const | FromEnv | Follows | Unknown
 
 class Row(Frozen):
     """One default: ``fact`` takes ``value`` for the versions in ``versions`` where every condition in ``when``
-    holds. ``note`` is shown with the fact; ``why`` says where the default comes from (vLLM's source)."""
+    holds. ``note`` is shown with the fact; ``why`` says where the default comes from (vLLM's source). The first of
+    a fact's rows that applies decides, even where its value reads as nothing (a variable set to no number): the
+    rows after it are not tried."""
 
     fact: str
     versions: Versions

@@ -1,4 +1,4 @@
-"""The records ship inside the installed package."""
+"""The records ship inside the installed package, and the ``py.typed`` marker with the code."""
 
 from __future__ import annotations
 
@@ -25,3 +25,4 @@ def test_wheel_contains_every_record_and_the_hardware_catalogue(tmp_path: Path) 
     for data in ("hardware.yaml", "vllm_flags.json", "llamacpp_flags.json"):
         assert f"relialint/data/{data}" in names
     assert "relialint/cli.py" in names
+    assert "relialint/py.typed" in names  # PEP 561: type checkers read the installed package's annotations

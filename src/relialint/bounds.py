@@ -15,6 +15,7 @@ from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from relialint import lazyre
+from relialint.errors import RelialintError
 
 R = TypeVar("R")
 
@@ -44,7 +45,7 @@ _TOML_TOKEN = lazyre.compile(r'"""[\s\S]*?(?:"""|$)|\'\'\'[\s\S]*?(?:\'\'\'|$)|"
                              r'\'[^\'\n]*\'?|#[^\n]*|[\[\]{}]')
 
 
-class BoundError(ValueError):
+class BoundError(RelialintError, ValueError):
     """Input past one of the bounds; the message says which, in words a user can act on."""
 
 
@@ -101,7 +102,7 @@ def finite_int(value: float) -> int:
     return int(value)
 
 
-class _Over(Exception):
+class _Over(RelialintError):
     """A substitution past the budget: the value being built is unknown."""
 
 

@@ -17,15 +17,12 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from relialint import __version__
+from relialint.errors import InternalError, RelialintError, UsageError
 from relialint.printable import field, json_text, lines
 
 FAIL_LEVELS = {"blocker": 3, "major": 2, "minor": 1, "never": 99}
 OS_NAMES = ("linux", "windows", "macos")
 HELP = "Show this message and exit."
-
-
-class UsageError(Exception):
-    """A bad command line: the command's usage line and ``relialint: error: MESSAGE`` on stderr, exit 2."""
 
 
 class Formatter(argparse.HelpFormatter):
@@ -36,10 +33,11 @@ class Formatter(argparse.HelpFormatter):
 
 
 class Parser(argparse.ArgumentParser):
-    """An argparse parser whose errors are raised as ``UsageError`` (printed once, by ``main``)."""
+    """An argparse parser whose errors are raised as ``UsageError`` (printed once, by ``main``, after the usage
+    line)."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
+        raise UsageError(message, command_line=True)
 
 
 def _parser(name: str, usage: str, doc: str) -> Parser:
@@ -68,7 +66,7 @@ def _add_many(parser: Parser, option: str, dest: str, metavar: str = "TEXT", hel
 
 
 def _invalid(option: str, message: str) -> NoReturn:
-    raise UsageError(f"Invalid value for '{option}': {message}")
+    raise UsageError(f"Invalid value for '{option}': {message}", command_line=True)
 
 
 def _check_choice(option: str, value: str | None, values: Sequence[str]) -> None:
@@ -108,18 +106,6 @@ def _check_float(option: str, value: str, minimum: float) -> float:
     return number
 
 
-def _usage_exit(exc: Exception) -> NoReturn:
-    """Invalid configuration (located) or a bad option found while running: one line on stderr, exit 2."""
-    from relialint.config import ConfigError
-
-    if isinstance(exc, ConfigError):
-        _echo(f"{field(str(exc.path))}:{exc.line}:{exc.column}: error: invalid configuration: {field(exc.message)}",
-              err=True)
-    else:
-        _echo(f"relialint: error: {field(str(exc))}", err=True)
-    sys.exit(2)
-
-
 def _split(values: Sequence[str] | None) -> list[str]:
     return [part.strip() for value in values or () for part in value.split(",") if part.strip()]
 
@@ -127,14 +113,15 @@ def _split(values: Sequence[str] | None) -> list[str]:
 def _not_empty(option: str, *values: str) -> None:
     for value in values:
         if not value.strip():
-            raise UsageError(f"{option} takes a value, not an empty string")
+            raise UsageError(f"{option} takes a value, not an empty string", command_line=True)
 
 
 def _working_directory() -> None:
     try:
         os.getcwd()
     except OSError:
-        raise UsageError("the working directory no longer exists; run relialint from an existing folder") from None
+        raise UsageError("the working directory no longer exists; run relialint from an existing folder",
+                         command_line=True) from None
 
 
 def _facts(values: Sequence[str] | None) -> dict[str, str]:
@@ -142,7 +129,7 @@ def _facts(values: Sequence[str] | None) -> dict[str, str]:
     for item in values or ():
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
-            raise UsageError(f"--fact takes KEY=VALUE, not {item!r}")
+            raise UsageError(f"--fact takes KEY=VALUE, not {item!r}", command_line=True)
         out[key.strip()] = value.strip()
     return out
 
@@ -236,9 +223,7 @@ def check(args: argparse.Namespace) -> int:
                           ("--write-baseline", args.write_baseline)):
         _check_path(option, value)
 
-    from relialint.config import ConfigError
     from relialint.lint import Options, Target, lint_paths, lint_text
-    from relialint.lint import UsageError as LintUsageError
     from relialint.report import formatter
 
     paths: list[str] = args.paths
@@ -259,28 +244,23 @@ def check(args: argparse.Namespace) -> int:
                       isolated=args.isolated, inline_ignores=not args.no_inline_ignores,
                       baseline=Path(args.baseline) if args.baseline else None, fail_on=args.fail_on,
                       strict=args.strict, show_possible=args.show_possible, follow_outside=args.follow_outside)
-    if "-" in paths and (len(paths) != 1 or not stdin_filename):
-        raise UsageError("`-` reads standard input: give it alone, with --stdin-filename NAME")
-    try:
-        if paths == ["-"]:
-            assert stdin_filename is not None
-            from relialint.readers import detect
-            from relialint.readers.located import bounded, decode
+    stdin_name = _stdin_name(paths, stdin_filename)
+    if stdin_name is not None:
+        from relialint.readers import detect
+        from relialint.readers.located import bounded, decode
 
-            if sys.stdin is None:
-                raise UsageError("`-` reads standard input, but standard input is closed")
-            data, error = bounded(sys.stdin.buffer, stdin_filename)
-            text = None
-            if data is not None:
-                text, error = decode(data, stdin_filename)
-            kind = detect.kind_by_name(Path(stdin_filename)) or detect.kind_by_content(text or "") or "shell"
-            run = lint_text(text or "", stdin_filename, kind, options)
-            if error is not None:
-                run.errors.append(error)
-        else:
-            run = lint_paths(paths, options)
-    except (ConfigError, LintUsageError) as exc:
-        _usage_exit(exc)
+        if sys.stdin is None:
+            raise UsageError("`-` reads standard input, but standard input is closed", command_line=True)
+        data, error = bounded(sys.stdin.buffer, stdin_name)
+        text = None
+        if data is not None:
+            text, error = decode(data, stdin_name)
+        kind = detect.kind_by_name(Path(stdin_name)) or detect.kind_by_content(text or "") or "shell"
+        run = lint_text(text or "", stdin_name, kind, options)
+        if error is not None:
+            run.errors.append(error)
+    else:
+        run = lint_paths(paths, options)
     if args.write_baseline:
         from relialint.suppress import write_baseline as write
 
@@ -300,6 +280,15 @@ def check(args: argparse.Namespace) -> int:
     sys.stdout.buffer.write(out.encode("utf-8"))
     sys.stdout.flush()
     return 2 if run.errors else (1 if run.failing else 0)
+
+
+def _stdin_name(paths: list[str], stdin_filename: str | None) -> str | None:
+    """The name standard input is linted under when the one path is ``-`` (``--stdin-filename``), else ``None``."""
+    if "-" not in paths:
+        return None
+    if len(paths) != 1 or not stdin_filename:
+        raise UsageError("`-` reads standard input: give it alone, with --stdin-filename NAME", command_line=True)
+    return stdin_filename
 
 
 # -- explain, records ---------------------------------------------------------------------------------------------
@@ -392,10 +381,8 @@ def facts(args: argparse.Namespace) -> int:
     _check_choice("--os", args.os_name, OS_NAMES)
     _check_path("--facts", args.facts_file)
     _check_choice("--format", args.fmt, ("text", "json"))
-    from relialint.config import ConfigError
     from relialint.facts import json_value, render, shown
     from relialint.lint import Options, Target, lint_paths
-    from relialint.lint import UsageError as LintUsageError
     from relialint.secrets import secret_name
 
     gpu: str | None = args.gpu
@@ -403,12 +390,9 @@ def facts(args: argparse.Namespace) -> int:
     _not_empty("--gpu", *(gpu,) if gpu is not None else ())
     _not_empty("--engine-version", *(engine_version,) if engine_version is not None else ())
     _working_directory()
-    try:
-        target = Target(gpu, engine_version, args.os_name, _facts(args.fact),
-                        facts_file=Path(args.facts_file) if args.facts_file else None)
-        run = lint_paths(list(args.paths), Options(target, select=["-none-"], follow_outside=args.follow_outside))
-    except (ConfigError, LintUsageError) as exc:
-        _usage_exit(exc)
+    target = Target(gpu, engine_version, args.os_name, _facts(args.fact),
+                    facts_file=Path(args.facts_file) if args.facts_file else None)
+    run = lint_paths(list(args.paths), Options(target, select=["-none-"], follow_outside=args.follow_outside))
     deployments = []
     for d in run.deployments:
         entry: dict[str, Any] = {"path": d.path, "line": d.span.line, "engine": d.engine, "kind": d.kind,
@@ -541,9 +525,7 @@ def probe(args: argparse.Namespace) -> int:
     _check_path("--write-facts", args.write_facts)
     _check_choice("--format", args.fmt, ("text", "json", "sarif", "github"))
     _check_choice("--fail-on", args.fail_on, list(FAIL_LEVELS))
-    from relialint.lint import UsageError as LintUsageError
     from relialint.probe import run as probe_run
-    from relialint.probe.nvml import NvmlUnavailable
     from relialint.report import formatter
 
     write_facts: str | None = args.write_facts
@@ -552,22 +534,19 @@ def probe(args: argparse.Namespace) -> int:
                                      args.show_possible)
     if files and duration:
         raise UsageError("--duration samples NVML on this host; with --from-nvidia-smi, give several captures in "
-                         "time order instead")
+                         "time order instead", command_line=True)
     if write_facts and Path(write_facts).suffix.lower() not in (".json", ".toml"):
-        raise UsageError(f"--write-facts {write_facts}: the file name ends in .json or .toml")
+        raise UsageError(f"--write-facts {write_facts}: the file name ends in .json or .toml", command_line=True)
     if write_facts:
         _writable("--write-facts", write_facts)
-    try:
-        host, run = probe_run.probe(options)
-    except (LintUsageError, NvmlUnavailable) as exc:
-        _usage_exit(exc)
+    host, run = probe_run.probe(options)
     if write_facts:
         from relialint.probe.factsfile import write
 
         try:
             write(Path(write_facts), host.facts, list(files))
         except OSError as exc:
-            _usage_exit(ValueError(f"--write-facts {write_facts}: {exc.strerror or exc}"))
+            raise UsageError(f"--write-facts {write_facts}: {exc.strerror or exc}") from exc
         _echo(f"relialint: wrote {len(host.facts.facts)} facts to {field(write_facts)}", err=True)
     color = args.fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     sys.stdout.write(formatter(args.fmt)(run, color, False))
@@ -620,10 +599,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         namespace = parser.parse_intermixed_args(rest)
         return _last_resort(run, namespace)
-    except UsageError as exc:
-        _echo(parser.format_usage() + f"Try 'relialint {name} -h' for help.", err=True)
-        _echo(f"relialint: error: {field(str(exc))}", err=True)
-        return 2
+    except RelialintError as exc:
+        return _report(exc, parser, name)
+
+
+def _report(exc: RelialintError, parser: Parser, name: str) -> int:
+    """The one place an error relialint raised on purpose reaches the user, never as a traceback: exit 2. A bad
+    command line gets the command's usage line first; invalid configuration is located in its file; any other error
+    is one line with its message."""
+    if isinstance(exc, InternalError):
+        return _internal_error(exc)
+    if isinstance(exc, UsageError):
+        if exc.command_line:
+            _echo(parser.format_usage() + f"Try 'relialint {name} -h' for help.", err=True)
+    else:
+        from relialint.config import ConfigError  # not imported for a usage error: nothing of the pipeline is
+
+        if isinstance(exc, ConfigError):
+            _echo(f"{field(str(exc.path))}:{exc.line}:{exc.column}: error: invalid configuration: "
+                  f"{field(exc.message)}", err=True)
+            return 2
+    _echo(f"relialint: error: {field(str(exc))}", err=True)
+    return 2
 
 
 def _closed_streams(name: str) -> str | None:
@@ -639,17 +636,24 @@ def _closed_streams(name: str) -> str | None:
 
 def _last_resort(run: Callable[[argparse.Namespace], int], namespace: argparse.Namespace) -> int:
     """An unexpected exception is one line on stderr and exit 2, never a traceback and never exit 1 (the code for
-    findings). Errors in one file are caught per file in ``lint``."""
+    findings). Errors in one file are caught per file in ``lint``; the errors relialint raises on purpose go to
+    ``main`` (:func:`_report`)."""
     try:
         return run(namespace)
-    except (UsageError, SystemExit, KeyboardInterrupt):
+    except InternalError as exc:
+        return _internal_error(exc)
+    except (RelialintError, SystemExit, KeyboardInterrupt):
         raise
     except BrokenPipeError:
         return 2
     except (Exception, RecursionError, MemoryError) as exc:
-        _echo(f"relialint: internal error ({type(exc).__name__}); nothing was reported. Please report it with the "
-              "input that caused it.", err=True)
-        return 2
+        return _internal_error(exc)
+
+
+def _internal_error(exc: BaseException) -> int:
+    _echo(f"relialint: internal error ({type(exc).__name__}); nothing was reported. Please report it with the "
+          "input that caused it.", err=True)
+    return 2
 
 
 if __name__ == "__main__":

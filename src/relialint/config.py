@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from relialint import bounds
+from relialint.errors import RelialintError, never_none
 from relialint.globs import Glob
 from relialint.globs import glob_match as glob_match  # where the tests and callers have found it
 from relialint.plain import Frozen, replace
@@ -27,7 +28,7 @@ FailOn = Literal["blocker", "major", "minor", "never"]
 FactValue = Union[str, bool, int, float]
 
 
-class ConfigError(ValueError):
+class ConfigError(RelialintError, ValueError):
     """An invalid configuration file, located."""
 
     def __init__(self, path: str, line: int, column: int, message: str) -> None:
@@ -180,7 +181,7 @@ def load(path: Path) -> Config:
     display = str(path)
     text, error = read_text(path, display)
     if text is None:
-        assert error is not None
+        error = never_none(error, "read_text gives an error where it gives no text")
         raise ConfigError(display, error.line, error.column, f"cannot read configuration: {error.message}")
     if bounds.depth(text, toml=True) > bounds.MAX_DEPTH:
         raise ConfigError(display, 1, 1, f"invalid TOML: arrays or tables nested deeper than {bounds.MAX_DEPTH} levels")

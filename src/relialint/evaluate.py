@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from relialint.bounds import MAX_MATCH_SUBJECT, regex_problem
+from relialint.errors import RelialintError
 from relialint.facts import Fact, FactValueError, Value, parse_value, render, shown, spec_for
 from relialint.plain import Frozen
 from relialint.versions import Version, VersionBound, VersionError, parse_engine_version
@@ -75,7 +76,7 @@ def kleene_not(verdict: Verdict) -> Verdict:
     return FALSE if verdict.value else TRUE
 
 
-class PredicateError(ValueError):
+class PredicateError(RelialintError, ValueError):
     """A predicate that is not well formed (caught by ``relialint validate`` before it reaches a user)."""
 
 

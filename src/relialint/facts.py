@@ -14,6 +14,7 @@ import math
 import re
 from typing import Literal
 
+from relialint.errors import RelialintError
 from relialint.plain import Frozen
 from relialint.versions import Version, VersionBound, VersionError, parse_sm, parse_version
 
@@ -299,7 +300,7 @@ def spec_for(key: str) -> FactSpec | None:
     return None
 
 
-class FactValueError(ValueError):
+class FactValueError(RelialintError, ValueError):
     """A value that does not parse as its fact's type."""
 
 

@@ -9,6 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from relialint.errors import RelialintError
 from relialint.plain import Frozen
 from relialint.versions import Version, VersionError, parse_sm
 
@@ -80,7 +81,7 @@ class Gpu(Frozen):
         return out
 
 
-class UnknownGpu(LookupError):
+class UnknownGpu(RelialintError, LookupError):
     """A GPU name that is not in the catalogue; ``closest`` holds the nearest known names."""
 
     def __init__(self, name: str, closest: list[str]) -> None:

@@ -9,6 +9,7 @@ import os
 from typing import Any
 
 from relialint import lazyre
+from relialint.errors import RelialintError
 from relialint.lsprope import Rope
 
 ENCODINGS = ("utf-8", "utf-16", "utf-32")
@@ -16,7 +17,7 @@ DEFAULT_ENCODING = "utf-16"
 _DRIVE = lazyre.compile(r"^/[A-Za-z]:")
 
 
-class InvalidParams(ValueError):
+class InvalidParams(RelialintError, ValueError):
     """A request's parameters do not have the shape the protocol says (answered with a JSON-RPC error)."""
 
 

@@ -21,11 +21,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from relialint.errors import RelialintError
+
 DATE_LINE = re.compile(r"^(published|modified):[ \t]*(\S*)[ \t]*$", re.MULTILINE)
 _COMMIT_MARK = "\x1e@@commit "
 
 
-class DatesError(Exception):
+class DatesError(RelialintError):
     """The history cannot be read: no git, not a checkout, or a shallow clone."""
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from relialint.deployment import Deployment
+from relialint.errors import UsageError as UsageError  # bad options (unknown GPU, bad fact): where lint imports it
 from relialint.plain import Fields
 from relialint.readers.located import ReadError
 
@@ -192,6 +193,3 @@ class RunResult:
         """The possible findings that are counted, not listed."""
         return [f for f in self.findings if not (f.shown or self.show_possible)]
 
-
-class UsageError(ValueError):
-    """Bad options (unknown GPU, bad fact): exit 2 before anything is linted."""

@@ -17,8 +17,10 @@ import os
 import stat
 from pathlib import Path
 
+from relialint.errors import RelialintError
 
-class RefusedTarget(OSError):
+
+class RefusedTarget(RelialintError, OSError):
     """A target relialint will not write (``strerror`` says why, in words)."""
 
 

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from relialint.errors import RelialintError
 from relialint.site_markup import code, md, md_link
 
 
@@ -65,7 +66,7 @@ class SeedCitation:
         return where + (", " + "; ".join(parts) if parts else "")
 
 
-class CitationError(ValueError):
+class CitationError(RelialintError, ValueError):
     """A seed locator that names an unknown chapter or section."""
 
 

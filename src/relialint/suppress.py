@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from relialint import SITE_URL
+from relialint.errors import RelialintError, never_none
 from relialint.plain import Fields
 
 INVALID_DIRECTIVE = "RL001"
@@ -309,7 +310,7 @@ def _today() -> datetime.date:
 BASELINE_VERSION = 1
 
 
-class BaselineError(ValueError):
+class BaselineError(RelialintError, ValueError):
     pass
 
 
@@ -371,7 +372,7 @@ def load_baseline(path: Path) -> Baseline:
 
     text, error = read_text(path, str(path))
     if text is None:
-        assert error is not None
+        error = never_none(error, "read_text gives an error where it gives no text")
         raise BaselineError(f"{path}: cannot read baseline: {error.message}")
     try:
         data = bounds.json_loads(text)

@@ -14,10 +14,12 @@ from typing import Literal
 from packaging.version import InvalidVersion
 from packaging.version import Version as Pep440
 
+from relialint.errors import RelialintError
+
 Scheme = Literal["pep440", "build", "release"]
 
 
-class VersionError(ValueError):
+class VersionError(RelialintError, ValueError):
     """A version string that parses in no scheme."""
 
 

@@ -1,20 +1,24 @@
 """The facts vLLM sets itself when a config says nothing, by version (``origin: default``). Where the default
-depends on a version that is not known, the fact stays unknown."""
+depends on a version that is not known, the fact stays unknown.
+
+The defaults are data: rows of (fact, versions, preconditions, value, note), read by one small function
+(:func:`version_defaults`). The version is compared only with the bounds of the rows' version ranges, and those
+bounds are the thresholds of :func:`version_class`, so two versions on the same side of every threshold get the same
+defaults by construction (the version worlds evaluate the defaults once per class: ``worlds._plan``).
+"""
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
 from functools import lru_cache
 
 from relialint.deployment import Deployment
 from relialint.engines import flagcheck
 from relialint.engines.vllm_args import _number
-from relialint.facts import Fact, FactSet
+from relialint.facts import Fact, FactSet, Value
+from relialint.plain import Frozen
 from relialint.versions import Version, parse_engine_version
-
-V = {text: parse_engine_version("vllm", text) for text in
-     ("0.8.0", "0.10.1", "0.10.2", "0.11.0", "0.11.1", "0.12.0", "0.14.0", "0.15.0", "0.20.0", "0.21.0", "0.22.0",
-      "0.24.0", "0.29.0")}
 
 
 def _truthy(value: object) -> bool | None:
@@ -32,135 +36,364 @@ def apply_defaults(deployment: Deployment) -> None:
     version_defaults(deployment.facts)
 
 
-_THRESHOLDS = sorted(V.values())
+# -- the vocabulary of a row ------------------------------------------------------------------------------------------
+
+
+class Versions(Frozen):
+    """The versions a row holds for: the known versions from ``since`` (inclusive) up to ``before`` (exclusive);
+    ``unknown``: also a deployment whose version is unknown (or not a vLLM release number); ``known``: False for a
+    row that holds only where the version is unknown."""
+
+    since: Version | None
+    before: Version | None
+    known: bool
+    unknown: bool
+    _fields = ("since", "before", "known", "unknown")
+
+    def __init__(self, since: Version | None = None, before: Version | None = None, known: bool = True,
+                 unknown: bool = False) -> None:
+        self.since = since
+        self.before = before
+        self.known = known
+        self.unknown = unknown
+
+    def admits(self, version: Version | None) -> bool:
+        if version is None:
+            return self.unknown
+        return self.known and (self.since is None or not version < self.since) and (
+            self.before is None or version < self.before)
+
+    def bounds(self) -> tuple[Version, ...]:
+        return tuple(bound for bound in (self.since, self.before) if bound is not None)
+
+
+def _v(text: str) -> Version:
+    return parse_engine_version("vllm", text)
+
+
+def since(text: str) -> Versions:
+    return Versions(since=_v(text))
+
+
+def before(text: str) -> Versions:
+    return Versions(before=_v(text))
+
+
+def between(first: str, end: str) -> Versions:
+    """From ``first`` up to, not including, ``end``."""
+    return Versions(_v(first), _v(end))
+
+
+EVERY = Versions(unknown=True)
+"""Every version, and an unknown one."""
+UNKNOWN_VERSION = Versions(known=False, unknown=True)
+"""Only where the version is unknown."""
+
+
+class Closed(Frozen):
+    """The config is complete for the keys under ``prefix`` (a full command line closes ``flag.vllm.``, a full
+    environment ``env.``): an absent key there is known unset."""
+
+    prefix: str
+    _fields = ("prefix",)
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+
+    def holds(self, facts: FactSet) -> bool:
+        return self.prefix in facts.closed
+
+
+class _KeyCondition(Frozen):
+    """A condition on one fact."""
+
+    key: str
+    _fields = ("key",)
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+class Known(_KeyCondition):
+    """The fact is known: set to a value or known to be unset."""
+
+    def holds(self, facts: FactSet) -> bool:
+        return facts.get(self.key) is not None
+
+
+class HasValue(_KeyCondition):
+    """The fact is set to a value."""
+
+    def holds(self, facts: FactSet) -> bool:
+        fact = facts.get(self.key)
+        return fact is not None and fact.value is not None
+
+
+class NoValue(_KeyCondition):
+    """The fact is not set to a value: known unset, or unknown."""
+
+    def holds(self, facts: FactSet) -> bool:
+        fact = facts.get(self.key)
+        return fact is None or fact.value is None
+
+
+Parse = Callable[[object], Value | None]
+"""How a fact's value is read (an environment variable's text as a boolean, a number); ``None``: it reads as
+nothing."""
+
+
+class Reads(Frozen):
+    """The fact is set to a value that ``parse`` reads (an environment variable vLLM reads as a boolean)."""
+
+    key: str
+    parse: Parse
+    _fields = ("key", "parse")
+
+    def __init__(self, key: str, parse: Parse) -> None:
+        self.key = key
+        self.parse = parse
+
+    def holds(self, facts: FactSet) -> bool:
+        fact = facts.get(self.key)
+        return fact is not None and fact.value is not None and self.parse(fact.value) is not None
+
+
+class Is(Frozen):
+    """The fact holds exactly this boolean."""
+
+    key: str
+    value: bool
+    _fields = ("key", "value")
+
+    def __init__(self, key: str, value: bool) -> None:
+        self.key = key
+        self.value = value
+
+    def holds(self, facts: FactSet) -> bool:
+        fact = facts.get(self.key)
+        return fact is not None and fact.value is self.value
+
+
+class Either(Frozen):
+    """One of the conditions holds."""
+
+    first: Condition
+    second: Condition
+    _fields = ("first", "second")
+
+    def __init__(self, first: Condition, second: Condition) -> None:
+        self.first = first
+        self.second = second
+
+    def holds(self, facts: FactSet) -> bool:
+        return self.first.holds(facts) or self.second.holds(facts)
+
+
+Condition = Closed | Known | HasValue | NoValue | Reads | Is | Either
+
+
+class Const(Frozen):
+    """A fixed value, ``origin: default``."""
+
+    value: Value | None
+    _fields = ("value",)
+
+    def __init__(self, value: Value | None) -> None:
+        self.value = value
+
+
+class _Derived(Frozen):
+    key: str
+    parse: Parse
+    _fields = ("key", "parse")
+
+    def __init__(self, key: str, parse: Parse) -> None:
+        self.key = key
+        self.parse = parse
+
+
+class FromEnv(_Derived):
+    """The value of the environment variable ``key`` as ``parse`` reads it, located where the variable is set
+    (``origin: env``); nothing is set where ``parse`` reads nothing."""
+
+
+class Follows(_Derived):
+    """The engine's default derived from another fact's value (``origin: default``)."""
+
+
+class Unknown:
+    """The fact is made unknown: no value, and no later default may fill it."""
+
+
+MADE_UNKNOWN = Unknown()
+
+Outcome = Const | FromEnv | Follows | Unknown
+
+
+class Row(Frozen):
+    """One default: ``fact`` takes ``value`` for the versions in ``versions`` where every condition in ``when``
+    holds. ``note`` is shown with the fact; ``why`` says where the default comes from (vLLM's source). The first of
+    a fact's rows that applies decides, even where its value reads as nothing (a variable set to no number): the
+    rows after it are not tried."""
+
+    fact: str
+    versions: Versions
+    when: tuple[Condition, ...]
+    value: Outcome
+    note: str | None
+    why: str
+    _fields = ("fact", "versions", "when", "value", "note", "why")
+
+    def __init__(self, fact: str, versions: Versions, when: tuple[Condition, ...], value: Outcome,
+                 note: str | None = None, why: str = "") -> None:
+        self.fact = fact
+        self.versions = versions
+        self.when = when
+        self.value = value
+        self.note = note
+        self.why = why
+
+    def applies(self, version: Version | None, facts: FactSet) -> bool:
+        return self.versions.admits(version) and all(condition.holds(facts) for condition in self.when)
+
+    def apply(self, facts: FactSet) -> None:
+        value = self.value
+        if isinstance(value, Unknown):
+            facts.unknown(self.fact)
+        elif isinstance(value, Const):
+            facts.set(self.fact, Fact(value.value, "default", note=self.note))
+        else:
+            source = facts.get(value.key)
+            parsed = value.parse(source.value) if source is not None and source.value is not None else None
+            if source is None or parsed is None:
+                return
+            if isinstance(value, FromEnv):
+                facts.set(self.fact, Fact(parsed, "env", source.path, source.line, source.column, note=self.note))
+            else:
+                facts.set(self.fact, Fact(parsed, "default", note=self.note))
+
+
+def _not_truthy(value: object) -> bool | None:
+    truthy = _truthy(value)
+    return None if truthy is None else not truthy
+
+
+def _whole_number(value: object) -> int | None:
+    number = _number(str(value), int)
+    return None if number is None else int(number)
+
+
+def _upper(value: object) -> str:
+    return str(value).upper()
+
+
+def _flag(value: object) -> bool:
+    return bool(value)
+
+
+# -- the table --------------------------------------------------------------------------------------------------------
+
+FLAGS = Closed("flag.vllm.")
+ENV = Closed("env.")
+USE_V1 = "env.VLLM_USE_V1"
+USE_V2 = "env.VLLM_USE_V2_MODEL_RUNNER"
+READY_TIMEOUT = "env.VLLM_ENGINE_READY_TIMEOUT_S"
+ATTENTION = "env.VLLM_ATTENTION_BACKEND"
+NO_Q_QUANT = "env.VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION"
+Q_QUANT_NOTE = "Q is quantized to FP8 with an FP8 KV cache unless disabled"
+
+ROWS: tuple[Row, ...] = (
+    Row("serve.dtype", EVERY, (FLAGS,), Const("auto")),
+    Row("kv_cache.dtype", EVERY, (FLAGS,), Const("auto")),
+    Row("cuda_graphs.enabled", EVERY, (FLAGS,), Const(True)),
+    # the cudagraph mode when the config names none (config/compilation.py); none before 0.10.1, when the mode did
+    # not exist
+    Row("cuda_graphs.mode", EVERY, (FLAGS, Is("cuda_graphs.enabled", False)), Const("NONE"),
+        note="CUDA graphs are off", why="--enforce-eager turns CUDA graphs off"),
+    Row("cuda_graphs.mode", since("0.11.0"), (FLAGS,), Const("FULL_AND_PIECEWISE")),
+    Row("cuda_graphs.mode", between("0.10.1", "0.11.0"), (FLAGS,), Const("PIECEWISE")),
+    Row("spec_decode.enabled", EVERY, (FLAGS,), Const(False)),
+    Row("spec_decode.method", EVERY, (FLAGS,), Const(None)),
+    Row("spec_decode.num_tokens", EVERY, (FLAGS,), Const(None)),
+    Row("parallel.tensor", EVERY, (FLAGS,), Const(1)),
+    Row("parallel.pipeline", EVERY, (FLAGS,), Const(1)),
+    Row("moe.backend", EVERY, (FLAGS,), Const("auto")),
+    Row("limits.max_model_len", EVERY, (FLAGS,), Const(None)),
+    Row("limits.max_num_batched_tokens", EVERY, (FLAGS,), Const(None)),
+    # VLLM_USE_V1 is read up to 0.11.0; V1 is the only engine from 0.11.1, and the default from 0.8.0
+    Row("engine.v1", since("0.11.1"), (), Const(True), note="V1 is the only engine from 0.11.1"),
+    Row("engine.v1", EVERY, (Reads(USE_V1, _truthy),), FromEnv(USE_V1, _truthy)),
+    Row("engine.v1", before("0.8.0"), (Either(Known(USE_V1), ENV),), Const(False)),
+    Row("engine.v1", since("0.8.0"), (Either(Known(USE_V1), ENV),), Const(True)),
+    # prefix caching: off in V0, on in V1
+    Row("prefix_caching.enabled", EVERY, (FLAGS, HasValue("engine.v1")), Follows("engine.v1", _flag),
+        note="the engine's default for this version"),
+    # no release before 0.12.0 reads VLLM_USE_V2_MODEL_RUNNER, whatever the environment holds. With the variable
+    # unset (VllmConfig.use_v2_model_runner, vllm/config/vllm.py): up to 0.21.x it defaults to 0; 0.22.0-0.28.x use
+    # V2 only for the architectures in DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES (a list that changes per release; the
+    # config does not show the architecture), so it stays unknown; from 0.29.0 V2 is the default wherever it
+    # supports the configuration
+    Row("engine.v2_model_runner", before("0.12.0"), (), Const(False), note="no V2 model runner before 0.12.0"),
+    Row("engine.v2_model_runner", EVERY, (Reads(USE_V2, _truthy),), FromEnv(USE_V2, _truthy)),
+    Row("engine.v2_model_runner", between("0.12.0", "0.22.0"), (ENV, NoValue(USE_V2)), Const(False)),
+    Row("engine.v2_model_runner", since("0.29.0"), (ENV, NoValue(USE_V2)), Const(True),
+        note="from 0.29.0 the V2 runner is used where supported"),
+    Row("memory.gpu_utilization", before("0.20.0"), (FLAGS,), Const(0.9)),
+    Row("memory.gpu_utilization", since("0.20.0"), (FLAGS,), Const(0.92)),
+    # the variable set to something that is no number: no default either
+    Row("engine.ready_timeout_s", EVERY, (HasValue(READY_TIMEOUT),), FromEnv(READY_TIMEOUT, _whole_number)),
+    Row("engine.ready_timeout_s", since("0.14.0"), (Either(Known(READY_TIMEOUT), ENV),), Const(600)),
+    # VLLM_ATTENTION_BACKEND is read only by vLLM up to 0.14.x: unknown where the version is unknown
+    Row("attention.backend", UNKNOWN_VERSION, (HasValue(ATTENTION),), MADE_UNKNOWN,
+        why="read only by vLLM up to 0.14.0"),
+    Row("attention.backend", before("0.15.0"), (HasValue(ATTENTION),), FromEnv(ATTENTION, _upper)),
+    Row("attention.backend", since("0.15.0"), (HasValue(ATTENTION), FLAGS), Const("auto"),
+        note="VLLM_ATTENTION_BACKEND is ignored"),
+    Row("attention.backend", EVERY, (FLAGS, Either(Known(ATTENTION), ENV)), Const("auto")),
+    # FlashInfer Q-quantization: on unless VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION (read 0.10.2-0.14.x, default 0)
+    # or --attention-config disable_flashinfer_q_quantization (0.13.0+, default false) turns it off; the switch does
+    # not exist before 0.10.2
+    Row("attention.flashinfer_q_quant", between("0.10.2", "0.15.0"), (Reads(NO_Q_QUANT, _truthy),),
+        FromEnv(NO_Q_QUANT, _not_truthy)),
+    Row("attention.flashinfer_q_quant", between("0.10.2", "0.15.0"), (FLAGS, ENV), Const(True), note=Q_QUANT_NOTE),
+    Row("attention.flashinfer_q_quant", since("0.15.0"), (FLAGS,), Const(True), note=Q_QUANT_NOTE),
+)
+
+
+def _by_fact(rows: tuple[Row, ...]) -> tuple[tuple[str, tuple[Row, ...]], ...]:
+    """The rows of each fact in table order, the facts in order of first appearance (a fact's rows are tried in
+    order; the first that applies decides)."""
+    facts = dict.fromkeys(row.fact for row in rows)
+    return tuple((fact, tuple(row for row in rows if row.fact == fact)) for fact in facts)
+
+
+BY_FACT = _by_fact(ROWS)
+THRESHOLDS: tuple[Version, ...] = tuple(sorted({bound for row in ROWS for bound in row.versions.bounds()}))
+"""Every version a row's range starts or ends at: the only versions the defaults compare with."""
+
+
+def _version(facts: FactSet) -> Version | None:
+    """The deployment's vLLM version, or ``None`` when it is unknown or not a vLLM release number."""
+    fact = facts.get("engine.version")
+    version = fact.value if fact is not None and isinstance(fact.value, Version) else None
+    return version if version is not None and version.scheme == "pep440" else None
 
 
 @lru_cache(maxsize=1024)
 def version_class(version: Version) -> tuple[object, ...]:
-    """The defaults below read the version only through comparisons with the thresholds in ``V`` (keep it so):
-    versions on the same side of every threshold get the same defaults. The class is how many thresholds the
-    version has reached (the thresholds are ordered, so that count says on which side of each it is)."""
-    return (bisect_right(_THRESHOLDS, version),)
+    """Which side of every threshold the version is on, as how many thresholds it has reached (they are ordered):
+    versions of one class get the same defaults, since the rows compare the version only with the thresholds."""
+    return (bisect_right(THRESHOLDS, version),)
 
 
 def version_defaults(facts: FactSet) -> None:
-    """The defaults alone (no option checks): what the possible-worlds evaluator computes inside each version."""
-    version_fact = facts.get("engine.version")
-    version = version_fact.value if version_fact is not None and isinstance(version_fact.value, Version) else None
-    if version is not None and version.scheme != "pep440":
-        version = None
-    flags_closed = "flag.vllm." in facts.closed
-
-    def default(key: str, value: object, note: str | None = None) -> None:
-        if not facts.settled(key) and flags_closed:
-            facts.set(key, Fact(value, "default", note=note))  # type: ignore[arg-type]
-
-    default("serve.dtype", "auto")
-    default("kv_cache.dtype", "auto")
-    default("cuda_graphs.enabled", True)
-    _cudagraph_mode(facts, version, flags_closed)
-    default("spec_decode.enabled", False)
-    default("spec_decode.method", None)
-    default("spec_decode.num_tokens", None)
-    default("parallel.tensor", 1)
-    default("parallel.pipeline", 1)
-    default("moe.backend", "auto")
-    default("limits.max_model_len", None)
-    default("limits.max_num_batched_tokens", None)
-
-    env_closed = "env." in facts.closed
-    # engine.v1: VLLM_USE_V1 is read up to 0.11.0; V1 is the only engine from 0.11.1.
-    use_v1 = facts.get("env.VLLM_USE_V1")
-    if not facts.settled("engine.v1"):
-        if version is not None and not version < V["0.11.1"]:
-            facts.set("engine.v1", Fact(True, "default", note="V1 is the only engine from 0.11.1"))
-        elif use_v1 is not None and use_v1.value is not None and _truthy(use_v1.value) is not None:
-            facts.set("engine.v1", Fact(_truthy(use_v1.value), "env", use_v1.path, use_v1.line, use_v1.column))
-        elif version is not None and (use_v1 is not None or env_closed):
-            facts.set("engine.v1", Fact(not version < V["0.8.0"], "default"))
-    # prefix caching: off in V0, on in V1 (the default from 0.8.0).
-    v1 = facts.get("engine.v1")
-    if not facts.settled("prefix_caching.enabled") and flags_closed and v1 is not None and v1.value is not None:
-        facts.set("prefix_caching.enabled", Fact(bool(v1.value), "default",
-                                                 note="the engine's default for this version"))
-    # V2 model runner.
-    v2 = facts.get("env.VLLM_USE_V2_MODEL_RUNNER")
-    if not facts.settled("engine.v2_model_runner"):
-        if version is not None and version < V["0.12.0"]:
-            # no release before 0.12.0 reads VLLM_USE_V2_MODEL_RUNNER: whatever the environment holds
-            facts.set("engine.v2_model_runner", Fact(False, "default", note="no V2 model runner before 0.12.0"))
-        elif v2 is not None and v2.value is not None and _truthy(v2.value) is not None and (
-                version is None or not version < V["0.12.0"]):
-            facts.set("engine.v2_model_runner", Fact(_truthy(v2.value), "env", v2.path, v2.line, v2.column))
-        elif version is not None and env_closed and (v2 is None or v2.value is None):
-            # VllmConfig.use_v2_model_runner with the variable unset: up to 0.21.0 the variable defaults to 0;
-            # 0.22.0-0.28.x use V2 only for the architectures in DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES (a list that
-            # changes per release; the config does not show the architecture), so it stays unknown; from 0.29.0
-            # V2 is the default wherever it supports the configuration (vllm/config/vllm.py)
-            if version < V["0.22.0"]:
-                facts.set("engine.v2_model_runner", Fact(False, "default"))
-            elif not version < V["0.29.0"]:
-                facts.set("engine.v2_model_runner", Fact(True, "default",
-                                                         note="from 0.29.0 the V2 runner is used where supported"))
-    # gpu_memory_utilization default.
-    if not facts.settled("memory.gpu_utilization") and flags_closed and version is not None:
-        facts.set("memory.gpu_utilization", Fact(0.92 if not version < V["0.20.0"] else 0.9, "default"))
-    # engine-ready timeout.
-    timeout = facts.get("env.VLLM_ENGINE_READY_TIMEOUT_S")
-    if not facts.settled("engine.ready_timeout_s"):
-        if timeout is not None and timeout.value is not None:
-            number = _number(str(timeout.value), int)
-            if number is not None:
-                facts.set("engine.ready_timeout_s", Fact(number, "env", timeout.path, timeout.line, timeout.column))
-        elif version is not None and not version < V["0.14.0"] and (timeout is not None or env_closed):
-            facts.set("engine.ready_timeout_s", Fact(600, "default"))
-    # attention backend from the env var, where the version still reads it.
-    backend = facts.get("env.VLLM_ATTENTION_BACKEND")
-    if not facts.settled("attention.backend"):
-        if backend is not None and backend.value is not None:
-            if version is None or version < V["0.15.0"]:
-                note = None if version is not None else "read only by vLLM up to 0.14.0"
-                facts.set("attention.backend", Fact(str(backend.value).upper(), "env", backend.path, backend.line,
-                                                    backend.column, note=note))
-                if version is None:
-                    facts.unknown("attention.backend")
-            elif flags_closed:
-                facts.set("attention.backend", Fact("auto", "default", note="VLLM_ATTENTION_BACKEND is ignored"))
-        elif flags_closed and (backend is not None or env_closed):
-            facts.set("attention.backend", Fact("auto", "default"))
-    _flashinfer_q_quant(facts, version, flags_closed, env_closed)
-
-
-def _cudagraph_mode(facts: FactSet, version: Version | None, flags_closed: bool) -> None:
-    """The cudagraph mode the engine uses when the config names none: ``NONE`` under ``--enforce-eager``,
-    ``PIECEWISE`` in 0.10.1-0.10.2, ``FULL_AND_PIECEWISE`` from 0.11.0 (``config/compilation.py``); unknown
-    before 0.10.1, when the mode did not exist, and when the version is unknown."""
-    key = "cuda_graphs.mode"
-    if facts.settled(key) or not flags_closed:
-        return
-    graphs = facts.get("cuda_graphs.enabled")
-    if graphs is not None and graphs.value is False:
-        facts.set(key, Fact("NONE", "default", note="CUDA graphs are off"))
-    elif version is not None and not version < V["0.11.0"]:
-        facts.set(key, Fact("FULL_AND_PIECEWISE", "default"))
-    elif version is not None and not version < V["0.10.1"]:
-        facts.set(key, Fact("PIECEWISE", "default"))
-
-
-def _flashinfer_q_quant(facts: FactSet, version: Version | None, flags_closed: bool, env_closed: bool) -> None:
-    """FlashInfer Q-quantization: on unless ``VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION`` (read 0.10.2-0.14.x,
-    default 0) or ``--attention-config`` ``disable_flashinfer_q_quantization`` (0.13.0+, default false) turns it
-    off; the switch does not exist before 0.10.2."""
-    key = "attention.flashinfer_q_quant"
-    if facts.settled(key):
-        return
-    env = facts.get("env.VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION")
-    env_read = version is not None and not version < V["0.10.2"] and version < V["0.15.0"]
-    if env is not None and env.value is not None and _truthy(env.value) is not None:
-        if env_read:
-            facts.set(key, Fact(not _truthy(env.value), "env", env.path, env.line, env.column))
-            return
-        if version is None:
-            return  # read by some versions only: unknown until the version is known
-    if version is not None and not version < V["0.10.2"] and flags_closed and (env_closed or not env_read):
-        facts.set(key, Fact(True, "default", note="Q is quantized to FP8 with an FP8 KV cache unless disabled"))
+    """The defaults alone (no option checks): what the possible-worlds evaluator computes inside each version. Each
+    fact not already settled takes the first of its rows that applies, if any."""
+    version = _version(facts)
+    for fact, rows in BY_FACT:
+        if facts.settled(fact):
+            continue
+        for row in rows:
+            if row.applies(version, facts):
+                row.apply(facts)
+                break

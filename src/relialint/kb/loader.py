@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from relialint.errors import never_none
 from relialint.plain import Frozen
 from relialint.readers.located import Span, read_text
 
@@ -90,7 +91,7 @@ def load_dir(directory: Path) -> LoadResult:
         display = str(path)
         text, error = read_text(path, display)
         if error is not None or text is None:
-            assert error is not None
+            error = never_none(error, "read_text gives an error where it gives no text")
             result.problems.append(Problem(display, error.line, error.column, "KB001", error.message))
             continue
         try:

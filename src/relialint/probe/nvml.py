@@ -12,13 +12,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from relialint.errors import RelialintError
 from relialint.probe.reading import Capture, Reading, Sample
 from relialint.readers.located import ReadError
 
 SOURCE = "nvml"
 
 
-class NvmlUnavailable(RuntimeError):
+class NvmlUnavailable(RelialintError, RuntimeError):
     """NVML cannot be used here: the binding is not installed, or the driver library does not load."""
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from xml.parsers import expat
 
+from relialint.errors import RelialintError
 from relialint.probe.reading import REASON_BITS, Capture, Sample
 from relialint.probe.units import convert
 from relialint.readers.located import ReadError
@@ -23,19 +24,19 @@ class Node:
     text: str = ""
 
     def find(self, *path: str) -> Node | None:
-        node: Node | None = self
+        node = self
         for tag in path:
-            assert node is not None
-            node = next((c for c in node.children if c.tag == tag), None)
-            if node is None:
+            child = next((c for c in node.children if c.tag == tag), None)
+            if child is None:
                 return None
+            node = child
         return node
 
     def all(self, tag: str) -> list[Node]:
         return [c for c in self.children if c.tag == tag]
 
 
-class XmlError(ValueError):
+class XmlError(RelialintError, ValueError):
     def __init__(self, line: int, column: int, message: str) -> None:
         super().__init__(message)
         self.line, self.column = line, column

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from relialint.errors import InternalError
 from relialint.readers.located import ReadError
 
 Value = str | bool | int | float
@@ -55,7 +56,8 @@ class Sample:
         return reading.value if reading is not None else None
 
     def put(self, name: str, value: Value | None, line: int | None = None, column: int | None = None) -> None:
-        assert name in FIELDS, name
+        if name not in FIELDS:
+            raise InternalError(f"a reading of {name!r}, which is not in FIELDS")
         if value is not None:
             self.values[name] = Reading(value, self.path, line, column)
 

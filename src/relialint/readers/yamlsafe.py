@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from relialint import bounds
+from relialint.errors import RelialintError
 from relialint.plain import Fields
 from relialint.readers.located import ReadError, Span
 
@@ -80,7 +81,7 @@ class YMap(YNode):
         return [k.text for k, _ in self.items]
 
 
-class YamlError(Exception):
+class YamlError(RelialintError):
     def __init__(self, error: ReadError) -> None:
         super().__init__(error.message)
         self.error = error

@@ -141,14 +141,17 @@ def compile_record(loaded: LoadedRecord) -> dict[str, Any]:
 
 
 def compiled(directories: list[Path]) -> tuple[list[dict[str, Any]], list[Problem]]:
-    """The records of these folders in compiled form, from the cache when the files have not changed."""
+    """The records of these folders in compiled form, from the cache when the files have not changed, each
+    trigger compiled into its typed tree (:func:`relialint.triggers.attach`, after the cache is written: the cache
+    holds plain data)."""
     from relialint import cache
+    from relialint.triggers import attach
 
     files = [p for d in directories for p in record_files(d)] if directories else []
     key = cache.digest(files)
     hit = cache.read("records", key)
     if isinstance(hit, list):
-        return hit, []
+        return attach(hit), []
     records: list[dict[str, Any]] = []
     problems: list[Problem] = []
     for directory in directories:
@@ -158,4 +161,4 @@ def compiled(directories: list[Path]) -> tuple[list[dict[str, Any]], list[Proble
     records.sort(key=lambda r: r["id"])
     if not problems:
         cache.write("records", key, records)
-    return records, problems
+    return attach(records), problems

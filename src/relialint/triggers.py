@@ -346,18 +346,34 @@ def _literals(raw: Mapping[str, AnyType]) -> tuple[Version, ...]:
 TRIGGER_FIELDS = ("trigger", "runtime_trigger")
 
 
+class CompiledRecord(dict[str, AnyType]):
+    """A loaded record: its plain data (the fields, as before: prose, fix, examples; still JSON, still a dict) and,
+    beside them, its triggers compiled (``triggers``, by field name). A copy made with ``{**record}`` or ``dict()``
+    is a plain dict again, without them: a record changed by hand is compiled again where it is evaluated."""
+
+    __slots__ = ("triggers",)
+
+    def __init__(self, data: Mapping[str, AnyType], triggers: Mapping[str, Trigger]) -> None:
+        super().__init__(data)
+        self.triggers = triggers
+
+
 def attach(records: list[dict[str, AnyType]]) -> list[dict[str, AnyType]]:
-    """Compile the triggers of loaded records, once: each ``trigger``/``runtime_trigger`` gets its compiled form
-    beside it, under ``_trigger``/``_runtime_trigger`` (the record's other fields stay plain data)."""
-    for record in records:
-        for name in TRIGGER_FIELDS:
-            raw = record.get(name)
-            if raw:
-                record["_" + name] = compile_trigger(raw)
-    return records
+    """The records with their triggers compiled, once, when they are loaded (:class:`CompiledRecord`)."""
+    return [CompiledRecord(record, {name: compile_trigger(record[name]) for name in TRIGGER_FIELDS
+                                    if record.get(name)}) for record in records]
+
+
+def of(record: Mapping[str, AnyType], name: str = "trigger") -> Trigger | None:
+    """A record's compiled trigger: the one it was loaded with, else compiled now (the site, a record built by
+    hand); ``None`` when it has none."""
+    found = attached(record, name)
+    if found is not None:
+        return found
+    raw = record.get(name)
+    return compile_trigger(raw) if raw else None
 
 
 def attached(record: Mapping[str, AnyType], name: str = "trigger") -> Trigger | None:
     """The compiled trigger a loaded record carries (:func:`attach`); ``None`` for a record built by hand."""
-    found = record.get("_" + name)
-    return found if isinstance(found, Trigger) else None
+    return record.triggers.get(name) if isinstance(record, CompiledRecord) else None

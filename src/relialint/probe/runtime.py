@@ -23,8 +23,15 @@ if TYPE_CHECKING:
 def runtime_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each record with a runtime trigger, as a record whose trigger is that runtime trigger (its compiled form
     too, where the record was loaded with one: never the compiled form of the other trigger)."""
-    return [{**r, "trigger": r["runtime_trigger"], "_trigger": r.get("_runtime_trigger")} for r in records
-            if r.get("runtime_trigger") and r.get("status") != "withdrawn"]
+    from relialint.triggers import CompiledRecord, attached
+
+    out: list[dict[str, Any]] = []
+    for r in records:
+        if r.get("runtime_trigger") and r.get("status") != "withdrawn":
+            compiled = attached(r, "runtime_trigger")
+            copy = {**r, "trigger": r["runtime_trigger"]}
+            out.append(CompiledRecord(copy, {"trigger": compiled}) if compiled is not None else copy)
+    return out
 
 
 def host_deployment(host: HostFacts, given: dict[str, Fact], notes: list[str]) -> Deployment:

@@ -154,7 +154,7 @@ def _dict_keys(pred: dict[str, Any]) -> set[str]:
 
 def test_a_leaf_that_does_not_compile_raises_only_where_it_is_evaluated() -> None:
     bad = {"fact": "no.such_fact", "eq": 1}
-    node = compile_predicate({"all": [{"fact": "gpu.count", "eq": 1}, bad]})
+    node = compile_predicate({"all": [{"fact": "gpu.count", "eq": 1}, bad]}, checked=True)
     facts = FactSet()
     facts.set("gpu.count", Fact(2, "cli"))
     assert eval_predicate(node, facts).value is False  # the first part decides: the bad leaf is never read
@@ -169,7 +169,8 @@ def test_a_leaf_that_does_not_compile_raises_only_where_it_is_evaluated() -> Non
 def test_compile_errors_are_located_as_validate_reports_them() -> None:
     trigger = compile_trigger({"when": {"any": [{"fact": "env.VLLM_X", "matches": "("},
                                                 {"not": {"fact": "gpu.sm", "ge": "nine"}}]},
-                               "affected": [{"engine": "vllm", "introduced": "0.8.0", "fixed": "x.y"}]})
+                               "affected": [{"engine": "vllm", "introduced": "0.8.0", "fixed": "x.y"}]},
+                              checked=True)
     assert [(leaf.loc, leaf.problems) for leaf in trigger.leaves] == [
         (("any", 0), ((("matches",), "KB012", "invalid regular expression: missing ), unterminated subpattern "
                                               "at position 0"),)),

@@ -40,6 +40,9 @@ class PredicateError(ValueError):
     """A predicate that is not well formed (caught by ``relialint validate`` before it reaches a user)."""
 
 
+_setattr = object.__setattr__
+
+
 class _Node:
     """Immutable after ``__init__``; equality and hashing by identity (a memo key that stays this node's)."""
 
@@ -50,13 +53,13 @@ class _Node:
 
     def _set(self, **fields: object) -> None:
         for name, value in fields.items():
-            object.__setattr__(self, name, value)
+            _setattr(self, name, value)
 
 
 class Leaf(_Node):
     """``{fact: key, op: arg}``: ``operand`` is ``arg`` parsed for the fact's type (a tuple for ``in``/``not_in``,
     a compiled pattern for ``matches``). ``error``: why the leaf does not compile (raised when it is evaluated);
-    ``problems``: what ``validate`` reports about it, under ``loc``."""
+    ``problems``: what ``validate`` reports about it, under ``loc`` (found when compiled ``checked``)."""
 
     __slots__ = ("arg", "error", "key", "loc", "op", "operand", "problems")
     key: str
@@ -69,7 +72,13 @@ class Leaf(_Node):
 
     def __init__(self, key: str, op: str, arg: AnyType, operand: AnyType, error: str | None, loc: Loc,
                  problems: tuple[LocatedProblem, ...]) -> None:
-        self._set(key=key, op=op, arg=arg, operand=operand, error=error, loc=loc, problems=problems)
+        _setattr(self, "key", key)  # (one call a field: a leaf is made for every leaf of every record loaded)
+        _setattr(self, "op", op)
+        _setattr(self, "arg", arg)
+        _setattr(self, "operand", operand)
+        _setattr(self, "error", error)
+        _setattr(self, "loc", loc)
+        _setattr(self, "problems", problems)
 
     def __repr__(self) -> str:
         return f"Leaf({self.key!r} {self.op} {self.arg!r})"
@@ -202,26 +211,28 @@ def leaves(node: Predicate, positive: bool = True) -> Iterator[tuple[Leaf, bool]
 # -- compiling ------------------------------------------------------------------------------------------------------
 
 
-def compile_trigger(raw: Mapping[str, AnyType]) -> Trigger:
+def compile_trigger(raw: Mapping[str, AnyType], checked: bool = False) -> Trigger:
     """A record's ``trigger`` (or ``runtime_trigger``) as a :class:`Trigger`. Never raises for a malformed
-    predicate or range: the error stays on the node (see the module's docstring)."""
-    when = compile_predicate(raw.get("when") or {})
+    predicate or range: the error stays on the node (see the module's docstring). ``checked``: also find every
+    problem ``relialint validate`` reports (:attr:`Leaf.problems`; a run needs only the errors)."""
+    when = compile_predicate(raw.get("when") or {}, (), checked)
     affected = tuple(Range(r) for r in raw.get("affected") or [])
     return Trigger(when, affected, tuple(str(k) for k in raw.get("locate") or []), _literals(raw))
 
 
-def compile_predicate(raw: AnyType, loc: Loc = ()) -> Predicate:
+def compile_predicate(raw: AnyType, loc: Loc = (), checked: bool = False) -> Predicate:
     if isinstance(raw, Mapping):
         for junction, cls in (("all", All), ("any", Any)):
             if junction in raw:
-                return cls(tuple(compile_predicate(p, (*loc, junction, i)) for i, p in enumerate(raw[junction])))
+                return cls(tuple(compile_predicate(p, (*loc, junction, i), checked)
+                                 for i, p in enumerate(raw[junction])))
         if "not" in raw:
-            return Not(compile_predicate(raw["not"], (*loc, "not")))
-        return _leaf(raw, loc)
+            return Not(compile_predicate(raw["not"], (*loc, "not"), checked))
+        return _leaf(raw, loc, checked)
     return Invalid(f"not a predicate: {raw!r}")
 
 
-def _leaf(raw: Mapping[str, AnyType], loc: Loc) -> Leaf:
+def _leaf(raw: Mapping[str, AnyType], loc: Loc, checked: bool) -> Leaf:
     ops = [op for op in raw if op != "fact"]
     op = ops[0] if ops else ""
     arg = raw.get(op)
@@ -235,7 +246,7 @@ def _leaf(raw: Mapping[str, AnyType], loc: Loc) -> Leaf:
         operand = _operand_of(key, ops, op, arg)
     except PredicateError as exc:
         error = str(exc)
-    return Leaf(str(key), op, arg, operand, error, loc, _problems(raw))
+    return Leaf(str(key), op, arg, operand, error, loc, _problems(raw) if checked else ())
 
 
 def _operand_of(key: str, ops: list[str], op: str, arg: AnyType) -> AnyType:
@@ -332,13 +343,15 @@ def _literals(raw: Mapping[str, AnyType]) -> tuple[Version, ...]:
     for rng in raw.get("affected") or []:
         texts.extend(str(rng[k]) for k in RANGE_BOUNDS if rng.get(k))
         texts.extend(str(o) for o in rng.get("observed") or [])
-    out: list[Version] = []
-    for text in dict.fromkeys(texts):
-        try:
-            out.append(parse_version(text))
-        except VersionError:
-            continue
-    return tuple(out)
+    return tuple(v for v in map(_plain_version, dict.fromkeys(texts)) if v is not None)
+
+
+@lru_cache(maxsize=1024)
+def _plain_version(text: str) -> Version | None:
+    try:
+        return parse_version(text)
+    except VersionError:
+        return None
 
 
 # -- records --------------------------------------------------------------------------------------------------------

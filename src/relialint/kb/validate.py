@@ -95,7 +95,7 @@ def _one_trigger(loaded: LoadedRecord, name: str) -> list[Problem]:
     trigger = data.get(name)
     if not trigger:
         return problems
-    compiled = compile_trigger(trigger)
+    compiled = compile_trigger(trigger, checked=True)
     for leaf, _ in leaves(compiled.when):
         problems.extend(_problem(loaded, (name, "when", *leaf.loc, *where), code, message)
                         for where, code, message in leaf.problems)

@@ -126,7 +126,7 @@ def _unknown(key: str) -> Verdict:
 
 def eval_leaf(leaf: Leaf | Mapping[str, Any], facts: FactView) -> Verdict:
     """One leaf (a compiled :class:`~relialint.triggers.Leaf`, or a leaf's dict, compiled here)."""
-    if not isinstance(leaf, Leaf):
+    if type(leaf) is not Leaf:
         node = compile_predicate(leaf)
         if not isinstance(node, Leaf):
             return eval_predicate(node, facts)
@@ -185,17 +185,18 @@ def _lazy(parts: tuple[Predicate, ...], facts: FactView, dominant: bool) -> Verd
 
 def eval_predicate(pred: Predicate | Mapping[str, Any], facts: FactView) -> Verdict:
     """A compiled predicate (or a predicate's dict, compiled here: tests and one-off callers) over ``facts``."""
+    kind = type(pred)
+    if kind is Leaf:
+        return eval_leaf(pred, facts)  # type: ignore[arg-type]
+    if kind is All:
+        return _lazy(pred.parts, facts, dominant=False)  # type: ignore[union-attr]
+    if kind is AnyOf:
+        return _lazy(pred.parts, facts, dominant=True)  # type: ignore[union-attr]
+    if kind is Not:
+        return kleene_not(eval_predicate(pred.part, facts))  # type: ignore[union-attr]
     if isinstance(pred, Mapping):
-        pred = compile_predicate(pred)
-    if isinstance(pred, Leaf):
-        return eval_leaf(pred, facts)
-    if isinstance(pred, All):
-        return _lazy(pred.parts, facts, dominant=False)
-    if isinstance(pred, AnyOf):
-        return _lazy(pred.parts, facts, dominant=True)
-    if isinstance(pred, Not):
-        return kleene_not(eval_predicate(pred.part, facts))
-    raise PredicateError(pred.error)
+        return eval_predicate(compile_predicate(pred), facts)
+    raise PredicateError(pred.error)  # type: ignore[union-attr]
 
 
 def eval_range(rng: Range | Mapping[str, Any], facts: FactView) -> Verdict:

@@ -17,6 +17,7 @@ are two triggers, so a memo keyed by a node can never answer for a record that c
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
@@ -371,10 +372,31 @@ class CompiledRecord(dict[str, AnyType]):
         self.triggers = triggers
 
 
-def attach(records: list[dict[str, AnyType]]) -> list[dict[str, AnyType]]:
-    """The records with their triggers compiled, once, when they are loaded (:class:`CompiledRecord`)."""
-    return [CompiledRecord(record, {name: compile_trigger(record[name]) for name in TRIGGER_FIELDS
-                                    if record.get(name)}) for record in records]
+def attach(records: list[dict[str, AnyType]], text: str | None = None) -> list[dict[str, AnyType]]:
+    """The records with their triggers compiled when they are loaded (:class:`CompiledRecord`). ``text``: the
+    records' JSON (the loader's cache entry), when ``records`` is what it reads: their triggers are then compiled
+    once per process for that text. Every run of a process (the corpus report, the language server, one run per
+    buffer) loads the records again, and compiled nodes are immutable, so the runs share them; records whose
+    files changed are another text, compiled anew."""
+    if text is None:
+        compiled = [_compile_record(record) for record in records]
+    else:
+        compiled = list(_compiled_text(text))
+        if len(compiled) != len(records):  # (never: the text is what was read) compile these records instead
+            compiled = [_compile_record(record) for record in records]
+    return [CompiledRecord(record, dict(triggers)) for record, triggers in zip(records, compiled, strict=True)]
+
+
+def _compile_record(record: Mapping[str, AnyType]) -> tuple[tuple[str, Trigger], ...]:
+    return tuple((name, compile_trigger(record[name])) for name in TRIGGER_FIELDS if record.get(name))
+
+
+@lru_cache(maxsize=4)
+def _compiled_text(text: str) -> tuple[tuple[tuple[str, Trigger], ...], ...]:
+    """The triggers of the records a JSON text holds, compiled (a pure function of the text: caching it keeps no
+    state). Each record's own dicts are parsed here, apart from the caller's: nothing it changes reaches them."""
+    records = json.loads(text)
+    return tuple(_compile_record(record) for record in records) if isinstance(records, list) else ()
 
 
 def of(record: Mapping[str, AnyType], name: str = "trigger") -> Trigger | None:

@@ -101,8 +101,7 @@ def lint_paths(paths: list[str], options: Options) -> RunResult:
         session.run.files += 1
         text, error = read_text(path, display)
         if error is not None or text is None:
-            assert error is not None
-            session.run.errors.append(error)
+            session.run.errors.append(error or ReadError(display, 1, 1, "could not be read"))
             continue
         try:
             with limited_to(session.reach_for(path)):
@@ -381,8 +380,7 @@ class Session:
             (run.warnings if error.severity == "warning" else run.errors).append(error)
 
         entries = []
-        for number, entry in eff.suppressions:
-            assert cfg is not None
+        for number, entry in eff.suppressions if cfg is not None else ():  # (suppressions come from a config)
             key = (str(cfg.path), number)
             state = self.configured.get(key)
             if state is None:

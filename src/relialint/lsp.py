@@ -194,7 +194,8 @@ class RelialintServer(Server):
     def on_open(self, params: Any) -> None:
         item = params.get("textDocument") if isinstance(params, dict) else None
         uri = document_uri(params)
-        assert isinstance(item, dict)
+        if not isinstance(item, dict):
+            raise InvalidParams("`textDocument` must be an object")
         text, version = item.get("text"), item.get("version")
         if not isinstance(text, str):
             raise InvalidParams("`textDocument.text` must be a string")

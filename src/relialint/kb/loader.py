@@ -90,8 +90,8 @@ def load_dir(directory: Path) -> LoadResult:
         display = str(path)
         text, error = read_text(path, display)
         if error is not None or text is None:
-            assert error is not None
-            result.problems.append(Problem(display, error.line, error.column, "KB001", error.message))
+            line, column, message = (error.line, error.column, error.message) if error else (1, 1, "not read")
+            result.problems.append(Problem(display, line, column, "KB001", message))
             continue
         try:
             docs = load_all(text, display)

@@ -36,18 +36,32 @@ def _file(name: str, key: str) -> Path:
 
 
 def read(name: str, key: str) -> Any | None:
+    text = read_text(name, key)
     try:
-        return json.loads(_file(name, key).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return None if text is None else json.loads(text)
+    except ValueError:
+        return None
+
+
+def read_text(name: str, key: str) -> str | None:
+    """An entry's JSON text, unparsed (``None``: no entry)."""
+    try:
+        return _file(name, key).read_text(encoding="utf-8")
+    except OSError:
         return None
 
 
 def write(name: str, key: str, value: Any) -> None:
+    write_text(name, key, json.dumps(value))
+
+
+def write_text(name: str, key: str, text: str) -> None:
+    """Write an entry's JSON text (made by the caller: one that keeps it too need not make it twice)."""
     target = _file(name, key)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(value), encoding="utf-8")
+        tmp.write_text(text, encoding="utf-8")
         tmp.replace(target)
     except OSError:
         pass

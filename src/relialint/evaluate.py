@@ -1,7 +1,8 @@
 """Kleene three-valued evaluation of triggers over facts, and OSV-style affected version ranges.
 
-Predicates are evaluated in their plain data form (the YAML as dicts and lists), so the linter's hot path needs
-no pydantic: the models validate records once, the evaluator runs them many times.
+Predicates are evaluated in their compiled form (:mod:`relialint.triggers`: operands, patterns and version bounds
+parsed once, when the records are loaded), so the linter's hot path needs no pydantic and parses nothing twice. A
+dict is still taken where a caller has one (it is compiled on the spot).
 
 ``True``/``False`` are known verdicts; ``None`` is unknown. ``all``: any false gives false, else any unknown gives
 unknown, else true. ``any`` is the dual. ``not`` keeps unknown.
@@ -9,16 +10,29 @@ unknown, else true. ``any`` is the dual. ``not`` keeps unknown.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
-from relialint.bounds import MAX_MATCH_SUBJECT, regex_problem
-from relialint.errors import RelialintError
-from relialint.facts import Fact, FactValueError, Value, parse_value, render, shown, spec_for
+from relialint.bounds import MAX_MATCH_SUBJECT
+from relialint.facts import Fact, Value, render, shown
 from relialint.plain import Frozen
-from relialint.versions import Version, VersionBound, VersionError, parse_engine_version
+from relialint.triggers import (
+    All,
+    Leaf,
+    Not,
+    Predicate,
+    PredicateError,
+    Range,
+    Trigger,
+    compile_predicate,
+    compile_trigger,
+)
+from relialint.triggers import Any as AnyOf
+from relialint.versions import Version, VersionBound
+
+__all__ = ["FALSE", "TRUE", "PredicateError", "Tri", "Verdict", "eval_affected", "eval_leaf", "eval_predicate",
+           "eval_range", "eval_trigger", "kleene_and", "kleene_not", "kleene_or"]
 
 Tri = bool | None
 
@@ -76,25 +90,6 @@ def kleene_not(verdict: Verdict) -> Verdict:
     return FALSE if verdict.value else TRUE
 
 
-class PredicateError(RelialintError, ValueError):
-    """A predicate that is not well formed (caught by ``relialint validate`` before it reaches a user)."""
-
-
-@lru_cache(maxsize=4096)
-def _parse_operand(key: str, raw: Any) -> Value:
-    spec = spec_for(key)
-    if spec is None:
-        raise PredicateError(f"unknown fact {key!r}")
-    return parse_value(spec, raw)
-
-
-def _operand(key: str, raw: Any) -> Value:
-    try:
-        return _parse_operand(key, raw)
-    except FactValueError as exc:
-        raise PredicateError(str(exc)) from exc
-
-
 def _equal(a: Value, b: Value) -> Tri:
     if isinstance(a, VersionBound) and isinstance(b, Version):
         return False if a.order(b) is not None else None
@@ -124,46 +119,21 @@ def _order(a: Value, b: Value) -> int | None:
     return None
 
 
-_LeafForm = tuple[Mapping[str, Any], str, str, Any, Any]
-_LEAVES: dict[int, _LeafForm] = {}
-
-
-def _leaf_form(leaf: Mapping[str, Any]) -> _LeafForm:
-    """A leaf checked and its operand parsed once: ``(leaf, key, op, arg, operand)``. The entry holds the leaf, so
-    no other object can take its id while the entry lives."""
-    found = _LEAVES.get(id(leaf))
-    if found is not None and found[0] is leaf:
-        return found
-    key = leaf["fact"]
-    ops = [op for op in leaf if op != "fact"]
-    if len(ops) != 1:
-        raise PredicateError(f"leaf on {key!r} needs exactly one operator, got {ops}")
-    op = ops[0]
-    arg = leaf[op]
-    operand: Any = None
-    if op in ("eq", "ne", "lt", "le", "gt", "ge"):
-        operand = _operand(key, arg)
-    elif op in ("in", "not_in"):
-        if not isinstance(arg, list):
-            raise PredicateError(f"{op} on {key!r} takes a list")
-        operand = tuple(_operand(key, item) for item in arg)
-    elif op == "matches":
-        operand = _regex(str(arg))
-    elif op != "present":
-        raise PredicateError(f"unknown operator {op!r}")
-    if len(_LEAVES) > 65536:
-        _LEAVES.clear()
-    found = _LEAVES[id(leaf)] = (leaf, key, op, arg, operand)
-    return found
-
-
 @lru_cache(maxsize=4096)
 def _unknown(key: str) -> Verdict:
     return Verdict(None, frozenset({key}))
 
 
-def eval_leaf(leaf: Mapping[str, Any], facts: FactView) -> Verdict:
-    _, key, op, arg, operand = _leaf_form(leaf)
+def eval_leaf(leaf: Leaf | Mapping[str, Any], facts: FactView) -> Verdict:
+    """One leaf (a compiled :class:`~relialint.triggers.Leaf`, or a leaf's dict, compiled here)."""
+    if type(leaf) is not Leaf:
+        node = compile_predicate(leaf)
+        if not isinstance(node, Leaf):
+            return eval_predicate(node, facts)
+        leaf = node
+    if leaf.error is not None:
+        raise PredicateError(leaf.error)
+    key, op, arg, operand = leaf.key, leaf.op, leaf.arg, leaf.operand
     fact: Fact | None = facts.get(key)
     if fact is None:
         return _unknown(key)
@@ -200,23 +170,12 @@ def eval_leaf(leaf: Mapping[str, Any], facts: FactView) -> Verdict:
     return TRUE if operand.search(subject) is not None else FALSE
 
 
-@lru_cache(maxsize=1024)
-def _regex(pattern: str) -> re.Pattern[str]:
-    problem = regex_problem(pattern)
-    if problem is not None:
-        raise PredicateError(f"regular expression {pattern!r} has {problem}")
-    try:
-        return re.compile(pattern)
-    except re.error as exc:
-        raise PredicateError(f"invalid regular expression {pattern!r}: {exc}") from exc
-
-
-def _lazy(preds: list[Mapping[str, Any]], facts: FactView, dominant: bool) -> Verdict:
+def _lazy(parts: tuple[Predicate, ...], facts: FactView, dominant: bool) -> Verdict:
     """``all``/``any`` evaluated in order, stopping at the first dominant verdict (the same result as
     :func:`_junction` over every part, without evaluating the parts that cannot change it)."""
     unknown: list[Verdict] = []
-    for pred in preds:
-        verdict = eval_predicate(pred, facts)
+    for part in parts:
+        verdict = eval_predicate(part, facts)
         if verdict.value is dominant:
             return TRUE if dominant else FALSE
         if verdict.value is None:
@@ -224,28 +183,27 @@ def _lazy(preds: list[Mapping[str, Any]], facts: FactView, dominant: bool) -> Ve
     return _junction(unknown, dominant) if unknown else (FALSE if dominant else TRUE)
 
 
-def eval_predicate(pred: Mapping[str, Any], facts: FactView) -> Verdict:
-    if "all" in pred:
-        return _lazy(pred["all"], facts, dominant=False)
-    if "any" in pred:
-        return _lazy(pred["any"], facts, dominant=True)
-    if "not" in pred:
-        return kleene_not(eval_predicate(pred["not"], facts))
-    if "fact" in pred:
-        return eval_leaf(pred, facts)
-    raise PredicateError(f"not a predicate: {sorted(pred)}")
+def eval_predicate(pred: Predicate | Mapping[str, Any], facts: FactView) -> Verdict:
+    """A compiled predicate (or a predicate's dict, compiled here: tests and one-off callers) over ``facts``."""
+    kind = type(pred)
+    if kind is Leaf:
+        return eval_leaf(pred, facts)  # type: ignore[arg-type]
+    if kind is All:
+        return _lazy(pred.parts, facts, dominant=False)  # type: ignore[union-attr]
+    if kind is AnyOf:
+        return _lazy(pred.parts, facts, dominant=True)  # type: ignore[union-attr]
+    if kind is Not:
+        return kleene_not(eval_predicate(pred.part, facts))  # type: ignore[union-attr]
+    if isinstance(pred, Mapping):
+        return eval_predicate(compile_predicate(pred), facts)
+    raise PredicateError(pred.error)  # type: ignore[union-attr]
 
 
-@lru_cache(maxsize=1024)
-def _v(engine: str, text: str | None) -> Version | None:
-    """A record's version bound, parsed once (a record's bounds are read for every deployment; a bound that does
-    not parse raises each time, since ``lru_cache`` keeps no exceptions)."""
-    return parse_engine_version(engine, text) if text else None
-
-
-def eval_range(rng: Mapping[str, Any], facts: FactView) -> Verdict:
+def eval_range(rng: Range | Mapping[str, Any], facts: FactView) -> Verdict:
     """One affected range: is the deployment's engine version in it?"""
-    engine = rng["engine"]
+    if not isinstance(rng, Range):
+        rng = Range(rng)
+    engine = rng.engine
     name = facts.get("engine.name")
     if name is None or name.value is None:
         return Verdict(None, frozenset({"engine.name"}))
@@ -255,14 +213,10 @@ def eval_range(rng: Mapping[str, Any], facts: FactView) -> Verdict:
     if fact is None or not isinstance(fact.value, Version | VersionBound):
         return Verdict(None, frozenset({"engine.version"}))
     version = fact.value
-    try:
-        observed = [o for o in (_v(engine, o) for o in rng.get("observed") or []) if o is not None]
-        introduced = _v(engine, rng.get("introduced"))
-        fixed = _v(engine, rng.get("fixed"))
-        last_affected = _v(engine, rng.get("last_affected"))
-        last_good = _v(engine, rng.get("last_known_good"))
-    except VersionError as exc:
-        raise PredicateError(str(exc)) from exc
+    if rng.error is not None:
+        raise PredicateError(rng.error)
+    observed = rng.observed
+    introduced, fixed, last_affected, last_good = rng.introduced, rng.fixed, rng.last_affected, rng.last_known_good
     bounds = [b for b in (*observed, introduced, fixed, last_affected, last_good) if b is not None]
     if any(not b.comparable(version.edge if isinstance(version, VersionBound) else version) for b in bounds):
         return Verdict(None, frozenset({"engine.version"}), (f"engine.version {version} is not a {engine} version",))
@@ -273,7 +227,7 @@ def eval_range(rng: Mapping[str, Any], facts: FactView) -> Verdict:
     def below(b: Version) -> bool:
         return orders[b] == -1
 
-    weak = _unwitnessed(rng)
+    weak = rng.weak
     if any(orders[o] == 0 for o in observed):
         return TRUE
     if fixed is not None and not below(fixed):
@@ -283,7 +237,7 @@ def eval_range(rng: Mapping[str, Any], facts: FactView) -> Verdict:
                              f"at or before {last_good}, which no released code shows unaffected")
     first_bad = introduced or (min(observed) if observed else None)
     if introduced is not None and below(introduced) and last_good is None:
-        return _clean_unless("introduced" in weak or _older_unchecked(rng), version,
+        return _clean_unless("introduced" in weak or rng.older_unchecked, version,
                              f"older than {introduced}, the first version known affected; older ones were not checked")
     if first_bad is not None and below(first_bad):
         return _unknown_version(version, f"between the last version known good and {first_bad}")
@@ -299,20 +253,6 @@ def eval_range(rng: Mapping[str, Any], facts: FactView) -> Verdict:
     return TRUE
 
 
-def _unwitnessed(rng: Mapping[str, Any]) -> frozenset[str]:
-    """The bounds of a range that no released code shows: those its witness lists as unwitnessed, or every bound
-    when the range has no witness at all (a record outside the shipped catalogue, or not yet witnessed)."""
-    witness = rng.get("witness")
-    if not witness:
-        return frozenset(("introduced", "fixed", "last_affected", "last_known_good"))
-    return frozenset(witness.get("unwitnessed") or ())
-
-
-def _older_unchecked(rng: Mapping[str, Any]) -> bool:
-    """The code already holds on the oldest release the witness read: older releases are unknown, not clean."""
-    return bool((rng.get("witness") or {}).get("older_unchecked"))
-
-
 def _clean_unless(weak: bool, version: Version | VersionBound, why: str) -> Verdict:
     return _unknown_version(version, why) if weak else FALSE
 
@@ -321,15 +261,17 @@ def _unknown_version(version: Version | VersionBound, why: str) -> Verdict:
     return Verdict(None, frozenset(), (f"engine.version {version} is {why}",))
 
 
-def eval_affected(ranges: list[Mapping[str, Any]], facts: FactView) -> Verdict:
+def eval_affected(ranges: tuple[Range, ...] | list[Mapping[str, Any]], facts: FactView) -> Verdict:
     if not ranges:
         return TRUE
     return kleene_or([eval_range(r, facts) for r in ranges])
 
 
-def eval_trigger(trigger: Mapping[str, Any], facts: FactView) -> Verdict:
+def eval_trigger(trigger: Trigger | Mapping[str, Any], facts: FactView) -> Verdict:
     """The record fires definitely (True), possibly (None) or not at all (False)."""
-    when = eval_predicate(trigger["when"], facts)
+    if not isinstance(trigger, Trigger):
+        trigger = compile_trigger(trigger)
+    when = eval_predicate(trigger.when, facts)
     if when.value is False:
         return FALSE
-    return kleene_and([when, eval_affected(trigger.get("affected") or [], facts)])
+    return kleene_and([when, eval_affected(trigger.affected, facts)])

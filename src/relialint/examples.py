@@ -13,6 +13,7 @@ from relialint.evaluate import PredicateError
 from relialint.facts import FactValueError
 from relialint.kb.loader import LoadResult, Problem, compile_record, load_dir
 from relialint.kb.validate import DEFAULT_FILENAMES, PROBE_FORMATS, example_path_problem, problem, semantic
+from relialint.triggers import attach
 
 
 @dataclass
@@ -117,7 +118,7 @@ def _outcome(record: dict[str, Any], example: dict[str, Any], index: int, found:
 def run_examples(result: LoadResult) -> list[Problem]:
     problems: list[Problem] = []
     for loaded in result.records:
-        compiled = compile_record(loaded)
+        (compiled,) = attach([compile_record(loaded)])  # its trigger compiled, as a loaded record's is
         for index, example in enumerate(compiled.get("examples") or []):
             outcome = run_example(compiled, example, index)
             if not outcome.ok:

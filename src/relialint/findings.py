@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from relialint import record_url
 from relialint.deployment import Deployment
 from relialint.evaluate import PredicateError, eval_affected, eval_leaf
+from relialint.evaluator import Evaluator
 from relialint.facts import Fact, FactSet
 from relialint.results import VERSION_DEFAULTED, Finding
+from relialint.triggers import Trigger, compile_trigger, leaves
 from relialint.worlds import Worlds, judge
 
 # Facts the option checks leave unknown only because the engine version is: the version decides them.
@@ -26,9 +29,9 @@ def selected(code: str, select: list[str], ignore: list[str]) -> bool:
     return not any(code.startswith(i) for i in ignore)
 
 
-def worlds_of(deployment: Deployment, facts: FactSet | None = None) -> Worlds:
+def worlds_of(deployment: Deployment, facts: FactSet | None = None, evaluator: Evaluator | None = None) -> Worlds:
     """The possible worlds of a deployment (built lazily, on the first trigger that needs them); ``facts``: one
-    instance's view of the deployment's facts (:func:`instances`)."""
+    instance's view of the deployment's facts (:func:`instances`); ``evaluator``: the run's memo."""
     from relialint.engines import flagcheck
 
     base = facts if facts is not None else deployment.facts
@@ -36,16 +39,22 @@ def worlds_of(deployment: Deployment, facts: FactSet | None = None) -> Worlds:
         from relialint.engines.vllm_defaults import version_class, version_defaults
 
         return Worlds(deployment.engine, base, deployment.unfinished,
-                      flagcheck.written_options(deployment), version_defaults, version_class)
-    return Worlds(deployment.engine, base, deployment.unfinished, [], None)
+                      flagcheck.written_options(deployment), version_defaults, version_class, evaluator)
+    return Worlds(deployment.engine, base, deployment.unfinished, [], None, evaluator=evaluator)
 
 
-def evaluate(deployment: Deployment, records: list[dict[str, Any]]) -> list[Finding]:
+def evaluate(deployment: Deployment, records: list[dict[str, Any]], evaluator: Evaluator | None = None,
+             field: str = "trigger") -> list[Finding]:
+    """The findings of ``records`` on one deployment. ``evaluator``: the memo of the run (one of its own when none
+    is given); ``field``: which trigger of the records (``runtime_trigger`` for the probe)."""
+    memo = evaluator if evaluator is not None else Evaluator()
     findings: list[Finding] = []
-    worlds = worlds_of(deployment)
+    worlds = worlds_of(deployment, evaluator=memo)
     for record in records:
-        trigger = record.get("trigger")
-        if not trigger or record.get("status") == "withdrawn":
+        if record.get("status") == "withdrawn":
+            continue
+        trigger = memo.trigger(record, field)
+        if trigger is None:
             continue
         engines = record.get("engines") or []
         if deployment.engine == "bench" and engines:
@@ -54,23 +63,24 @@ def evaluate(deployment: Deployment, records: list[dict[str, Any]]) -> list[Find
             continue
         for facts in instances(deployment, trigger):
             try:
-                verdict = judge(trigger, worlds if facts is deployment.facts else worlds_of(deployment, facts))
+                verdict = judge(trigger, worlds if facts is deployment.facts else worlds_of(deployment, facts, memo),
+                                memo)
             except PredicateError:
                 break  # a malformed record: the loader has reported it as an error of the run
             if verdict.value is False:
                 continue
-            finding = _finding(record, deployment, verdict.value is True, list(verdict.missing),
-                               list(verdict.notes), facts)
+            finding = _finding(record, trigger, deployment, verdict.value is True, list(verdict.missing),
+                               list(verdict.notes), facts, field)
             finding.shown = verdict.value is True or points_at(trigger, facts)
             findings.append(finding)
     return findings
 
 
-def instances(deployment: Deployment, trigger: dict[str, Any]) -> list[FactSet]:
+def instances(deployment: Deployment, trigger: Trigger | Mapping[str, Any]) -> list[FactSet]:
     """The fact sets a trigger is evaluated over: one per instance of its first ``locate`` fact
     (``FactSet.instances``: three unknown options give three findings, each at its own token), else the
     deployment's facts."""
-    locate = trigger.get("locate") or []
+    locate = _compiled(trigger).locate
     return deployment.facts.instance_views(locate[0] if locate else None)
 
 
@@ -82,14 +92,20 @@ def _stated(fact: Fact | None) -> bool:
     return fact is not None and fact.origin in STATED and fact.located()
 
 
-def points_at(trigger: dict[str, Any], facts: FactSet) -> bool:
+def points_at(trigger: Trigger | Mapping[str, Any], facts: FactSet) -> bool:
     """Whether one condition of a trigger holds on something the file itself states (a flag, an env var, the model,
     an image tag, a manifest label): only then is a *possible* finding worth showing by default. A pinned version
-    inside the record's affected ranges is such a condition; which engine runs is not (every record tests it)."""
-    if trigger.get("affected") and _stated(facts.get("engine.version")) and \
-            eval_affected(trigger["affected"], facts).value is True:
+    inside the record's affected ranges is such a condition; which engine runs is not (every record tests it). A
+    condition under a ``not`` points when it does not hold."""
+    compiled = _compiled(trigger)
+    if compiled.affected and _stated(facts.get("engine.version")) and \
+            eval_affected(compiled.affected, facts).value is True:
         return True
-    return _points(trigger["when"], facts, True)
+    return any(_points(leaf, positive, facts) for leaf, positive in leaves(compiled.when))
+
+
+def _compiled(trigger: Trigger | Mapping[str, Any]) -> Trigger:
+    return trigger if isinstance(trigger, Trigger) else compile_trigger(trigger)
 
 
 # What a GPU can do follows from which GPU it is; a deployment that names an H100 does not point at records about
@@ -97,37 +113,33 @@ def points_at(trigger: dict[str, Any], facts: FactSet) -> bool:
 CAPABILITY_KEYS = frozenset({"gpu.cc_capable", "gpu.native_fp8", "gpu.native_fp4", "gpu.memory_gb"})
 
 
-def _points(pred: Any, facts: FactSet, positive: bool) -> bool:
-    if "all" in pred or "any" in pred:
-        return any(_points(p, facts, positive) for p in pred.get("all") or pred.get("any"))
-    if "not" in pred:
-        return _points(pred["not"], facts, not positive)
-    key = pred.get("fact")
-    if key is None or key == "engine.name" or key in CAPABILITY_KEYS or not _stated(facts.get(key)):
+def _points(leaf: Any, positive: bool, facts: FactSet) -> bool:
+    key = leaf.key
+    if not key or key == "engine.name" or key in CAPABILITY_KEYS or not _stated(facts.get(key)):
         return False
-    return eval_leaf(pred, facts).value is positive
+    return eval_leaf(leaf, facts).value is positive
 
 
-def _finding(record: dict[str, Any], deployment: Deployment, definite: bool, missing: list[str],
-             notes: list[str], facts: FactSet) -> Finding:
-    trigger = record["trigger"]
+def _finding(record: dict[str, Any], trigger: Trigger, deployment: Deployment, definite: bool, missing: list[str],
+             notes: list[str], facts: FactSet, field: str) -> Finding:
     where = deployment.span
     line, column, end_line, end_column = where.line, where.column, where.end_line, where.end_column
     path = where.path
     about = f"deployment:{deployment.engine}"
-    located = [(key, fact) for key in trigger.get("locate") or []
+    located = [(key, fact, fact.path, fact.line) for key in trigger.locate
                if (fact := facts.facts.get(key)) is not None and fact.line is not None and fact.path]
     # the first located fact in the deployment's own file; else one in a file it reads (an env file, a --config
     # YAML): the line to edit is there
-    for key, fact in sorted(located, key=lambda kf: kf[1].path != path):
-        assert fact.line is not None and fact.path is not None
-        path, line, column = fact.path, fact.line, fact.column or 1
+    for key, fact, fact_path, fact_line in sorted(located, key=lambda kf: kf[2] != path):
+        if fact_path is None or fact_line is None:
+            continue  # (never: kept above only when located)
+        path, line, column = fact_path, fact_line, fact.column or 1
         end_line, end_column = fact.end_line or line, fact.end_column or column
         about = key
         break
     from relialint.facts import fill_message
 
-    message = fill_message(trigger["message"], facts)
+    message = fill_message(record[field]["message"], facts)
     if "{set:" in message:  # a setting spelled as the deployment's versions take it (imported only then)
         from relialint.engines.fixedit import fill_settings
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from relialint import record_url
 from relialint.deployment import Deployment
+from relialint.evaluator import Evaluator
 from relialint.facts import Fact
 from relialint.files import READER_MODULES, Reader, _opener, discover, read_file, reader, readers
 from relialint.findings import evaluate, selected
@@ -42,7 +43,8 @@ def load_records(options: Options) -> tuple[list[dict[str, Any]], list[ReadError
 
 
 def _evaluate_file(result: FileResult, given: dict[str, Fact], records: list[dict[str, Any]], select: list[str],
-                   ignore: list[str], notes: list[str]) -> tuple[list[Deployment], list[tuple[Finding, Deployment]]]:
+                   ignore: list[str], notes: list[str], evaluator: Evaluator
+                   ) -> tuple[list[Deployment], list[tuple[Finding, Deployment]]]:
     from relialint.engines import extract
 
     deployments = extract(result, _opener, MAX_DEPLOYMENTS + 1)
@@ -67,18 +69,20 @@ def _evaluate_file(result: FileResult, given: dict[str, Fact], records: list[dic
     found: list[tuple[Finding, Deployment]] = []
     for deployment in deployments:
         notes.extend(f"{deployment.path}:{deployment.span.line}: {n}" for n in deployment.notes)
-        for finding in evaluate(deployment, records):
+        for finding in evaluate(deployment, records, evaluator):
             if selected(finding.code, select, ignore):
                 found.append((finding, deployment))
     return deployments, found
 
 
 def lint_file_result(result: FileResult, given: dict[str, Fact], records: list[dict[str, Any]],
-                     options: Options, run: RunResult) -> None:
-    """Lint one read file with the given target facts only (no configuration, no suppressions)."""
+                     options: Options, run: RunResult, evaluator: Evaluator | None = None) -> None:
+    """Lint one read file with the given target facts only (no configuration, no suppressions). ``evaluator``: the
+    memo of the run (one for this file alone when none is given)."""
     if result.kind == "skipped":
         run.skipped += 1
-    deployments, found = _evaluate_file(result, given, records, options.select, options.ignore, run.notes)
+    deployments, found = _evaluate_file(result, given, records, options.select, options.ignore, run.notes,
+                                        evaluator if evaluator is not None else Evaluator())
     for error in result.errors:
         (run.warnings if error.severity == "warning" else run.errors).append(error)
     run.findings.extend(f for f, _ in found)
@@ -97,8 +101,7 @@ def lint_paths(paths: list[str], options: Options) -> RunResult:
         session.run.files += 1
         text, error = read_text(path, display)
         if error is not None or text is None:
-            assert error is not None
-            session.run.errors.append(error)
+            session.run.errors.append(error or ReadError(display, 1, 1, "could not be read"))
             continue
         try:
             with limited_to(session.reach_for(path)):
@@ -123,9 +126,11 @@ def internal_error(display: str, exc: BaseException) -> ReadError:
                                     "linted, the other files were. Please report it with this file")
 
 
-def lint_text(text: str, display: str, kind: str, options: Options) -> RunResult:
-    """Lint a buffer as if it were the file ``display`` (stdin, editors)."""
-    session = Session(options, [display])
+def lint_text(text: str, display: str, kind: str, options: Options, evaluator: Evaluator | None = None
+              ) -> RunResult:
+    """Lint a buffer as if it were the file ``display`` (stdin, editors). ``evaluator``: the memo of whoever lints
+    buffer after buffer (the language server keeps one); a run of its own when none is given."""
+    session = Session(options, [display], evaluator)
     session.run.files = 1
     bad = lone_surrogate(text, display)
     if bad is not None:
@@ -201,11 +206,14 @@ class _Configured:
 class Session:
     """One run across files: records, configuration per file, targets, suppressions and the baseline."""
 
-    def __init__(self, options: Options, paths: list[str]) -> None:
+    def __init__(self, options: Options, paths: list[str], evaluator: Evaluator | None = None) -> None:
         from relialint import suppress
         from relialint.reach import project_root
 
         self.options = options
+        self.evaluator = evaluator if evaluator is not None else Evaluator()
+        """The memo of the run: judgements over worlds, shared by every file and target of it (never by another
+        run)."""
         roots = tuple(dict.fromkeys(str(project_root(p)) for p in paths))
         self.reaches = {False: Reach(roots), True: Reach(roots, True)}
         """The limits on the files read beyond those named (``reach``): inside the project roots of the paths named,
@@ -361,7 +369,8 @@ class Session:
 
         found: list[tuple[Finding, Deployment]] = []
         for index, (label, given) in enumerate(combos):
-            deployments, hits = _evaluate_file(result, given, self.records, select, ignore, run.notes)
+            deployments, hits = _evaluate_file(result, given, self.records, select, ignore, run.notes,
+                                               self.evaluator)
             for finding, _ in hits:
                 finding.target = label
             found.extend(hits)
@@ -371,8 +380,7 @@ class Session:
             (run.warnings if error.severity == "warning" else run.errors).append(error)
 
         entries = []
-        for number, entry in eff.suppressions:
-            assert cfg is not None
+        for number, entry in eff.suppressions if cfg is not None else ():  # (suppressions come from a config)
             key = (str(cfg.path), number)
             state = self.configured.get(key)
             if state is None:

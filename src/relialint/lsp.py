@@ -148,6 +148,11 @@ class RelialintServer(Server):
         self.linted: dict[str, Linted] = {}
         self.good: dict[str, list[Diagnostic]] = {}
         self._records: dict[str, dict[str, Any]] | None = None
+        from relialint.evaluator import Evaluator
+
+        self.evaluator = Evaluator()
+        """The memo of this server's lints, one for its life; used only on the thread that handles messages (the
+        reader thread of ``lsprpc.serve`` only queues them), so it needs no lock."""
         self.requests = {"textDocument/hover": self.on_hover, "textDocument/codeAction": self.on_code_action}
         self.notifications = {
             "textDocument/didOpen": self.on_open, "textDocument/didChange": self.on_change,
@@ -189,7 +194,8 @@ class RelialintServer(Server):
     def on_open(self, params: Any) -> None:
         item = params.get("textDocument") if isinstance(params, dict) else None
         uri = document_uri(params)
-        assert isinstance(item, dict)
+        if not isinstance(item, dict):
+            raise InvalidParams("`textDocument` must be an object")
         text, version = item.get("text"), item.get("version")
         if not isinstance(text, str):
             raise InvalidParams("`textDocument.text` must be a string")
@@ -281,7 +287,7 @@ class RelialintServer(Server):
         display = path_of(uri)
         kind = detect.kind_by_name(Path(display)) or detect.kind_by_content(text) or "shell"
         try:
-            run = lint_text(text, display, kind, self.settings.options())
+            run = lint_text(text, display, kind, self.settings.options(), self.evaluator)
         except ConfigError as exc:
             return [*self.good.get(uri, []), _file_diagnostic(_editor_message(
                 f"invalid configuration: {exc.path}:{exc.line}:{exc.column}: {exc.message}"), ERROR)]

@@ -44,6 +44,7 @@ from relialint.site_common import (
     keywords,
 )
 from relialint.site_markup import cell, code, fenced, fold, html_attr, md, yaml_html
+from relialint.triggers import of
 
 __all__ = ["cell", "code", "fenced", "md"]  # the Markdown escaping the page modules import from here
 
@@ -102,14 +103,6 @@ def load_records(records_dir: Path) -> list[SiteRecord]:
 # Keywords: the flags, env vars, GPUs and facts a record is about, so that search finds the record by any of them
 
 
-def _leaves(pred: dict[str, Any]) -> list[dict[str, Any]]:
-    if "all" in pred:
-        return [leaf for p in pred["all"] for leaf in _leaves(p)]
-    if "any" in pred:
-        return [leaf for p in pred["any"] for leaf in _leaves(p)]
-    if "not" in pred:
-        return _leaves(pred["not"])
-    return [pred]
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -225,9 +218,9 @@ def facts_page(records: Sequence[SiteRecord]) -> str:
     used: dict[str, list[str]] = {}
     for rec in records:
         for name in ("trigger", "runtime_trigger"):
-            trigger = rec.data.get(name) or {}
-            for leaf in _leaves(trigger["when"]) if trigger.get("when") else []:
-                ids = used.setdefault(str(leaf["fact"]), [])
+            compiled = of(rec.data, name) if (rec.data.get(name) or {}).get("when") else None
+            for leaf in compiled.leaves if compiled is not None else ():
+                ids = used.setdefault(leaf.key, [])
                 if rec.id not in ids:
                     ids.append(rec.id)
     out = [

@@ -31,6 +31,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from relialint.triggers import of
+
 SEARCH_TERMS = "data/search-terms.json"
 FIELDS = ("about", "kw", "mentions")
 SPECIFIC_SHARE = 0.25
@@ -50,15 +52,6 @@ def flag_token(flag: str) -> str:
     """A flag as one search token: no leading dashes, words joined by ``_`` (``--kv-cache-dtype``:
     ``kv_cache_dtype``)."""
     return re.sub(r"[-.]", "_", flag.lstrip("-")).lower()
-
-
-def _leaves(pred: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    for junction in ("all", "any"):
-        if junction in pred:
-            return [leaf for p in pred[junction] for leaf in _leaves(p)]
-    if "not" in pred:
-        return _leaves(pred["not"])
-    return [pred]
 
 
 def _uniq(items: Iterable[str]) -> list[str]:
@@ -114,12 +107,12 @@ def record_about(data: Mapping[str, Any]) -> About:
 
     trigger = data.get("trigger") or {}
     engines = list(data.get("engines") or [])
-    leaves = _leaves(trigger["when"]) if trigger.get("when") else []
+    compiled = of(data) if trigger.get("when") else None
     prose = _prose(data)
     spans = " ".join(m.group(2) for m in _CODE_SPAN.finditer(prose))
     title = str(data.get("title") or "")
 
-    facts = [str(leaf["fact"]) for leaf in leaves]
+    facts = [leaf.key for leaf in compiled.leaves] if compiled is not None else []
     edits = [str(k) for k in ((trigger.get("fix_edit") or {}).get("set") or {})]
     flags: list[str] = []
     env: list[str] = []

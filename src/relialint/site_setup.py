@@ -23,7 +23,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relialint.hardware import Gpu
 from relialint.versions import Version, VersionBound
@@ -38,6 +38,9 @@ SETUP_PATH = "(my setup)"
 """The path of the deployment the view evaluates (it is never shown)."""
 NEWEST = 10**9
 """The upper end of the build numbers of the newest llama.cpp choice."""
+
+if TYPE_CHECKING:
+    from relialint.evaluator import Evaluator
 
 
 # -- the choices -----------------------------------------------------------------------------------------------------
@@ -56,15 +59,15 @@ class VersionChoice:
 
 def _literals(engine: str, records: Iterable[Mapping[str, Any]]) -> list[Version]:
     """The versions of ``engine`` that some record's trigger names."""
+    from relialint.triggers import of
     from relialint.versions import for_engine
-    from relialint.worlds import version_literals
 
     out: set[Version] = set()
     for record in records:
-        trigger = record.get("trigger")
-        if not trigger or (record.get("engines") and engine not in record["engines"]):
+        trigger = of(record)
+        if trigger is None or (record.get("engines") and engine not in record["engines"]):
             continue
-        for literal in version_literals(trigger):
+        for literal in trigger.literals:
             fitted = for_engine(engine, literal)
             if fitted is not None and fitted.scheme == ("build" if engine == "llama.cpp" else "pep440"):
                 out.add(fitted)
@@ -149,11 +152,12 @@ def setup_deployment(engine: str, gpu: Gpu | None, version: Version | VersionBou
 
 
 def verdict(record: Mapping[str, Any], engine: str, gpu: Gpu | None,
-            version: Version | VersionBound | None) -> Verdict | None:
-    """The linter's verdict on ``record`` for the setup; ``None`` where it does not apply."""
+            version: Version | VersionBound | None, evaluator: Evaluator | None = None) -> Verdict | None:
+    """The linter's verdict on ``record`` for the setup; ``None`` where it does not apply. ``evaluator``: the memo
+    shared by the setups of one record (its trigger compiled once)."""
     from relialint.findings import evaluate
 
-    found = evaluate(setup_deployment(engine, gpu, version), [dict(record)])
+    found = evaluate(setup_deployment(engine, gpu, version), [dict(record)], evaluator)
     if not found:
         return None
     if any(f.certainty == "definite" for f in found):
@@ -233,17 +237,18 @@ def _cell_key(cell: Verdict | None) -> object:
 def record_setups(record: Mapping[str, Any], gpus: Sequence[Gpu | None],
                   versions: Mapping[str, Sequence[VersionChoice]]) -> RecordSetups:
     """The record's verdict for every engine, GPU choice and version choice, evaluating one setup per class."""
+    from relialint.evaluator import Evaluator
     from relialint.versions import for_engine
-    from relialint.worlds import keys_read, version_literals
 
     out = RecordSetups(record)
-    trigger = record.get("trigger")
-    if not trigger or record.get("status") == "withdrawn":
+    evaluator = Evaluator()
+    trigger = evaluator.trigger(record)
+    if trigger is None or record.get("status") == "withdrawn":
         return out
-    keys = sorted(k for k in keys_read(trigger) if k.startswith("gpu."))
+    keys = sorted(k for k in trigger.keys if k.startswith("gpu."))
     engines = [e for e in ENGINES if not record.get("engines") or e in record["engines"]]
     for engine in engines:
-        literals = [f for f in (for_engine(engine, v) for v in version_literals(trigger)) if f is not None]
+        literals = [f for f in (for_engine(engine, v) for v in trigger.literals) if f is not None]
         vkeys = [tuple(_order(c.version, lit) for lit in literals) if c.version is not None else None
                  for c in versions[engine]]
         memo: dict[tuple[object, object], Verdict | None] = {}
@@ -254,7 +259,7 @@ def record_setups(record: Mapping[str, Any], gpus: Sequence[Gpu | None],
             for choice, vkey in zip(versions[engine], vkeys, strict=True):
                 key = (gkey, vkey)
                 if key not in memo:
-                    memo[key] = verdict(record, engine, gpu, choice.version)
+                    memo[key] = verdict(record, engine, gpu, choice.version, evaluator)
                 row.append(memo[key])
             grid.append(row)
         out.cells[engine] = grid

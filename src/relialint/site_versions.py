@@ -128,7 +128,7 @@ def versions(data: dict[str, Any]) -> Versions:
             text += ["relialint treats a version between the last known good one and the first affected one (or "
                      "after the last known affected one, when no fix is known) as *unknown*: a finding there is "
                      "*possible*, not definite.", ""]
-        version_leaves = [leaf for leaf in leaves(trigger["when"]) if leaf["fact"] == "engine.version"] \
+        version_leaves = [leaf for leaf in leaves(trigger["when"]) if leaf.key == "engine.version"] \
             if trigger else []
         if version_leaves:
             text += ["The trigger also tests the version itself: "

@@ -19,13 +19,15 @@ and version.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from relialint.evaluate import Verdict, eval_leaf, eval_trigger
+from relialint.evaluator import Evaluator
 from relialint.facts import Fact, FactSet, Value, render
 from relialint.results import VERSION_DEFAULTED
+from relialint.triggers import Leaf, Trigger
 from relialint.versions import Version, VersionBound
 
 if TYPE_CHECKING:
@@ -242,8 +244,11 @@ class Worlds:
 
     def __init__(self, engine: str, base: FactSet, unfinished: FactSet | None, options: list[str],
                  defaults: Callable[[FactSet], None] | None,
-                 version_class: Callable[[Version], tuple[object, ...]] | None = None) -> None:
+                 version_class: Callable[[Version], tuple[object, ...]] | None = None,
+                 evaluator: Evaluator | None = None) -> None:
         self.engine = engine
+        self.seen = (evaluator or Evaluator()).defaults_seen
+        """What the engine's defaults changed per version class, kept by the run's evaluator."""
         self.base = base
         self.unfinished = unfinished
         self.options = options
@@ -320,7 +325,8 @@ class Worlds:
         if not self.has_versions():
             return None
         plan = self._plan
-        assert plan is not None
+        if plan is None:
+            return None
         return [*((plan.older,) if plan.older is not None else ()), *plan.tabled.worlds,
                 *((plan.newer,) if plan.newer is not None else ())]
 
@@ -334,8 +340,9 @@ class Worlds:
         """What the engine's defaults change for a version of class ``cls`` (``None``: made unknown). A deployment
         whose facts read by the defaults hold the same values as an earlier one's gets the same change: the
         defaults are a deterministic function of what they read."""
-        assert self.unfinished is not None and self.defaults is not None
-        bucket = _DEFAULTS_SEEN.setdefault(cls, [])
+        if self.unfinished is None or self.defaults is None:
+            raise ValueError("version defaults asked of worlds without defaults")  # _version_plan never does
+        bucket = self.seen.setdefault(cls, [])
         memo = self._reads
         for reads, closed, known in bucket:
             if closed != self.unfinished.closed:
@@ -393,11 +400,6 @@ def _read(facts: FactSet, read: str) -> object:
     return ("unknown",) if fact is None else ("value", fact.value)
 
 
-# version class -> [(what the defaults read with its values, the closed prefixes, what they changed)]
-_Seen = tuple[tuple[tuple[str, object], ...], frozenset[str], dict[str, Fact | None]]
-_DEFAULTS_SEEN: dict[tuple[object, ...], list[_Seen]] = {}
-
-
 def _sig(fact: Fact | None) -> str:
     if fact is None:
         return "?"
@@ -405,17 +407,6 @@ def _sig(fact: Fact | None) -> str:
 
 
 # -- evaluation over the worlds -------------------------------------------------------------------------------------
-
-
-def _walk_keys(pred: Any) -> Iterable[str]:
-    if isinstance(pred, dict):
-        if "fact" in pred:
-            yield str(pred["fact"])
-        for value in pred.values():
-            yield from _walk_keys(value)
-    elif isinstance(pred, list):
-        for item in pred:
-            yield from _walk_keys(item)
 
 
 @lru_cache(maxsize=8192)
@@ -431,80 +422,32 @@ def _order_sig(version: Version | VersionBound | None, literal: Version) -> str:
     return "?" if order is None else str(order)
 
 
-def version_literals(trigger: Mapping[str, Any]) -> tuple[Version, ...]:
+def version_literals(trigger: Trigger | Mapping[str, Any]) -> tuple[Version, ...]:
     """Every version a trigger compares ``engine.version`` with, in its leaves and its affected ranges."""
-    from relialint.versions import VersionError, parse_version
-
-    texts: list[str] = []
-
-    def walk(pred: Any) -> None:
-        if isinstance(pred, dict):
-            if pred.get("fact") == "engine.version":
-                for op, value in pred.items():
-                    if op != "fact":
-                        texts.extend(str(v) for v in (value if isinstance(value, list) else [value]))
-            for value in pred.values():
-                walk(value)
-        elif isinstance(pred, list):
-            for item in pred:
-                walk(item)
-
-    walk(trigger.get("when"))
-    for rng in trigger.get("affected") or []:
-        texts.extend(str(rng[k]) for k in ("introduced", "fixed", "last_affected", "last_known_good") if rng.get(k))
-        texts.extend(str(o) for o in rng.get("observed") or [])
-    out: list[Version] = []
-    for text in dict.fromkeys(texts):
-        try:
-            out.append(parse_version(text))
-        except VersionError:
-            continue
-    return tuple(out)
+    return _compiled(trigger).literals
 
 
-def keys_read(trigger: Mapping[str, Any]) -> frozenset[str]:
+def keys_read(trigger: Trigger | Mapping[str, Any]) -> frozenset[str]:
     """Every fact key a trigger reads (``engine.version`` too where it has affected ranges)."""
-    keys = set(_walk_keys(trigger.get("when") or {}))
-    if trigger.get("affected"):
-        keys.update(("engine.name", "engine.version"))
-    return frozenset(keys)
+    return _compiled(trigger).keys
 
 
-class _Shape:
-    """What a trigger reads, computed once per trigger. The trigger is held, so that no other object takes its id
-    while the entry lives."""
+def _compiled(trigger: Trigger | Mapping[str, Any]) -> Trigger:
+    if isinstance(trigger, Trigger):
+        return trigger
+    from relialint.triggers import compile_trigger
 
-    __slots__ = ("keys", "leaves", "literals", "ordered_keys", "trigger")
-
-    def __init__(self, trigger: Mapping[str, Any], keys: frozenset[str], ordered_keys: tuple[str, ...],
-                 leaves: tuple[Mapping[str, Any], ...], literals: tuple[Version, ...]) -> None:
-        self.trigger = trigger
-        self.keys = keys
-        self.ordered_keys = ordered_keys
-        self.leaves = leaves
-        self.literals = literals
+    return compile_trigger(trigger)
 
 
-_SHAPES: dict[int, _Shape] = {}
-
-
-def _shape(trigger: Mapping[str, Any]) -> _Shape:
-    found = _SHAPES.get(id(trigger))
-    if found is None:
-        if len(_SHAPES) > 4096:
-            _SHAPES.clear()
-        keys = keys_read(trigger)
-        found = _SHAPES[id(trigger)] = _Shape(trigger, keys, tuple(sorted(keys)),
-                                              tuple(_leaves(trigger.get("when") or {})), version_literals(trigger))
-    return found
-
-
-def judge(trigger: Mapping[str, Any], worlds: Worlds) -> Judgement:
-    """The trigger over every world the evidence allows."""
-    kleene = eval_trigger(trigger, worlds.base)
+def judge(trigger: Trigger | Mapping[str, Any], worlds: Worlds, evaluator: Evaluator | None = None) -> Judgement:
+    """The trigger over every world the evidence allows. ``evaluator``: the run's memo (a fresh one, kept for this
+    call only, when none is given)."""
+    memo_of = evaluator if evaluator is not None else Evaluator()
+    shape = memo_of.compile(trigger)
+    kleene = eval_trigger(shape, worlds.base)
     if kleene.value is not None:
         return Judgement(kleene.value)
-    shape = _shape(trigger)
     keys = shape.keys
     open_keys = {k for k in keys if worlds.base.get(k) is None}  # only what is unknown can split the worlds
     gpu_keys = sorted(k for k in open_keys if k in ROW_KEYS)
@@ -512,36 +455,33 @@ def judge(trigger: Mapping[str, Any], worlds: Worlds) -> Judgement:
     by_version = bool(open_keys & worlds.varying()) and worlds.has_versions()
     if gpus is None and not by_version:
         return Judgement(None, kleene.missing, kleene.notes)
-    # The same trigger over the same facts and the same worlds is the same judgement (a tree of similar files).
+    # The same trigger over the same facts and the same worlds is the same judgement (a tree of similar files). The
+    # key holds the compiled trigger itself; the entry holds the worlds' version key, whose change dicts the key
+    # names by id (so that no other dict takes their ids while the entry lives).
     ordered = shape.ordered_keys
-    memo_key = (id(trigger), worlds.engine, tuple(_sig(worlds.base.get(k)) for k in ordered),
+    memo_key = (shape, worlds.engine, tuple(_sig(worlds.base.get(k)) for k in ordered),
                 worlds.gpu_signature() if gpus is not None else None,
                 (worlds.version_key[:2], tuple(_sig(worlds.unfinished.get(k)) for k in ordered))
                 if by_version and worlds.unfinished is not None else None)
-    memo = _JUDGED.get(memo_key)
+    memo: tuple[Any, Judgement] | None = memo_of.judged.get(memo_key)
     if memo is not None:
         return memo[1]
     versions = worlds.versions() if by_version else None
-    judged = _judge_worlds(trigger, worlds, shape, kleene, open_keys, gpu_keys, gpus, versions)
-    if len(_JUDGED) > 65536:
-        _JUDGED.clear()
-    _JUDGED[memo_key] = ((trigger, worlds.version_key), judged)  # held: their ids stay theirs while this lives
+    judged = _judge_worlds(shape, worlds, memo_of, kleene, open_keys, gpu_keys, gpus, versions)
+    memo_of.remember(memo_of.judged, memo_key, (worlds.version_key, judged))
     return judged
 
 
-_JUDGED: dict[tuple[Any, ...], tuple[Any, Judgement]] = {}
-
-
-def _judge_worlds(trigger: Mapping[str, Any], worlds: Worlds, shape: _Shape, kleene: Verdict, open_keys: set[str],
+def _judge_worlds(trigger: Trigger, worlds: Worlds, evaluator: Evaluator, kleene: Verdict, open_keys: set[str],
                   gpu_keys: list[str], gpus: list[GpuWorld] | None, versions: list[VersionWorld] | None
                   ) -> Judgement:
-    leaves = shape.leaves
-    literals = shape.literals if versions is not None else ()
-    other = tuple(leaf for leaf in leaves if leaf["fact"] in open_keys and leaf["fact"] != "engine.version") \
+    leaves = trigger.leaves
+    literals = trigger.literals if versions is not None else ()
+    other = tuple(leaf for leaf in leaves if leaf.key in open_keys and leaf.key != "engine.version") \
         if versions is not None else ()
-    gpu_leaves = tuple(leaf for leaf in leaves if leaf["fact"] in gpu_keys)
-    gpu_classes = _gpu_classes(worlds, gpus, gpu_leaves)
-    version_classes = _version_classes(worlds, versions, literals, other)
+    gpu_leaves = tuple(leaf for leaf in leaves if leaf.key in gpu_keys)
+    gpu_classes = _gpu_classes(worlds, evaluator, gpus, gpu_leaves)
+    version_classes = _version_classes(worlds, evaluator, versions, literals, other)
 
     results: list[tuple[list[str], list[str], Verdict]] = []
     for vfacts, vlabels in version_classes.values():
@@ -559,7 +499,7 @@ def _judge_worlds(trigger: Mapping[str, Any], worlds: Worlds, shape: _Shape, kle
             missing.update(verdict.missing)
     holds_gpu = list(dict.fromkeys(n for _, names, v in results if v.value is not False for n in names))
     if gpus is not None and len(gpu_classes) > 1 and _splits(results, by_gpu=True):
-        missing.update(str(leaf["fact"]) for i, leaf in enumerate(gpu_leaves)
+        missing.update(leaf.key for i, leaf in enumerate(gpu_leaves)
                        if len({sig[i] for sig in gpu_classes}) > 1)
         notes.append(_gpu_note(holds_gpu, len(gpus)))
     if versions is not None and len(version_classes) > 1 and _splits(results, by_gpu=False):
@@ -570,57 +510,40 @@ def _judge_worlds(trigger: Mapping[str, Any], worlds: Worlds, shape: _Shape, kle
     return Judgement(None, frozenset(missing) or kleene.missing, tuple(notes) or kleene.notes)
 
 
-def _leaves(pred: Any) -> Iterable[Mapping[str, Any]]:
-    if isinstance(pred, dict):
-        if "fact" in pred:
-            yield pred
-            return
-        for value in pred.values():
-            yield from _leaves(value)
-    elif isinstance(pred, list):
-        for item in pred:
-            yield from _leaves(item)
-
-
-def _leaf_sig(leaves: tuple[Mapping[str, Any], ...], view: FactView) -> tuple[bool | None, ...]:
+def _leaf_sig(leaves: tuple[Leaf, ...], view: FactView) -> tuple[bool | None, ...]:
     return tuple(eval_leaf(leaf, view).value for leaf in leaves)
 
 
-def _gpu_classes(worlds: Worlds, gpus: list[GpuWorld] | None, leaves: tuple[Mapping[str, Any], ...]
+def _gpu_classes(worlds: Worlds, evaluator: Evaluator, gpus: list[GpuWorld] | None, leaves: tuple[Leaf, ...]
                  ) -> dict[tuple[bool | None, ...], tuple[Mapping[str, Fact], list[str]]]:
     """The GPU worlds grouped by how the trigger's GPU conditions come out: rows that answer every one of them
     alike are one class, since the trigger cannot tell them apart."""
-    # The GPU worlds and the GPU conditions depend only on the known GPU facts: shared by every deployment.
-    key = (worlds.gpu_signature(), tuple(id(leaf) for leaf in leaves))
-    found = _GPU_CLASSES.get(key)
+    # The GPU worlds and the GPU conditions depend only on the known GPU facts: shared by every deployment of the
+    # run. The key holds the compiled conditions themselves.
+    key = (worlds.gpu_signature(), leaves)
+    found: dict[tuple[bool | None, ...], tuple[Mapping[str, Fact], list[str]]] | None = \
+        evaluator.gpu_classes.get(key)
     if found is None:
-        classes: dict[tuple[bool | None, ...], tuple[Mapping[str, Fact], list[str]]] = {}
+        found = {}
         for g in gpus or [GpuWorld("", {})]:
             sig = _leaf_sig(leaves, Overlay(worlds.base, g.facts))
-            classes.setdefault(sig, (g.facts, []))[1].append(g.name)
-        if len(_GPU_CLASSES) > 4096:
-            _GPU_CLASSES.clear()
-        found = _GPU_CLASSES[key] = (leaves, classes)
-    return found[1]  # type: ignore[no-any-return]
+            found.setdefault(sig, (g.facts, []))[1].append(g.name)
+        evaluator.remember(evaluator.gpu_classes, key, found, evaluator.small())
+    return found
 
 
-# (known GPU facts, ids of the trigger's GPU conditions) -> (the conditions, held so that no other object can take
-# their ids while the entry lives; the classes)
-_GPU_CLASSES: dict[tuple[Any, ...], tuple[Any, Any]] = {}
-
-
-def _version_classes(worlds: Worlds, versions: list[VersionWorld] | None, literals: tuple[Version, ...],
-                     leaves: tuple[Mapping[str, Any], ...]
+def _version_classes(worlds: Worlds, evaluator: Evaluator, versions: list[VersionWorld] | None,
+                     literals: tuple[Version, ...], leaves: tuple[Leaf, ...]
                      ) -> dict[tuple[object, ...], tuple[FactView, list[str]]]:
     """The version worlds grouped: versions that compare alike with every version the trigger names and answer
     its other version-dependent conditions alike are one class."""
-    key = ("version", literals, tuple(id(leaf) for leaf in leaves))
+    key = ("version", literals, leaves)
     found: dict[tuple[object, ...], tuple[FactView, list[str]]] | None = worlds.classes.get(key)
     if found is None:
         found = worlds.classes[key] = {}
         by_group: dict[int, tuple[bool | None, ...]] = {}
         listed = versions or [VersionWorld("", None, worlds.base)]
-        orders = _orders(listed, worlds.version_key[0] if versions else None, literals)
+        orders = _orders(evaluator, listed, worlds.version_key[0] if versions else None, literals)
         for v, order in zip(listed, orders, strict=True):
             rest = by_group.get(v.group) if v.group >= 0 else None
             facts: FactView | None = None
@@ -636,22 +559,16 @@ def _version_classes(worlds: Worlds, versions: list[VersionWorld] | None, litera
     return found
 
 
-# (the worlds' labels, the trigger's version literals) -> how each world's version compares with each literal
-_ORDERS: dict[tuple[Any, ...], list[tuple[str, ...]]] = {}
-
-
-def _orders(versions: list[VersionWorld], labels: tuple[str, ...] | None, literals: tuple[Version, ...]
-            ) -> list[tuple[str, ...]]:
+def _orders(evaluator: Evaluator, versions: list[VersionWorld], labels: tuple[str, ...] | None,
+            literals: tuple[Version, ...]) -> list[tuple[str, ...]]:
     """How each world's version compares with each literal; the same for every deployment with the same worlds
     (the labels name them), so kept. ``labels`` ``None``: the one world of a known version, not kept."""
     key = (labels, literals) if labels is not None else None
-    found = _ORDERS.get(key) if key is not None else None
+    found = evaluator.orders.get(key) if key is not None else None
     if found is None:
         found = [tuple(_order_sig(v.version, lit) for lit in literals) for v in versions]
         if key is not None:
-            if len(_ORDERS) > 4096:
-                _ORDERS.clear()
-            _ORDERS[key] = found
+            evaluator.remember(evaluator.orders, key, found, evaluator.small())
     return found
 
 

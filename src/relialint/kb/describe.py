@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Mapping
 from typing import Any
 
 from relialint import record_url
+from relialint.triggers import All, Leaf, Not, Predicate, PredicateError, Trigger, compile_predicate, compile_trigger
+from relialint.triggers import Any as AnyOf
+from relialint.triggers import leaves as walk
 
 _PHRASES: dict[str, str] = {
     "engine.name": "the engine is {v}",
@@ -56,10 +60,8 @@ def _fmt(value: Any) -> str:
     return f"`{value}`"
 
 
-def leaf_english(leaf: dict[str, Any]) -> str:
-    key = leaf["fact"]
-    op = next(k for k in leaf if k != "fact")
-    value = leaf[op]
+def leaf_english(leaf: Leaf) -> str:
+    key, op, value = leaf.key, leaf.op, leaf.arg
     if op == "present":
         return f"{key} is {'set' if value else 'not set'}"
     phrase = _PHRASES.get(key)
@@ -80,19 +82,23 @@ def leaf_english(leaf: dict[str, Any]) -> str:
     return f"{key} {_OPS[op]} {_fmt(value)}"
 
 
-def english(pred: dict[str, Any]) -> str:
-    if "all" in pred:
-        return " and ".join(_group(p) for p in pred["all"])
-    if "any" in pred:
-        return " or ".join(_group(p) for p in pred["any"])
-    if "not" in pred:
-        return f"not ({english(pred['not'])})"
-    return leaf_english(pred)
+def english(pred: Predicate | Mapping[str, Any]) -> str:
+    """A predicate (compiled, or its dict) in words."""
+    node = compile_predicate(pred) if isinstance(pred, Mapping) else pred
+    if isinstance(node, All):
+        return " and ".join(_group(p) for p in node.parts)
+    if isinstance(node, AnyOf):
+        return " or ".join(_group(p) for p in node.parts)
+    if isinstance(node, Not):
+        return f"not ({english(node.part)})"
+    if isinstance(node, Leaf):
+        return leaf_english(node)
+    raise PredicateError(node.error)
 
 
-def _group(pred: dict[str, Any]) -> str:
-    text = english(pred)
-    return f"({text})" if ("all" in pred or "any" in pred) and len(pred.get("all", pred.get("any", []))) > 1 else text
+def _group(node: Predicate) -> str:
+    text = english(node)
+    return f"({text})" if isinstance(node, All | AnyOf) and len(node.parts) > 1 else text
 
 
 def range_english(rng: dict[str, Any]) -> str:
@@ -172,22 +178,20 @@ def explain(record: dict[str, Any], width: int = 100) -> str:
 _PER_VERSION_FACT = re.compile(r"detected (vLLM )?version|build\(s\)|every build|depends on the (engine version|build)")
 
 
-def leaves(pred: dict[str, Any]) -> list[dict[str, Any]]:
-    for key in ("all", "any"):
-        if key in pred:
-            return [leaf for p in pred[key] for leaf in leaves(p)]
-    if "not" in pred:
-        return leaves(pred["not"])
-    return [pred]
+def leaves(pred: Predicate | Mapping[str, Any]) -> list[Leaf]:
+    """The leaves of a predicate (compiled, or its dict), in order."""
+    node = compile_predicate(pred) if isinstance(pred, Mapping) else pred
+    return [leaf for leaf, _ in walk(node)]
 
 
-def per_version_facts(trigger: dict[str, Any]) -> list[str]:
+def per_version_facts(trigger: Trigger | Mapping[str, Any]) -> list[str]:
     """The facts of a trigger that depend on the deployment's engine version."""
     from relialint.facts import VOCABULARY
 
     out: list[str] = []
-    for leaf in leaves(trigger["when"]):
-        key = str(leaf["fact"])
+    compiled = trigger if isinstance(trigger, Trigger) else compile_trigger(trigger)
+    for leaf in compiled.leaves:
+        key = leaf.key
         spec = VOCABULARY.get(key)
         version_fact = key in ("engine.version", "engine.version_range")
         if not (version_fact or (spec is not None and _PER_VERSION_FACT.search(spec.description))):

@@ -142,14 +142,23 @@ def compile_record(loaded: LoadedRecord) -> dict[str, Any]:
 
 
 def compiled(directories: list[Path]) -> tuple[list[dict[str, Any]], list[Problem]]:
-    """The records of these folders in compiled form, from the cache when the files have not changed."""
+    """The records of these folders in compiled form, from the cache when the files have not changed, each
+    trigger compiled into its typed tree (:func:`relialint.triggers.attach`, after the cache is written: the cache
+    holds plain data)."""
+    import json
+
     from relialint import cache
+    from relialint.triggers import attach
 
     files = [p for d in directories for p in record_files(d)] if directories else []
     key = cache.digest(files)
-    hit = cache.read("records", key)
-    if isinstance(hit, list):
-        return hit, []
+    text = cache.read_text("records", key)
+    try:
+        hit = None if text is None else json.loads(text)
+    except ValueError:
+        hit = None
+    if isinstance(hit, list) and text is not None:
+        return attach(hit, text), []
     records: list[dict[str, Any]] = []
     problems: list[Problem] = []
     for directory in directories:
@@ -157,6 +166,7 @@ def compiled(directories: list[Path]) -> tuple[list[dict[str, Any]], list[Proble
         problems.extend(result.problems)
         records.extend(compile_record(r) for r in result.records)
     records.sort(key=lambda r: r["id"])
+    text = json.dumps(records)
     if not problems:
-        cache.write("records", key, records)
-    return records, problems
+        cache.write_text("records", key, text)
+    return attach(records, text), problems

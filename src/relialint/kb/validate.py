@@ -3,15 +3,14 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any
 
-from relialint.facts import FactValueError, parse_value, spec_for
+from relialint.facts import spec_for
 from relialint.kb import gates, links, witness
 from relialint.kb.loader import LoadedRecord, LoadResult, Problem
 from relialint.kb.model import IMPACT_BY_HUNDRED
-from relialint.versions import VersionError, parse_engine_version
+from relialint.triggers import compile_trigger, leaves
+from relialint.versions import VersionError
 
 DEFAULT_FILENAMES = {
     "shell": "serve.sh", "compose": "compose.yaml", "kubernetes": "deployment.yaml", "helm": "values.yaml",
@@ -28,18 +27,6 @@ def problem(loaded: LoadedRecord, loc: tuple[str | int, ...], code: str, message
 
 
 Loc = tuple[str | int, ...]
-
-
-def _walk_leaves(pred: dict[str, Any], loc: Loc) -> list[tuple[dict[str, Any], Loc]]:
-    if "all" in pred or "any" in pred:
-        key = "all" if "all" in pred else "any"
-        out = []
-        for index, child in enumerate(pred[key]):
-            out.extend(_walk_leaves(child, (*loc, key, index)))
-        return out
-    if "not" in pred:
-        return _walk_leaves(pred["not"], (*loc, "not"))
-    return [(pred, loc)]
 
 
 def semantic(result: LoadResult, known_ids: set[str] | None = None) -> list[Problem]:
@@ -91,39 +78,13 @@ def _one_trigger(loaded: LoadedRecord, name: str) -> list[Problem]:
     trigger = data.get(name)
     if not trigger:
         return problems
-    for leaf, loc in _walk_leaves(trigger["when"], (name, "when")):
-        key = leaf.get("fact", "")
-        spec = spec_for(key)
-        if spec is None:
-            problems.append(problem(loaded, (*loc, "fact"), "KB006", f"fact {key!r} is not in the vocabulary"))
-            continue
-        for op, value in leaf.items():
-            if op == "fact" or op == "present":
-                continue
-            if op == "matches":
-                try:
-                    re.compile(str(value))
-                except re.error as exc:
-                    problems.append(problem(loaded, (*loc, op), "KB012", f"invalid regular expression: {exc}"))
-                continue
-            for item in value if isinstance(value, list) else [value]:
-                try:
-                    parse_value(spec, item)
-                except FactValueError as exc:
-                    code = "KB007" if spec.type in ("version", "sm") else "KB006"
-                    problems.append(problem(loaded, (*loc, op), code, str(exc)))
-    for index, rng in enumerate(trigger.get("affected") or []):
-        for field in ("introduced", "fixed", "last_affected", "last_known_good"):
-            if rng.get(field):
-                try:
-                    parse_engine_version(rng["engine"], str(rng[field]))
-                except VersionError as exc:
-                    problems.append(problem(loaded, (name, "affected", index, field), "KB007", str(exc)))
-        for j, observed in enumerate(rng.get("observed") or []):
-            try:
-                parse_engine_version(rng["engine"], str(observed))
-            except VersionError as exc:
-                problems.append(problem(loaded, (name, "affected", index, "observed", j), "KB007", str(exc)))
+    compiled = compile_trigger(trigger, checked=True)
+    for leaf, _ in leaves(compiled.when):
+        problems.extend(problem(loaded, (name, "when", *leaf.loc, *where), code, message)
+                        for where, code, message in leaf.problems)
+    for index, rng in enumerate(compiled.affected):
+        problems.extend(problem(loaded, (name, "affected", index, *where), code, message)
+                        for where, code, message in rng.problems)
     for index, key in enumerate(trigger.get("locate") or []):
         if spec_for(key) is None:
             problems.append(problem(loaded, (name, "locate", index), "KB006", f"fact {key!r} is not in the "

@@ -6,7 +6,7 @@ A record's ``runtime_trigger`` is evaluated here, never by ``check``: the probe'
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relialint.deployment import Deployment
 from relialint.facts import Fact
@@ -16,11 +16,22 @@ from relialint.readers.located import Span
 from relialint.results import Finding
 from relialint.targets import apply_target
 
+if TYPE_CHECKING:
+    from relialint.triggers import Trigger
+
 
 def runtime_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each record with a runtime trigger, as a record whose trigger is that runtime trigger."""
-    return [{**r, "trigger": r["runtime_trigger"]} for r in records
-            if r.get("runtime_trigger") and r.get("status") != "withdrawn"]
+    """Each record with a runtime trigger, as a record whose trigger is that runtime trigger (its compiled form
+    too, where the record was loaded with one: never the compiled form of the other trigger)."""
+    from relialint.triggers import CompiledRecord, attached
+
+    out: list[dict[str, Any]] = []
+    for r in records:
+        if r.get("runtime_trigger") and r.get("status") != "withdrawn":
+            compiled = attached(r, "runtime_trigger")
+            copy = {**r, "trigger": r["runtime_trigger"]}
+            out.append(CompiledRecord(copy, {"trigger": compiled}) if compiled is not None else copy)
+    return out
 
 
 def host_deployment(host: HostFacts, given: dict[str, Fact], notes: list[str]) -> Deployment:
@@ -32,29 +43,33 @@ def host_deployment(host: HostFacts, given: dict[str, Fact], notes: list[str]) -
 
 def findings(deployment: Deployment, records: list[dict[str, Any]], select: list[str] | None = None,
              ignore: list[str] | None = None) -> list[Finding]:
+    from relialint.evaluator import Evaluator
+
     chosen = runtime_records(records)
-    found = evaluate(deployment, chosen)
-    locate = {r["id"]: r["trigger"].get("locate") or [] for r in chosen}
-    triggers = {r["id"]: r["trigger"] for r in chosen}
+    memo = Evaluator()
+    found = evaluate(deployment, chosen, memo)
+    triggers = {r["id"]: trigger for r in chosen if (trigger := memo.trigger(r)) is not None}
     for finding in found:
+        trigger = triggers[finding.code]
         if finding.certainty == "possible":
             finding.message = possible_message(finding, deployment)
-            finding.shown = _read_points(triggers[finding.code]["when"], deployment, True)
-        _relocate(finding, deployment, locate.get(finding.code, []))
+            finding.shown = _read_points(trigger, deployment)
+        _relocate(finding, deployment, list(trigger.locate))
     return sorted((f for f in found if selected(f.code, select or [], ignore or [])), key=Finding.sort_key)
 
 
-def _read_points(pred: Any, deployment: Deployment, positive: bool) -> bool:
+def _read_points(trigger: Trigger, deployment: Deployment) -> bool:
     """Whether a condition of the trigger holds on something the probe read (a reason seen active): then a possible
-    finding is shown, as one that a file points at is by ``check``."""
+    finding is shown, as one that a file points at is by ``check`` (a condition under a ``not``: when it does not
+    hold)."""
     from relialint.evaluate import eval_leaf
+    from relialint.triggers import leaves
 
-    if "all" in pred or "any" in pred:
-        return any(_read_points(p, deployment, positive) for p in pred.get("all") or pred.get("any"))
-    if "not" in pred:
-        return _read_points(pred["not"], deployment, not positive)
-    fact = deployment.facts.get(str(pred.get("fact")))
-    return fact is not None and fact.origin == "probe" and eval_leaf(pred, deployment.facts).value is positive
+    for leaf, positive in leaves(trigger.when):
+        fact = deployment.facts.get(leaf.key)
+        if fact is not None and fact.origin == "probe" and eval_leaf(leaf, deployment.facts).value is positive:
+            return True
+    return False
 
 
 def _relocate(finding: Finding, deployment: Deployment, keys: list[str]) -> None:

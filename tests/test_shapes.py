@@ -7,6 +7,7 @@ import pytest
 from relialint.engines import extract
 from relialint.lint import finish
 from relialint.readers import shell
+from relialint.readers.opener import MemoryOpener
 
 SHAPES: list[tuple[str, str]] = [
     ("vllm serve meta-llama/Llama-3.1-8B-Instruct", "vllm"),
@@ -87,7 +88,7 @@ SHAPES: list[tuple[str, str]] = [
 
 @pytest.mark.parametrize(("line", "engine"), SHAPES, ids=[s[0][:60] for s in SHAPES])
 def test_shape_is_one_deployment_without_error(line: str, engine: str) -> None:
-    result = shell.read(line + "\n", "shape.sh")
+    result = shell.read(line + "\n", "shape.sh", MemoryOpener({}))
     assert [e for e in result.errors if e.severity == "error"] == []
     deployments = extract(result)
     for deployment in deployments:

@@ -264,8 +264,9 @@ def check(args: argparse.Namespace) -> int:
     try:
         if paths == ["-"]:
             assert stdin_filename is not None
+            from relialint.disk import bounded
             from relialint.readers import detect
-            from relialint.readers.located import bounded, decode
+            from relialint.readers.located import decode
 
             if sys.stdin is None:
                 raise UsageError("`-` reads standard input, but standard input is closed")

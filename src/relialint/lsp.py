@@ -11,9 +11,10 @@ positions are ``lsptext``; when to lint after an edit is ``lspdebounce``.
 from __future__ import annotations
 
 import math
+import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from relialint.lspdebounce import Debounce
 from relialint.lsprpc import Output, Server, log, log_failure
 from relialint.lsptext import Document, InvalidParams, choose_encoding, document_uri, path_of, position, span
 from relialint.readers.located import MAX_FILE_BYTES
+from relialint.readers.opener import FileOpener, Opened, checked_text
 from relialint.results import Finding, Options, RunResult, Target
 from relialint.suppress import PLACEHOLDER_REASON
 
@@ -38,6 +40,34 @@ MAX_DEBOUNCE_MS = 10_000
 _NOTE = lazyre.compile(r"(\d+)(?::\d+)?: (.*)", re.DOTALL)
 
 Diagnostic = dict[str, Any]
+
+
+def _key(path: str) -> str:
+    """A path as the buffers are looked up by: absolute, ``.`` and ``..`` folded (``./x.env`` names the buffer of
+    ``x.env``); symlinks are not followed, as an editor names a file by the path it opened."""
+    return os.path.abspath(path)
+
+
+class BufferOpener(FileOpener):
+    """What a linted buffer's siblings read in the editor: the text of an open buffer (unsaved edits included)
+    for its path, the disk otherwise, both under the run's limits (``disk`` decides what is outside the project
+    root; a buffer there is not read either)."""
+
+    def __init__(self, buffers: Mapping[str, Document], disk: FileOpener) -> None:
+        self.buffers = buffers
+        self.disk = disk
+
+    def refusal(self, path: str, referrer: str) -> str | None:
+        return self.disk.refusal(path, referrer)
+
+    def exists(self, path: str) -> bool:
+        return _key(path) in self.buffers or self.disk.exists(path)
+
+    def read(self, path: str) -> Opened:
+        document = self.buffers.get(_key(path))
+        if document is None:
+            return self.disk.read(path)
+        return checked_text(path, document.text)
 
 
 class Settings:
@@ -281,7 +311,7 @@ class RelialintServer(Server):
         display = path_of(uri)
         kind = detect.kind_by_name(Path(display)) or detect.kind_by_content(text) or "shell"
         try:
-            run = lint_text(text, display, kind, self.settings.options())
+            run = lint_text(text, display, kind, self.settings.options(), self.opener_over)
         except ConfigError as exc:
             return [*self.good.get(uri, []), _file_diagnostic(_editor_message(
                 f"invalid configuration: {exc.path}:{exc.line}:{exc.column}: {exc.message}"), ERROR)]
@@ -302,6 +332,12 @@ class RelialintServer(Server):
         # errors of another file the lint read (a facts file the configuration names), at the top of the buffer
         elsewhere = [_file_diagnostic(f"{e.path}:{e.line}:{e.column}: {e.message}", ERROR) for e in run.errors]
         return [*self.good[uri], *elsewhere]
+
+    def opener_over(self, disk: FileOpener) -> FileOpener:
+        """The open buffers over the run's disk opener: a linted file reads its siblings as the editor shows them."""
+        buffers = {_key(path_of(uri)): document for uri, document in self.documents.items()
+                   if path_of(uri) != uri}  # file: URIs only; another scheme names no file a sibling could be
+        return BufferOpener(buffers, disk)
 
     def diagnostic(self, document: Document, finding: Finding) -> Diagnostic:
         severity = _SEVERITY.get(finding.severity, INFORMATION)
@@ -371,7 +407,7 @@ class RelialintServer(Server):
     def fix_action(self, uri: str, linted: Linted, finding: Finding,
                    diagnostic: Diagnostic) -> dict[str, Any] | None:
         from relialint.engines import fixedit
-        from relialint.files import read_file
+        from relialint.files import DiskOpener, read_file
 
         record = self.records().get(finding.code)
         fix_set = ((record or {}).get("trigger") or {}).get("fix_edit", {}) or {}
@@ -381,7 +417,7 @@ class RelialintServer(Server):
         deployment = _deployment_of(linted.run, finding)
         if deployment is None:
             return None
-        result = read_file(linted.text, linted.display, linted.kind)
+        result = read_file(linted.text, linted.display, linted.kind, self.opener_over(DiskOpener()))
         edits = fixedit.fix_edits(result, deployment, fix_set)
         if not edits:
             return None

@@ -19,6 +19,7 @@ from relialint.plain import replace
 from relialint.readers import bounded
 from relialint.readers.dockerrun import docker_run
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word, file_name_tail
+from relialint.readers.opener import FileOpener
 from relialint.readers.wrappers import shell_script, unwrap
 
 if TYPE_CHECKING:
@@ -54,22 +55,19 @@ def _bash_language() -> object:
     import."""
     import importlib.machinery
     import importlib.util
-    import os
 
     try:
         spec = importlib.util.find_spec("tree_sitter_bash")
         folder = next(iter(spec.submodule_search_locations or ())) if spec is not None else None
         if folder is not None:
-            for name in os.listdir(folder):
-                if name.startswith("_binding.") and name.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
-                    path = os.path.join(folder, name)
-                    loader = importlib.machinery.ExtensionFileLoader("tree_sitter_bash._binding", path)
-                    binding = importlib.util.spec_from_file_location("tree_sitter_bash._binding", path,
-                                                                     loader=loader)
-                    if binding is not None:
-                        module = importlib.util.module_from_spec(binding)
-                        loader.exec_module(module)
-                        return module.language()
+            # the import system's own finder for one folder of extension modules (the reader lists nothing itself)
+            finder = importlib.machinery.FileFinder(
+                folder, (importlib.machinery.ExtensionFileLoader, importlib.machinery.EXTENSION_SUFFIXES))
+            binding = finder.find_spec("tree_sitter_bash._binding")
+            if binding is not None and binding.loader is not None:
+                module = importlib.util.module_from_spec(binding)
+                binding.loader.exec_module(module)
+                return module.language()
     except (ImportError, OSError, AttributeError, ValueError):
         pass
     import tree_sitter_bash
@@ -147,7 +145,8 @@ _MAX_DEPTH = 4
 
 
 class _Reader:
-    def __init__(self, text: str, path: str, depth: int = 0) -> None:
+    def __init__(self, text: str, path: str, opener: FileOpener, depth: int = 0) -> None:
+        self.opener = opener
         data = text.encode("utf-8", errors="surrogateescape")
         starts = [0, *(match.end() for match in re.finditer(b"\n", data))]
         self.state = _State(path, data, starts, result=FileResult(path, "shell", text=text))
@@ -527,7 +526,7 @@ class _Reader:
         """The commands of a script held in a string, located where its text was written in this file."""
         if self.depth >= _MAX_DEPTH:
             return []
-        reader = _Reader(script.text, self.state.path, self.depth + 1)
+        reader = _Reader(script.text, self.state.path, self.opener, self.depth + 1)
         reader.state.vars = table
         reader.branch = self.branch
         found = reader.run()
@@ -618,10 +617,10 @@ class _Reader:
             return
         container: Command | None = None
         if words[0].text in ("docker", "podman") and len(words) > 1 and words[1].text == "run":
-            container = docker_run(words[2:], full_env, words[0].span)
+            container = docker_run(words[2:], full_env, words[0].span, self.opener)
         elif words[0].text in ("docker", "podman") and len(words) > 2 and words[1].text == "container" \
                 and words[2].text == "run":
-            container = docker_run(words[3:], full_env, words[0].span)
+            container = docker_run(words[3:], full_env, words[0].span, self.opener)
         if container is not None:
             container.branch = self.branch
             result.errors.extend(container.problems)
@@ -756,11 +755,12 @@ def parse_safe(data: bytes) -> bytes:
 
 
 @bounded.budgeted
-def read(text: str, path: str, env: list[EnvVar] | None = None) -> FileResult:
+def read(text: str, path: str, opener: FileOpener, env: list[EnvVar] | None = None) -> FileResult:
     """Read a shell script. Never raises on bad input; parse problems are located warnings. ``env``: variables
-    the script starts with (a systemd unit's ``Environment=``, a container's env), as exported ones."""
+    the script starts with (a systemd unit's ``Environment=``, a container's env), as exported ones; ``opener``
+    reads the files its commands name (``docker run --env-file``)."""
     try:
-        reader = _Reader(text, path)
+        reader = _Reader(text, path, opener)
         for var in env or []:
             reader.state.vars[var.name] = _Var(var.value, var.span, exported=True)
         return reader.run()

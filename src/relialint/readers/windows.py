@@ -14,6 +14,7 @@ import re
 from relialint import bounds
 from relialint.readers import bounded
 from relialint.readers.located import Command, EnvVar, FileResult, Span, Word, file_name_tail
+from relialint.readers.opener import FileOpener
 
 _Char = tuple[str, int, int]  # a character with its line and column
 
@@ -259,6 +260,8 @@ def _look_through_batch(tokens: list[tuple[str, list[_Char], bool]]) -> list[tup
 
 
 @bounded.budgeted
-def read(text: str, path: str) -> FileResult:
-    """A ``.bat`` / ``.cmd`` (batch) or ``.ps1`` (PowerShell) script."""
+def read(text: str, path: str, opener: FileOpener) -> FileResult:
+    """A ``.bat`` / ``.cmd`` (batch) or ``.ps1`` (PowerShell) script. It reads no file it names: ``opener`` is not
+    used."""
+    del opener
     return _Script(text, path, path.lower().endswith(".ps1")).run()

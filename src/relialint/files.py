@@ -241,7 +241,7 @@ class DiskOpener(FileOpener):
         reach = self.reach if self.reach is not None else Reach((str(project_root(referrer)),))
         return reach.refusal(path, referrer)
 
-    def exists(self, path: str) -> bool:
+    def present(self, path: str) -> bool:
         return os.path.lexists(path)
 
     def read(self, path: str) -> Opened:

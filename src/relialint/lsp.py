@@ -56,12 +56,16 @@ class BufferOpener(FileOpener):
     def __init__(self, buffers: Mapping[str, Document], disk: FileOpener) -> None:
         self.buffers = buffers
         self.disk = disk
+        self.asked: set[str] = set()
+        """Every file a lint asked for (``_key``), read or not: an edit to one of them makes the linted buffer
+        due again (a missing file the editor creates counts too)."""
 
     def refusal(self, path: str, referrer: str) -> str | None:
+        self.asked.add(_key(path))
         return self.disk.refusal(path, referrer)
 
-    def exists(self, path: str) -> bool:
-        return _key(path) in self.buffers or self.disk.exists(path)
+    def present(self, path: str) -> bool:
+        return _key(path) in self.buffers or self.disk.present(path)
 
     def read(self, path: str) -> Opened:
         document = self.buffers.get(_key(path))
@@ -176,6 +180,8 @@ class RelialintServer(Server):
         self.documents: dict[str, Document] = {}
         self.due: dict[str, float] = {}
         self.linted: dict[str, Linted] = {}
+        self.reads: dict[str, set[str]] = {}
+        """The files each document's last lint asked its opener for (``_key`` paths)."""
         self.good: dict[str, list[Diagnostic]] = {}
         self._records: dict[str, dict[str, Any]] | None = None
         self.requests = {"textDocument/hover": self.on_hover, "textDocument/codeAction": self.on_code_action}
@@ -225,6 +231,7 @@ class RelialintServer(Server):
             raise InvalidParams("`textDocument.text` must be a string")
         self.documents[uri] = Document(uri, text, version if _integer(version) else None, self.encoding)
         self.due[uri] = self.clock()
+        self.siblings_due(uri, self.due[uri])
 
     def on_change(self, params: Any) -> None:
         uri = document_uri(params)
@@ -238,6 +245,7 @@ class RelialintServer(Server):
         version = params["textDocument"].get("version")
         document.version = version if _integer(version) else None
         self.due[uri] = self.debounce.due(uri, self.clock(), document.size_hint())
+        self.siblings_due(uri, self.due[uri])
 
     def on_save(self, params: Any) -> None:
         uri = document_uri(params)
@@ -250,7 +258,9 @@ class RelialintServer(Server):
         self.due.pop(uri, None)
         self.linted.pop(uri, None)
         self.good.pop(uri, None)
+        self.reads.pop(uri, None)
         self.debounce.forget(uri)
+        self.siblings_due(uri, self.clock())  # the file on disk applies again
         self.out.notify("textDocument/publishDiagnostics", {"uri": uri, "diagnostics": []})
 
     def on_configuration(self, params: Any) -> None:
@@ -263,6 +273,14 @@ class RelialintServer(Server):
             self.settings = Settings.parse(raw, problems)
             self.tell(problems)
         self.due.update(dict.fromkeys(self.documents, self.clock()))
+
+    def siblings_due(self, uri: str, when: float) -> None:
+        """The open documents whose last lint read the file of ``uri`` (a compose file's ``env_file``, a unit's
+        ``EnvironmentFile=``) are linted again with its new text, by ``when``."""
+        key = _key(path_of(uri))
+        for other, read in self.reads.items():
+            if other != uri and key in read and other in self.documents:
+                self.due[other] = min(self.due.get(other, when), when)
 
     # -- linting ----------------------------------------------------------------------------------------------------
 
@@ -310,13 +328,20 @@ class RelialintServer(Server):
                                      f"{MAX_DOCUMENT_CHARS}); relialint reads files up to that size", WARNING)]
         display = path_of(uri)
         kind = detect.kind_by_name(Path(display)) or detect.kind_by_content(text) or "shell"
+        made: list[BufferOpener] = []
+
+        def over(disk: FileOpener) -> FileOpener:
+            made.append(self.opener_over(disk))
+            return made[-1]
+
         try:
-            run = lint_text(text, display, kind, self.settings.options(), self.opener_over)
+            run = lint_text(text, display, kind, self.settings.options(), over)
         except ConfigError as exc:
             return [*self.good.get(uri, []), _file_diagnostic(_editor_message(
                 f"invalid configuration: {exc.path}:{exc.line}:{exc.column}: {exc.message}"), ERROR)]
         except UsageError as exc:
             return [*self.good.get(uri, []), _file_diagnostic(_editor_message(f"relialint settings: {exc}"), ERROR)]
+        self.reads[uri] = set().union(*(opener.asked for opener in made))
         errors = [e for e in run.errors if e.path == display]
         if errors:
             # a half-typed buffer: keep the last good diagnostics, and say where it does not parse
@@ -333,7 +358,7 @@ class RelialintServer(Server):
         elsewhere = [_file_diagnostic(f"{e.path}:{e.line}:{e.column}: {e.message}", ERROR) for e in run.errors]
         return [*self.good[uri], *elsewhere]
 
-    def opener_over(self, disk: FileOpener) -> FileOpener:
+    def opener_over(self, disk: FileOpener) -> BufferOpener:
         """The open buffers over the run's disk opener: a linted file reads its siblings as the editor shows them."""
         buffers = {_key(path_of(uri)): document for uri, document in self.documents.items()
                    if path_of(uri) != uri}  # file: URIs only; another scheme names no file a sibling could be

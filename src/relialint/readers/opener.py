@@ -70,7 +70,7 @@ class FileOpener:
         del path, referrer
         return None
 
-    def exists(self, path: str) -> bool:
+    def present(self, path: str) -> bool:
         """Whether an entry of that name is there (only asked about a refused path: ``read`` says it otherwise)."""
         del path
         return False
@@ -84,7 +84,7 @@ class FileOpener:
         path = named(referrer, name)
         why = self.refusal(path, referrer)
         if why is not None:
-            return Opened(path, None, ReadError(path, 1, 1, why), refused=True, exists=self.exists(path))
+            return Opened(path, None, ReadError(path, 1, 1, why), refused=True, exists=self.present(path))
         return self.read(path)
 
     def __call__(self, referrer: str, name: str) -> tuple[str, str] | ReadError | None:
@@ -113,6 +113,9 @@ class MemoryOpener(FileOpener):
 
     def __init__(self, files: Mapping[str, str]) -> None:
         self.files = dict(files)
+
+    def present(self, path: str) -> bool:
+        return path in self.files
 
     def read(self, path: str) -> Opened:
         text = self.files.get(path)

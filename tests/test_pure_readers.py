@@ -108,10 +108,6 @@ class Recording(MemoryOpener):
         self.asked.append(path)
         return super().read(path)
 
-    def present(self, path: str) -> bool:
-        self.asked.append(path)
-        return path in self.files
-
 
 def _env(result_env: list) -> list[tuple[str, str | None, str, int, int]]:  # type: ignore[type-arg]
     return [(v.name, v.value, v.span.path, v.span.line, v.span.column) for v in result_env]

@@ -241,9 +241,6 @@ class DiskOpener(FileOpener):
         reach = self.reach if self.reach is not None else Reach((str(project_root(referrer)),))
         return reach.refusal(path, referrer)
 
-    def present(self, path: str) -> bool:
-        return os.path.lexists(path)
-
     def read(self, path: str) -> Opened:
         text, error = read_text(path, path)
         if text is not None:

@@ -64,9 +64,6 @@ class BufferOpener(FileOpener):
         self.asked.add(_key(path))
         return self.disk.refusal(path, referrer)
 
-    def present(self, path: str) -> bool:
-        return _key(path) in self.buffers or self.disk.present(path)
-
     def read(self, path: str) -> Opened:
         document = self.buffers.get(_key(path))
         if document is None:
@@ -225,7 +222,8 @@ class RelialintServer(Server):
     def on_open(self, params: Any) -> None:
         item = params.get("textDocument") if isinstance(params, dict) else None
         uri = document_uri(params)
-        assert isinstance(item, dict)
+        if not isinstance(item, dict):  # document_uri has checked it; a plain check, not an assert
+            raise InvalidParams("`textDocument` must be an object")
         text, version = item.get("text"), item.get("version")
         if not isinstance(text, str):
             raise InvalidParams("`textDocument.text` must be a string")

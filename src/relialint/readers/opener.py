@@ -28,6 +28,8 @@ class Opened(Frozen):
     (``path:1:1``, or where a decoding error is); ``refused`` is true when the run's limits left it unread (outside
     the project root) rather than a read failing; ``exists`` whether an entry of that name is there at all (a
     dangling symlink is one), as ``os.path.lexists`` says, so a reader can tell "not found" from "cannot be read".
+    A refused file is not asked about (``exists`` true: neither opened nor tested for existence, docs/bad-input.md);
+    a name refused in the referrer's own folder is a symlink there, so an entry is there.
     """
 
     path: str
@@ -70,11 +72,6 @@ class FileOpener:
         del path, referrer
         return None
 
-    def present(self, path: str) -> bool:
-        """Whether an entry of that name is there (only asked about a refused path: ``read`` says it otherwise)."""
-        del path
-        return False
-
     def read(self, path: str) -> Opened:
         """The text of a path the limits allow, or why it cannot be read."""
         return missing(path)
@@ -84,7 +81,7 @@ class FileOpener:
         path = named(referrer, name)
         why = self.refusal(path, referrer)
         if why is not None:
-            return Opened(path, None, ReadError(path, 1, 1, why), refused=True, exists=self.present(path))
+            return Opened(path, None, ReadError(path, 1, 1, why), refused=True)
         return self.read(path)
 
     def __call__(self, referrer: str, name: str) -> tuple[str, str] | ReadError | None:
@@ -113,9 +110,6 @@ class MemoryOpener(FileOpener):
 
     def __init__(self, files: Mapping[str, str]) -> None:
         self.files = dict(files)
-
-    def present(self, path: str) -> bool:
-        return path in self.files
 
     def read(self, path: str) -> Opened:
         text = self.files.get(path)

@@ -129,10 +129,10 @@ class _State:
     data: bytes
     line_starts: list[int]
     vars: dict[str, _Var]
-    result: FileResult | None = None
+    result: FileResult
 
-    def __init__(self, path: str, data: bytes, line_starts: list[int], vars: dict[str, _Var] | None = None,
-                 result: FileResult | None = None) -> None:
+    def __init__(self, path: str, data: bytes, line_starts: list[int], result: FileResult,
+                 vars: dict[str, _Var] | None = None) -> None:
         self.path = path
         self.data = data
         self.line_starts = line_starts
@@ -149,7 +149,7 @@ class _Reader:
         self.opener = opener
         data = text.encode("utf-8", errors="surrogateescape")
         starts = [0, *(match.end() for match in re.finditer(b"\n", data))]
-        self.state = _State(path, data, starts, result=FileResult(path, "shell", text=text))
+        self.state = _State(path, data, starts, FileResult(path, "shell", text=text))
         self.branch: tuple[tuple[int, int, int], ...] = ()
         self.depth = depth
         self._continuations: dict[int, list[int]] = {}
@@ -181,7 +181,6 @@ class _Reader:
     def run(self) -> FileResult:
         tree = _parser().parse(parse_safe(self.state.data))
         result = self.state.result
-        assert result is not None
         self.walk(tree.root_node, conditional=False)
         if tree.root_node.has_error:
             self.report_errors(tree.root_node)
@@ -189,7 +188,6 @@ class _Reader:
 
     def report_errors(self, root: Node) -> None:
         result = self.state.result
-        assert result is not None
         stack = [root]
         seen = 0
         while stack and seen < 5:
@@ -296,7 +294,6 @@ class _Reader:
                             target = self.value(dest).text
         if body is not None and target:
             result = self.state.result
-            assert result is not None
             result.written_files[target] = (self.text(body), self.span(body))
         for child in node.children:
             if child.type not in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
@@ -568,7 +565,6 @@ class _Reader:
     # -- commands ----------------------------------------------------------------------------------------------
     def command(self, node: Node, conditional: bool) -> None:
         result = self.state.result
-        assert result is not None
         if len(result.commands) >= bounds.MAX_COMMANDS:
             bounded.too_many_commands(result, self.span(node))
             return
@@ -609,7 +605,6 @@ class _Reader:
         if not words:
             return
         result = self.state.result
-        assert result is not None
         full_env = self.exported_env() + env
         nested = self.nested(words, nodes, env)
         if nested is not None:

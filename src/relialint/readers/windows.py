@@ -123,10 +123,9 @@ class _Script:
         value, source = self.expand(raw, literal)
         if value is None and program and re.search(r"[\\/][A-Za-z0-9._+\-]+$", raw):
             return Word(raw, span)  # ``%~dp0llama-server.exe``: the file name says which program runs
-        if value is None and program and re.fullmatch(r"%~[a-z]*[0-9*][A-Za-z0-9._+\-]+", raw):
-            directory = re.match(r"%~[a-z]*[0-9*]", raw)
-            assert directory is not None  # ``%~dp0`` ends with a backslash: the rest is the file name
-            return Word(directory.group(0) + "\\" + raw[directory.end():], span)
+        relative = re.fullmatch(r"(%~[a-z]*[0-9*])([A-Za-z0-9._+\-]+)", raw) if value is None and program else None
+        if relative is not None:  # ``%~dp0`` ends with a backslash: the rest is the file name
+            return Word(relative.group(1) + "\\" + relative.group(2), span)
         if value is None and not literal:  # the file name written after an unknown directory (Word.tail)
             lone = re.fullmatch(r"\$(?:env:)?([A-Za-z_][A-Za-z0-9_]*)|%([A-Za-z_][A-Za-z0-9_]*)%", raw, re.I)
             tail = self.tails.get((lone.group(1) or lone.group(2)).upper()) if lone else file_name_tail(raw)

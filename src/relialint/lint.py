@@ -96,7 +96,7 @@ def lint_paths(paths: list[str], options: Options) -> RunResult:
     files, errors = discover(paths, session.reach_for)
     for problem in errors:
         (session.run.warnings if problem.severity == "warning" else session.run.errors).append(problem)
-    results: list[tuple[Path, FileResult]] = []
+    results: list[tuple[Path, FileResult, FileOpener]] = []
     for path, display, kind in files:
         if session.excluded(path):
             continue
@@ -106,17 +106,18 @@ def lint_paths(paths: list[str], options: Options) -> RunResult:
             session.run.errors.append(error or ReadError(display, 1, 1, "cannot read"))
             continue
         try:
-            results.append((path, read_file(text, display, kind, session.opener_for(path))))
+            opener = session.opener_for(path)  # one per file: its reader and its engine models read through it
+            results.append((path, read_file(text, display, kind, opener), opener))
         except (Exception, RecursionError, MemoryError) as exc:
             session.run.errors.append(internal_error(display, exc))
     # A Dockerfile or env file that another file of the run builds or loads (compose `build:`, `env_file:`,
     # systemd `EnvironmentFile=`) is linted as part of that deployment, not again as a deployment of its own.
-    used = {os.path.realpath(u) for _, result in results for u in result.used_files}
-    for path, result in results:
+    used = {os.path.realpath(u) for _, result, _ in results for u in result.used_files}
+    for path, result, opener in results:
         if result.kind in ("dockerfile", "env") and os.path.realpath(path) in used:
             session.run.errors.extend(e for e in result.errors if e.severity != "warning")
             continue
-        session.lint_guarded(result, path)
+        session.lint_guarded(result, path, opener)
     return session.finish()
 
 

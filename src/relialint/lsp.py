@@ -153,8 +153,10 @@ class Linted:
     """The last lint of one document: what hover and code actions answer from."""
 
     def __init__(self, version: int | None, text: str, display: str, kind: str, run: RunResult,
-                 findings: list[Finding], diagnostics: list[Diagnostic]) -> None:
+                 findings: list[Finding], diagnostics: list[Diagnostic], opener: FileOpener | None = None) -> None:
         self.version = version
+        self.opener = opener
+        """The opener the lint read the files the document names with (a quick fix reads them the same way)."""
         self.text = text
         self.display = display
         self.kind = kind
@@ -351,7 +353,8 @@ class RelialintServer(Server):
         findings = [f for f in run.listed() if f.path == display]
         diagnostics = [self.diagnostic(document, f) for f in findings]
         self.good[uri] = [*diagnostics, *(_note_diagnostic(document, display, note) for note in run.notes)]
-        self.linted[uri] = Linted(document.version, text, display, kind, run, findings, diagnostics)
+        self.linted[uri] = Linted(document.version, text, display, kind, run, findings, diagnostics,
+                                  made[-1] if made else None)
         # errors of another file the lint read (a facts file the configuration names), at the top of the buffer
         elsewhere = [_file_diagnostic(f"{e.path}:{e.line}:{e.column}: {e.message}", ERROR) for e in run.errors]
         return [*self.good[uri], *elsewhere]
@@ -440,7 +443,8 @@ class RelialintServer(Server):
         deployment = _deployment_of(linted.run, finding)
         if deployment is None:
             return None
-        result = read_file(linted.text, linted.display, linted.kind, self.opener_over(DiskOpener()))
+        opener = linted.opener or self.opener_over(DiskOpener())
+        result = read_file(linted.text, linted.display, linted.kind, opener)
         edits = fixedit.fix_edits(result, deployment, fix_set)
         if not edits:
             return None

@@ -13,6 +13,7 @@ import time
 from relialint.engines import extract
 from relialint.lint import finish
 from relialint.readers import shell
+from relialint.readers.opener import MemoryOpener
 
 SMALL = """#!/usr/bin/env bash
 set -euo pipefail
@@ -38,7 +39,7 @@ def big_script(lines: int) -> str:
 
 def run(text: str) -> int:
     count = 0
-    for deployment in extract(shell.read(text, "bench.sh")):
+    for deployment in extract(shell.read(text, "bench.sh", MemoryOpener({}))):
         finish(deployment)
         count += 1
     return count

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from relialint import bounds
 from relialint.readers.located import FileResult
+from relialint.readers.opener import MemoryOpener
 from tests.cli_run import invoke
 from tests.work import cpu
 
@@ -35,7 +36,7 @@ def test_an_unterminated_quote_over_100000_lines_is_read_once() -> None:
 
     text = 'A="\n' + "x\n" * 100_000 + 'B=1\n'
     # about 0.1 s; quadratic (each line appended to a copy of the value), over 10 s
-    result = cpu(2, lambda: envfile.read(text, ".env"))
+    result = cpu(2, lambda: envfile.read(text, ".env", MemoryOpener({})))
     assert located(result) == [(1, 3, "unterminated quote")]
     (var,) = result.commands[0].env
     assert (var.name, var.value, var.span.end_line) == ("A", "\n" + "x\n" * 100_000 + "B=1\n", 100_003)
@@ -46,7 +47,7 @@ def test_a_value_with_100000_spaces_is_read_once() -> None:
 
     text = "A=x" + " " * 100_000 + "y  \nB=2\n"
     # milliseconds; a lazy value before trailing blanks backtracks over every blank: minutes
-    result = cpu(2, lambda: envfile.read(text, ".env"))
+    result = cpu(2, lambda: envfile.read(text, ".env", MemoryOpener({})))
     assert [(v.name, v.value) for v in result.commands[0].env] == [("A", "x" + " " * 100_000 + "y"), ("B", "2")]
 
 
@@ -82,7 +83,7 @@ def test_a_systemd_exec_start_continued_to_the_end_of_the_file_reads_10000_words
     monkeypatch.setattr(yamlwords.Src, "sub_span", counted)
     text = "[Service]\nExecStart=/usr/bin/vllm serve m \\\n" + "  --x y \\\n" * 200_000
     # about 0.5 s; 18 s and 366 MB without the bound
-    result = cpu(10, lambda: systemd.read(text, "vllm.service"))
+    result = cpu(10, lambda: systemd.read(text, "vllm.service", MemoryOpener({})))
     (command,) = result.commands
     assert len(command.argv) == bounds.MAX_WORDS + 1
     assert command.argv[-1].text is None and command.argv[-1].splice

@@ -507,10 +507,10 @@ def test_an_unexpected_exception_in_one_file_is_a_located_internal_error(tmp_pat
     bad.write_text("vllm serve m\n")
     original = shell.read
 
-    def broken(text: str, path: str) -> Any:
+    def broken(text: str, path: str, opener: Any) -> Any:
         if path.endswith("serve.sh"):
             raise RuntimeError("simulated bug")
-        return original(text, path)
+        return original(text, path, opener)
 
     mp = pytest.MonkeyPatch()
     mp.setattr(shell, "read", broken)

@@ -10,6 +10,7 @@ from typing import Any
 
 from relialint.readers import shell
 from relialint.readers.located import exclusive
+from relialint.readers.opener import MemoryOpener
 from tests.cli_run import invoke
 
 Row = tuple[Any, str, int | None, int | None]
@@ -396,7 +397,7 @@ fi
 
 def test_branches_are_recorded_and_exclusive() -> None:
     script = LEADER_WORKER + "case $X in\n  a) vllm serve a ;;\n  b) vllm serve b ;;\nesac\nvllm serve c\n"
-    commands = shell.read(script, "s.sh").commands
+    commands = shell.read(script, "s.sh", MemoryOpener({})).commands
     assert [c.branch for c in commands] == [((2, 1, 0),), ((2, 1, 1),), ((7, 1, 0),), ((7, 1, 1),), ()]
     assert exclusive(commands[0].branch, commands[1].branch)
     assert exclusive(commands[2].branch, commands[3].branch)

@@ -332,3 +332,48 @@ def test_start_up_loads_no_heavy_module_until_used(tmp_path: Path) -> None:
     assert result["actions"] == ["Fix RL101: set serve.dtype=float16",
                                  "Ignore RL101 here (relialint directive with a reason)"]
     assert "relialint.engines.fixedit" in result["after"]  # loaded when a quick fix is asked for
+
+
+COMPOSE_WITH_ENV_FILE = """services:
+  vllm:
+    image: vllm/vllm-openai:v0.11.0
+    command: --model Qwen/Qwen3-8B
+    env_file: vllm.env
+"""
+
+
+def test_an_unsaved_edit_to_an_env_file_relints_the_compose_file_that_names_it(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compose file's lint reads its ``env_file`` as the editor shows it: an unsaved edit to the open env file
+    changes the compose file's diagnostics at once, and closing the env buffer brings back the file on disk."""
+    (tmp_path / ".git").mkdir()
+    compose, env = tmp_path / "compose.yaml", tmp_path / "vllm.env"
+    compose.write_text(COMPOSE_WITH_ENV_FILE, encoding="utf-8")
+    env.write_text("VLLM_USE_FLASHINFER_SAMPLER=0\n", encoding="utf-8")
+    clock = Clock()
+    server, out = server_with(clock, 0.0, {"debounceMs": 0}, monkeypatch)
+
+    def compose_diagnostics() -> list[tuple[str, int, int]]:
+        sent = [m["params"] for m in out.sent if m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == compose.as_uri()]
+        return [(d["code"], d["range"]["start"]["line"], d["range"]["start"]["character"])
+                for d in sent[-1]["diagnostics"]]
+
+    def settle() -> None:
+        while server.next_due() is not None:
+            server.run_due(clock.now)
+
+    server.handle(did_open(compose.as_uri(), COMPOSE_WITH_ENV_FILE))
+    settle()
+    assert compose_diagnostics() == [("RL117", 3, 21)]  # the sampler is off in vllm.env on disk: no RL122
+    server.handle(did_open(env.as_uri(), "VLLM_USE_FLASHINFER_SAMPLER=0\n"))
+    settle()
+    server.handle(did_change(env.as_uri(), 2, "HF_TOKEN=x\n"))  # the line that turned the sampler off, deleted
+    assert compose.as_uri() in server.due  # the compose file read vllm.env: linted again
+    settle()
+    assert compose_diagnostics() == [("RL122", 2, 11), ("RL117", 3, 21)]  # RL122 at 3:12, the image
+    assert env.read_text(encoding="utf-8") == "VLLM_USE_FLASHINFER_SAMPLER=0\n"  # nothing was saved
+    server.handle({"jsonrpc": "2.0", "method": "textDocument/didClose",
+                   "params": {"textDocument": {"uri": env.as_uri()}}})
+    settle()
+    assert compose_diagnostics() == [("RL117", 3, 21)]  # the file on disk again

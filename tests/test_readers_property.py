@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from relialint.files import reader
 from relialint.lint import Options, lint_text
+from relialint.readers.opener import MemoryOpener
 from tests.work import HANG_S, cpu_budget
 
 KINDS = ["shell", "compose", "kubernetes", "helm", "env", "systemd", "dockerfile", "vllm-config"]
@@ -36,7 +37,7 @@ PIECES = st.sampled_from([
 def test_readers_never_raise(kind: str, pieces: list[str], joiner: str) -> None:
     read = reader(kind)
     assert read is not None
-    result = read(joiner.join(pieces), NAMES[kind])
+    result = read(joiner.join(pieces), NAMES[kind], MemoryOpener({}))
     assert result.path == NAMES[kind]
 
 
@@ -55,7 +56,7 @@ def test_pipeline_never_raises(kind: str, pieces: list[str]) -> None:
 def test_any_unicode_text(kind: str, text: str) -> None:
     read = reader(kind)
     assert read is not None
-    read(text, NAMES[kind])
+    read(text, NAMES[kind], MemoryOpener({}))
 
 
 def test_shell_parser_survives_braces_before_non_ascii_text() -> None:
@@ -66,10 +67,11 @@ def test_shell_parser_survives_braces_before_non_ascii_text() -> None:
     import sys
 
     script = ("from relialint.readers import shell\n"
+              "from relialint.readers.opener import MemoryOpener\n"
               "for _ in range(200):\n"
               "    for text in ('{\\U000e0001', '{\\u324e\\U0002d009', 'a{\\U000ee563', 'echo {\\U000d0000} x'):\n"
-              "        shell.read(text, 'x.sh')\n"
-              "r = shell.read('echo {\\u324e} done', 'x.sh')\n"
+              "        shell.read(text, 'x.sh', MemoryOpener({}))\n"
+              "r = shell.read('echo {\\u324e} done', 'x.sh', MemoryOpener({}))\n"
               "print([w.text for w in r.commands[0].argv])\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=HANG_S, check=False)
     assert done.returncode == 0, done.stderr

@@ -10,6 +10,7 @@ from relialint.engines import extract
 from relialint.facts import json_value
 from relialint.lint import finish
 from relialint.readers import shell
+from relialint.readers.opener import MemoryOpener
 
 Expected = tuple[object, ...]
 """A fact a shape should yield: ``(value, anchor)``, ``(value, anchor, origin)`` or ``(value, anchor, origin,
@@ -425,7 +426,7 @@ def _written(deployment: Deployment) -> dict[str, tuple[object, ...]]:
 
 @pytest.mark.parametrize(("line", "expected"), SHAPES, ids=[s[0][:60] for s in SHAPES])
 def test_shape_yields_its_deployments_and_facts(line: str, expected: dict[str, dict[str, Expected]]) -> None:
-    result = shell.read(line + "\n", "shape.sh")
+    result = shell.read(line + "\n", "shape.sh", MemoryOpener({}))
     assert [e for e in result.errors if e.severity == "error"] == []
     deployments = extract(result)
     for deployment in deployments:

@@ -10,10 +10,11 @@ from hypothesis import strategies as st
 from relialint.engines import extract
 from relialint.lint import finish
 from relialint.readers import shell
+from relialint.readers.opener import MemoryOpener
 
 
 def facts_of(script: str, path: str = "s.sh") -> list[dict[str, Any]]:
-    result = shell.read(script, path)
+    result = shell.read(script, path, MemoryOpener({}))
     out = []
     for d in extract(result):
         finish(d)
@@ -57,9 +58,10 @@ def test_equivalent_spellings_give_the_same_fact(tmp_path: Any) -> None:
     (tmp_path / "cfg.yaml").write_text("kv_cache_dtype: fp8\nenforce-eager: true\n")
     script.write_text("vllm serve m --config cfg.yaml\n")
     from relialint.engines import extract as run_extract
-    from relialint.lint import _opener
+    from relialint.files import DiskOpener
 
-    (dep,) = run_extract(shell.read(script.read_text(), str(script)), _opener)
+    opener = DiskOpener()
+    (dep,) = run_extract(shell.read(script.read_text(), str(script), opener), opener)
     fact = dep.facts.facts["kv_cache.dtype"]
     assert (fact.value, fact.origin, fact.path, fact.line, fact.column) == ("fp8", "config-file",
                                                                             str(tmp_path / "cfg.yaml"), 1, 1)
@@ -135,7 +137,7 @@ def test_non_deployments_give_nothing() -> None:
 
 
 def test_broken_syntax_keeps_what_it_can_read() -> None:
-    result = shell.read("vllm serve m --dtype bfloat16\nif [ x; then\n  (\n", "s.sh")
+    result = shell.read("vllm serve m --dtype bfloat16\nif [ x; then\n  (\n", "s.sh", MemoryOpener({}))
     assert [e.severity for e in result.errors] and all(e.severity == "warning" for e in result.errors)
     assert len(extract(result)) == 1
 
@@ -148,7 +150,7 @@ TOKENS = st.sampled_from(["vllm", "serve", "--dtype", "bfloat16", "$X", '"$@"', 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(TOKENS, max_size=40))
 def test_token_soup_never_raises(tokens: list[str]) -> None:
-    result = shell.read(" ".join(tokens), "soup.sh")
+    result = shell.read(" ".join(tokens), "soup.sh", MemoryOpener({}))
     for d in extract(result):
         finish(d)
 
@@ -157,6 +159,6 @@ def test_token_soup_never_raises(tokens: list[str]) -> None:
 @given(st.binary(max_size=400))
 def test_random_bytes_never_raise(data: bytes) -> None:
     text = data.decode("utf-8", errors="replace")
-    result = shell.read(text, "bytes.sh")
+    result = shell.read(text, "bytes.sh", MemoryOpener({}))
     for d in extract(result):
         finish(d)

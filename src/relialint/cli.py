@@ -246,8 +246,9 @@ def check(args: argparse.Namespace) -> int:
                       strict=args.strict, show_possible=args.show_possible, follow_outside=args.follow_outside)
     stdin_name = _stdin_name(paths, stdin_filename)
     if stdin_name is not None:
+        from relialint.disk import bounded
         from relialint.readers import detect
-        from relialint.readers.located import bounded, decode
+        from relialint.readers.located import decode
 
         if sys.stdin is None:
             raise UsageError("`-` reads standard input, but standard input is closed", command_line=True)

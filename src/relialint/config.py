@@ -14,11 +14,11 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from relialint import bounds
+from relialint.disk import read_text
 from relialint.errors import RelialintError, never_none
 from relialint.globs import Glob
 from relialint.globs import glob_match as glob_match  # where the tests and callers have found it
 from relialint.plain import Frozen, replace
-from relialint.readers.located import read_text
 
 if TYPE_CHECKING:
     from relialint.config_schema import Settings, Suppression, _Common

@@ -7,13 +7,16 @@ from collections.abc import Callable
 from pathlib import Path, PurePath
 
 from relialint import bounds
+from relialint.disk import read_bytes, read_text
 from relialint.reach import Reach, project_root
 from relialint.readers import bounded, detect
-from relialint.readers.located import MAX_FILE_BYTES, FileResult, ReadError, read_bytes, read_text
+from relialint.readers.located import MAX_FILE_BYTES, FileResult, ReadError
+from relialint.readers.opener import FileOpener, Opened
 
 # -- readers --------------------------------------------------------------------------------------------------------
 
-Reader = Callable[[str, str], FileResult]
+Reader = Callable[[str, str, FileOpener], FileResult]
+"""A reader: a pure function of a file's text, its path and the opener for the files it names."""
 
 
 READER_MODULES = {"shell": "shell", "compose": "compose", "kubernetes": "kubernetes", "helm": "helm",
@@ -44,10 +47,12 @@ def readers() -> dict[str, Reader]:
     return out
 
 
-def _vllm_config(text: str, display: str) -> FileResult:
+def _vllm_config(text: str, display: str, opener: FileOpener) -> FileResult:
     """A vLLM ``--config`` YAML on its own: the engine model reads it (no reader knows the engine)."""
     from relialint.readers.yamlsafe import YamlError
     from relialint.readers.yamlwords import load
+
+    del opener
 
     result = FileResult(display, "vllm-config", text=text)
     try:
@@ -57,9 +62,10 @@ def _vllm_config(text: str, display: str) -> FileResult:
     return result
 
 
-def read_file(text: str, display: str, kind: str) -> FileResult:
-    """One file's text through the reader of its kind, with the checks every reader shares."""
-    result = _read_file(text, display, kind)
+def read_file(text: str, display: str, kind: str, opener: FileOpener | None = None) -> FileResult:
+    """One file's text through the reader of its kind, with the checks every reader shares. The files it names
+    are read through ``opener``; without one, from the disk within the project root of ``display``."""
+    result = _read_file(text, display, kind, DiskOpener() if opener is None else opener)
     if len(result.commands) > bounds.MAX_COMMANDS:
         bounded.too_many_commands(result, result.commands[bounds.MAX_COMMANDS].span)
         del result.commands[bounds.MAX_COMMANDS:]
@@ -83,7 +89,7 @@ def _unicode_dashes(result: FileResult) -> None:
                     "`-`: the engine reads it as an argument, not an option", "warning"))
 
 
-def _read_file(text: str, display: str, kind: str) -> FileResult:
+def _read_file(text: str, display: str, kind: str, opener: FileOpener) -> FileResult:
     if kind in ("yaml", "yaml?"):
         found = detect.yaml_kind(text)
         if found is None and detect.other_tool(PurePath(display), text):
@@ -103,7 +109,7 @@ def _read_file(text: str, display: str, kind: str) -> FileResult:
         result = FileResult(display, kind, text=text)
         result.errors.append(ReadError(display, 1, 1, f"{kind} files are not read yet"))
         return result
-    return read(text, display)
+    return read(text, display, opener)
 
 
 # -- finding files --------------------------------------------------------------------------------------------------
@@ -221,17 +227,23 @@ def _sniff_yaml(path: Path, errors: list[ReadError]) -> str | None:
     return detect.yaml_kind(text)
 
 
-def _opener(referrer: str, name: str) -> tuple[str, str] | ReadError | None:
-    """A file a deployment names (``--config``, a checkpoint's ``config.json``), relative to ``referrer``; outside
-    the project root, the ``ReadError`` that says why it is not read (``reach``)."""
-    from relialint.reach import refusal
 
-    base = Path(referrer).parent
-    candidate = Path(name) if Path(name).is_absolute() else base / name
-    why = refusal(candidate, referrer)
-    if why is not None:
-        return ReadError(str(candidate), 1, 1, why)
-    text, error = read_text(candidate, str(candidate))
-    if error is not None or text is None:
-        return None
-    return text, str(candidate)
+class DiskOpener(FileOpener):
+    """Files on disk, within the run's limits: a file whose real path lies outside the project root is not read
+    (``reach``) unless ``--follow-outside`` allows it, and every read is ``read_text`` (regular files only, at most
+    ``MAX_FILE_BYTES``, UTF-8 or UTF-16 with its mark). ``reach`` ``None``: the project root of the referring file
+    (a caller outside a run, such as a record's example)."""
+
+    def __init__(self, reach: Reach | None = None) -> None:
+        self.reach = reach
+
+    def refusal(self, path: str, referrer: str) -> str | None:
+        reach = self.reach if self.reach is not None else Reach((str(project_root(referrer)),))
+        return reach.refusal(path, referrer)
+
+    def read(self, path: str) -> Opened:
+        text, error = read_text(path, path)
+        if text is not None:
+            return Opened(path, text)
+        return Opened(path, None, error, exists=error is None or error.message != "no such file"
+                      or os.path.lexists(path))

@@ -7,17 +7,20 @@ over a set of files with their configuration. Names of the stages are re-exporte
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from relialint import record_url
 from relialint.deployment import Deployment
+from relialint.disk import read_text
 from relialint.evaluator import Evaluator
 from relialint.facts import Fact
-from relialint.files import READER_MODULES, Reader, _opener, discover, read_file, reader, readers
+from relialint.files import READER_MODULES, DiskOpener, Reader, discover, read_file, reader, readers
 from relialint.findings import evaluate, selected
-from relialint.reach import Reach, limited_to
-from relialint.readers.located import FileResult, ReadError, lone_surrogate, read_text
+from relialint.reach import Reach
+from relialint.readers.located import FileResult, ReadError, lone_surrogate
+from relialint.readers.opener import FileOpener
 from relialint.results import SEVERITY_RANK, Finding, Options, RunResult, Suppressed, Target, UsageError
 from relialint.targets import apply_target, finish, shared_memory, target_facts
 
@@ -43,11 +46,11 @@ def load_records(options: Options) -> tuple[list[dict[str, Any]], list[ReadError
 
 
 def _evaluate_file(result: FileResult, given: dict[str, Fact], records: list[dict[str, Any]], select: list[str],
-                   ignore: list[str], notes: list[str], evaluator: Evaluator
-                   ) -> tuple[list[Deployment], list[tuple[Finding, Deployment]]]:
+                   ignore: list[str], notes: list[str], evaluator: Evaluator,
+                   opener: FileOpener) -> tuple[list[Deployment], list[tuple[Finding, Deployment]]]:
     from relialint.engines import extract
 
-    deployments = extract(result, _opener, MAX_DEPLOYMENTS + 1)
+    deployments = extract(result, opener, MAX_DEPLOYMENTS + 1)
     if len(deployments) > MAX_DEPLOYMENTS:
         # a generated or hostile file: the first deployments are linted, the rest said to be left out, never a
         # run that takes minutes
@@ -76,13 +79,16 @@ def _evaluate_file(result: FileResult, given: dict[str, Fact], records: list[dic
 
 
 def lint_file_result(result: FileResult, given: dict[str, Fact], records: list[dict[str, Any]],
-                     options: Options, run: RunResult, evaluator: Evaluator | None = None) -> None:
-    """Lint one read file with the given target facts only (no configuration, no suppressions). ``evaluator``: the
-    memo of the run (one for this file alone when none is given)."""
+                     options: Options, run: RunResult, opener: FileOpener | None = None,
+                     evaluator: Evaluator | None = None) -> None:
+    """Lint one read file with the given target facts only (no configuration, no suppressions). The files its
+    deployments name are read through ``opener``; without one, from the disk within the file's project root.
+    ``evaluator``: the memo of the run (one for this file alone when none is given)."""
     if result.kind == "skipped":
         run.skipped += 1
     deployments, found = _evaluate_file(result, given, records, options.select, options.ignore, run.notes,
-                                        evaluator if evaluator is not None else Evaluator())
+                                        evaluator if evaluator is not None else Evaluator(),
+                                        DiskOpener() if opener is None else opener)
     for error in result.errors:
         (run.warnings if error.severity == "warning" else run.errors).append(error)
     run.findings.extend(f for f, _ in found)
@@ -94,7 +100,7 @@ def lint_paths(paths: list[str], options: Options) -> RunResult:
     files, errors = discover(paths, session.reach_for)
     for problem in errors:
         (session.run.warnings if problem.severity == "warning" else session.run.errors).append(problem)
-    results: list[tuple[Path, FileResult]] = []
+    results: list[tuple[Path, FileResult, FileOpener]] = []
     for path, display, kind in files:
         if session.excluded(path):
             continue
@@ -104,18 +110,18 @@ def lint_paths(paths: list[str], options: Options) -> RunResult:
             session.run.errors.append(error or ReadError(display, 1, 1, "could not be read"))
             continue
         try:
-            with limited_to(session.reach_for(path)):
-                results.append((path, read_file(text, display, kind)))
+            opener = session.opener_for(path)  # one per file: its reader and its engine models read through it
+            results.append((path, read_file(text, display, kind, opener), opener))
         except (Exception, RecursionError, MemoryError) as exc:
             session.run.errors.append(internal_error(display, exc))
     # A Dockerfile or env file that another file of the run builds or loads (compose `build:`, `env_file:`,
     # systemd `EnvironmentFile=`) is linted as part of that deployment, not again as a deployment of its own.
-    used = {os.path.realpath(u) for _, result in results for u in result.used_files}
-    for path, result in results:
+    used = {os.path.realpath(u) for _, result, _ in results for u in result.used_files}
+    for path, result, opener in results:
         if result.kind in ("dockerfile", "env") and os.path.realpath(path) in used:
             session.run.errors.extend(e for e in result.errors if e.severity != "warning")
             continue
-        session.lint_guarded(result, path)
+        session.lint_guarded(result, path, opener)
     return session.finish()
 
 
@@ -126,23 +132,31 @@ def internal_error(display: str, exc: BaseException) -> ReadError:
                                     "linted, the other files were. Please report it with this file")
 
 
-def lint_text(text: str, display: str, kind: str, options: Options, evaluator: Evaluator | None = None
-              ) -> RunResult:
+OpenerOver = Callable[[FileOpener], FileOpener]
+"""An opener built over the run's disk opener (the language server's, which serves the editor's unsaved
+buffers first); it keeps the run's limits."""
+
+
+def lint_text(text: str, display: str, kind: str, options: Options, evaluator: Evaluator | None = None,
+              over: OpenerOver | None = None) -> RunResult:
     """Lint a buffer as if it were the file ``display`` (stdin, editors). ``evaluator``: the memo of whoever lints
-    buffer after buffer (the language server keeps one); a run of its own when none is given."""
+    buffer after buffer (the language server keeps one); a run of its own when none is given. The files it names
+    are read through the run's disk opener, or the opener ``over`` builds over it."""
     session = Session(options, [display], evaluator)
     session.run.files = 1
     bad = lone_surrogate(text, display)
     if bad is not None:
         session.run.errors.append(bad)
         return session.finish()
+    opener = session.opener_for(Path(display))
+    if over is not None:
+        opener = over(opener)
     try:
-        with limited_to(session.reach_for(Path(display))):
-            result = read_file(text, display, kind)
+        result = read_file(text, display, kind, opener)
     except (Exception, RecursionError, MemoryError) as exc:
         session.run.errors.append(internal_error(display, exc))
         return session.finish()
-    session.lint_guarded(result, Path(display))
+    session.lint_guarded(result, Path(display), opener)
     return session.finish()
 
 
@@ -279,6 +293,10 @@ class Session:
             follow = bool(found is not None and found.settings.follow_outside)
         return self.reaches[follow]
 
+    def opener_for(self, file: Path) -> FileOpener:
+        """The opener for the files that ``file`` names: the disk, within ``reach_for(file)``."""
+        return DiskOpener(self.reach_for(file))
+
     def excluded(self, file: Path) -> bool:
         found = self._config(file)
         return bool(found is not None and found.excluded(file))
@@ -329,17 +347,16 @@ class Session:
             out = _over(out, located)
         return out
 
-    def lint_guarded(self, result: FileResult, file: Path) -> None:
+    def lint_guarded(self, result: FileResult, file: Path, opener: FileOpener | None = None) -> None:
         """``lint`` with the last-resort handler: an unexpected exception is an internal error of this file."""
         findings, suppressed = len(self.run.findings), len(self.run.suppressed)
         try:
-            with limited_to(self.reach_for(file)):
-                self.lint(result, file)
+            self.lint(result, file, self.opener_for(file) if opener is None else opener)
         except (Exception, RecursionError, MemoryError) as exc:
             del self.run.findings[findings:], self.run.suppressed[suppressed:]
             self.run.errors.append(internal_error(result.path, exc))
 
-    def lint(self, result: FileResult, file: Path) -> None:
+    def lint(self, result: FileResult, file: Path, opener: FileOpener) -> None:
         from relialint import config, suppress
 
         options, run = self.options, self.run
@@ -370,7 +387,7 @@ class Session:
         found: list[tuple[Finding, Deployment]] = []
         for index, (label, given) in enumerate(combos):
             deployments, hits = _evaluate_file(result, given, self.records, select, ignore, run.notes,
-                                               self.evaluator)
+                                               self.evaluator, opener)
             for finding, _ in hits:
                 finding.target = label
             found.extend(hits)

@@ -11,9 +11,10 @@ positions are ``lsptext``; when to lint after an edit is ``lspdebounce``.
 from __future__ import annotations
 
 import math
+import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from relialint.lspdebounce import Debounce
 from relialint.lsprpc import Output, Server, log, log_failure
 from relialint.lsptext import Document, InvalidParams, choose_encoding, document_uri, path_of, position, span
 from relialint.readers.located import MAX_FILE_BYTES
+from relialint.readers.opener import FileOpener, Opened, checked_text
 from relialint.results import Finding, Options, RunResult, Target
 from relialint.suppress import PLACEHOLDER_REASON
 
@@ -38,6 +40,35 @@ MAX_DEBOUNCE_MS = 10_000
 _NOTE = lazyre.compile(r"(\d+)(?::\d+)?: (.*)", re.DOTALL)
 
 Diagnostic = dict[str, Any]
+
+
+def _key(path: str) -> str:
+    """A path as the buffers are looked up by: absolute, ``.`` and ``..`` folded (``./x.env`` names the buffer of
+    ``x.env``); symlinks are not followed, as an editor names a file by the path it opened."""
+    return os.path.abspath(path)
+
+
+class BufferOpener(FileOpener):
+    """What a linted buffer's siblings read in the editor: the text of an open buffer (unsaved edits included)
+    for its path, the disk otherwise, both under the run's limits (``disk`` decides what is outside the project
+    root; a buffer there is not read either)."""
+
+    def __init__(self, buffers: Mapping[str, Document], disk: FileOpener) -> None:
+        self.buffers = buffers
+        self.disk = disk
+        self.asked: set[str] = set()
+        """Every file a lint asked for (``_key``), read or not: an edit to one of them makes the linted buffer
+        due again (a missing file the editor creates counts too)."""
+
+    def refusal(self, path: str, referrer: str) -> str | None:
+        self.asked.add(_key(path))
+        return self.disk.refusal(path, referrer)
+
+    def read(self, path: str) -> Opened:
+        document = self.buffers.get(_key(path))
+        if document is None:
+            return self.disk.read(path)
+        return checked_text(path, document.text)
 
 
 class Settings:
@@ -122,8 +153,10 @@ class Linted:
     """The last lint of one document: what hover and code actions answer from."""
 
     def __init__(self, version: int | None, text: str, display: str, kind: str, run: RunResult,
-                 findings: list[Finding], diagnostics: list[Diagnostic]) -> None:
+                 findings: list[Finding], diagnostics: list[Diagnostic], opener: FileOpener | None = None) -> None:
         self.version = version
+        self.opener = opener
+        """The opener the lint read the files the document names with (a quick fix reads them the same way)."""
         self.text = text
         self.display = display
         self.kind = kind
@@ -146,6 +179,8 @@ class RelialintServer(Server):
         self.documents: dict[str, Document] = {}
         self.due: dict[str, float] = {}
         self.linted: dict[str, Linted] = {}
+        self.reads: dict[str, set[str]] = {}
+        """The files each document's last lint asked its opener for (``_key`` paths)."""
         self.good: dict[str, list[Diagnostic]] = {}
         self._records: dict[str, dict[str, Any]] | None = None
         from relialint.evaluator import Evaluator
@@ -201,6 +236,7 @@ class RelialintServer(Server):
             raise InvalidParams("`textDocument.text` must be a string")
         self.documents[uri] = Document(uri, text, version if _integer(version) else None, self.encoding)
         self.due[uri] = self.clock()
+        self.siblings_due(uri, self.due[uri])
 
     def on_change(self, params: Any) -> None:
         uri = document_uri(params)
@@ -214,6 +250,7 @@ class RelialintServer(Server):
         version = params["textDocument"].get("version")
         document.version = version if _integer(version) else None
         self.due[uri] = self.debounce.due(uri, self.clock(), document.size_hint())
+        self.siblings_due(uri, self.due[uri])
 
     def on_save(self, params: Any) -> None:
         uri = document_uri(params)
@@ -226,7 +263,9 @@ class RelialintServer(Server):
         self.due.pop(uri, None)
         self.linted.pop(uri, None)
         self.good.pop(uri, None)
+        self.reads.pop(uri, None)
         self.debounce.forget(uri)
+        self.siblings_due(uri, self.clock())  # the file on disk applies again
         self.out.notify("textDocument/publishDiagnostics", {"uri": uri, "diagnostics": []})
 
     def on_configuration(self, params: Any) -> None:
@@ -239,6 +278,14 @@ class RelialintServer(Server):
             self.settings = Settings.parse(raw, problems)
             self.tell(problems)
         self.due.update(dict.fromkeys(self.documents, self.clock()))
+
+    def siblings_due(self, uri: str, when: float) -> None:
+        """The open documents whose last lint read the file of ``uri`` (a compose file's ``env_file``, a unit's
+        ``EnvironmentFile=``) are linted again with its new text, by ``when``."""
+        key = _key(path_of(uri))
+        for other, read in self.reads.items():
+            if other != uri and key in read and other in self.documents:
+                self.due[other] = min(self.due.get(other, when), when)
 
     # -- linting ----------------------------------------------------------------------------------------------------
 
@@ -286,13 +333,20 @@ class RelialintServer(Server):
                                      f"{MAX_DOCUMENT_CHARS}); relialint reads files up to that size", WARNING)]
         display = path_of(uri)
         kind = detect.kind_by_name(Path(display)) or detect.kind_by_content(text) or "shell"
+        made: list[BufferOpener] = []
+
+        def over(disk: FileOpener) -> FileOpener:
+            made.append(self.opener_over(disk))
+            return made[-1]
+
         try:
-            run = lint_text(text, display, kind, self.settings.options(), self.evaluator)
+            run = lint_text(text, display, kind, self.settings.options(), self.evaluator, over)
         except ConfigError as exc:
             return [*self.good.get(uri, []), _file_diagnostic(_editor_message(
                 f"invalid configuration: {exc.path}:{exc.line}:{exc.column}: {exc.message}"), ERROR)]
         except UsageError as exc:
             return [*self.good.get(uri, []), _file_diagnostic(_editor_message(f"relialint settings: {exc}"), ERROR)]
+        self.reads[uri] = set().union(*(opener.asked for opener in made))
         errors = [e for e in run.errors if e.path == display]
         if errors:
             # a half-typed buffer: keep the last good diagnostics, and say where it does not parse
@@ -304,10 +358,17 @@ class RelialintServer(Server):
         findings = [f for f in run.listed() if f.path == display]
         diagnostics = [self.diagnostic(document, f) for f in findings]
         self.good[uri] = [*diagnostics, *(_note_diagnostic(document, display, note) for note in run.notes)]
-        self.linted[uri] = Linted(document.version, text, display, kind, run, findings, diagnostics)
+        self.linted[uri] = Linted(document.version, text, display, kind, run, findings, diagnostics,
+                                  made[-1] if made else None)
         # errors of another file the lint read (a facts file the configuration names), at the top of the buffer
         elsewhere = [_file_diagnostic(f"{e.path}:{e.line}:{e.column}: {e.message}", ERROR) for e in run.errors]
         return [*self.good[uri], *elsewhere]
+
+    def opener_over(self, disk: FileOpener) -> BufferOpener:
+        """The open buffers over the run's disk opener: a linted file reads its siblings as the editor shows them."""
+        buffers = {_key(path_of(uri)): document for uri, document in self.documents.items()
+                   if path_of(uri) != uri}  # file: URIs only; another scheme names no file a sibling could be
+        return BufferOpener(buffers, disk)
 
     def diagnostic(self, document: Document, finding: Finding) -> Diagnostic:
         severity = _SEVERITY.get(finding.severity, INFORMATION)
@@ -377,7 +438,7 @@ class RelialintServer(Server):
     def fix_action(self, uri: str, linted: Linted, finding: Finding,
                    diagnostic: Diagnostic) -> dict[str, Any] | None:
         from relialint.engines import fixedit
-        from relialint.files import read_file
+        from relialint.files import DiskOpener, read_file
 
         record = self.records().get(finding.code)
         fix_set = ((record or {}).get("trigger") or {}).get("fix_edit", {}) or {}
@@ -387,7 +448,8 @@ class RelialintServer(Server):
         deployment = _deployment_of(linted.run, finding)
         if deployment is None:
             return None
-        result = read_file(linted.text, linted.display, linted.kind)
+        opener = linted.opener or self.opener_over(DiskOpener())
+        result = read_file(linted.text, linted.display, linted.kind, opener)
         edits = fixedit.fix_edits(result, deployment, fix_set)
         if not edits:
             return None

@@ -20,20 +20,16 @@ A file named on the command line is always read: naming it is asking for it. ``-
 ``follow-outside = true`` in the configuration) lifts the limit. A file left unread is a located warning at the
 reference that says why and how to allow it, and what it would have told stays unknown, never "unset".
 
-The limit for the files being read is kept in a context variable set around the read of each file (like the
-expansion budget in ``bounds``); without one, the referring file's own project root applies.
+The limit for the files being read is carried by the opener the run builds for each file
+(``relialint.disk.DiskOpener``); without one, the referring file's own project root applies.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import Iterator
-from contextvars import ContextVar
 from pathlib import Path
 
 from relialint.plain import Frozen
-from relialint.readers.located import ReadError, read_text
 
 VCS_MARKERS = (".git", ".hg", ".svn", ".jj")
 HOW_TO_ALLOW = "--follow-outside or follow-outside = true in the configuration reads it"
@@ -84,36 +80,3 @@ def project_root(path: Path | str) -> Path:
     if config is not None:
         return Path(os.path.realpath(config.parent))
     return start
-
-
-_REACH: ContextVar[Reach | None] = ContextVar("relialint_reach", default=None)
-
-
-@contextlib.contextmanager
-def limited_to(reach: Reach) -> Iterator[None]:
-    """Files read inside the block (by readers and engine models) are limited to ``reach``."""
-    token = _REACH.set(reach)
-    try:
-        yield
-    finally:
-        _REACH.reset(token)
-
-
-def current(referrer: str) -> Reach:
-    """The limit in force: the one set by ``limited_to``, else the project root of the referring file."""
-    reach = _REACH.get()
-    return reach if reach is not None else Reach((str(project_root(referrer)),))
-
-
-def refusal(path: Path | str, referrer: str) -> str | None:
-    """Why the file ``path``, named by ``referrer``, is not read (``None``: it may be)."""
-    return current(referrer).refusal(path, referrer)
-
-
-def read_referenced(path: Path | str, display: str, referrer: str) -> tuple[str | None, ReadError | None]:
-    """``read_text`` of a file another file names, within the limit: outside it, a ``ReadError`` that says why,
-    and the file is not opened."""
-    why = refusal(path, referrer)
-    if why is not None:
-        return None, ReadError(display, 1, 1, why)
-    return read_text(path, display)

@@ -368,7 +368,7 @@ def baseline_key(folder: Path, code: str, path: str, about: str | None, service:
 
 def load_baseline(path: Path) -> Baseline:
     from relialint import bounds
-    from relialint.readers.located import read_text
+    from relialint.disk import read_text
 
     text, error = read_text(path, str(path))
     if text is None:

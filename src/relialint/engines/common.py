@@ -11,17 +11,8 @@ from relialint.deployment import Deployment
 from relialint.facts import Fact, FactSet, Origin, Value
 from relialint.plain import replace
 from relialint.readers.located import Branch, Command, EnvVar, FileResult, ReadError, Span, Word
+from relialint.readers.opener import FileOpener as FileOpener  # the one opener type; engines take it from here
 from relialint.versions import VersionError, parse_version
-
-
-class FileOpener(Protocol):
-    """Reads a file that a deployment refers to (``--config cfg.yaml``), relative to the referring file.
-
-    Returns ``(text, display_path)``, ``None`` when it cannot be read, or a ``ReadError`` that says why it was left
-    unread (outside the project root: ``reach``). Engines never touch the disk themselves."""
-
-    def __call__(self, referrer: str, name: str) -> tuple[str, str] | ReadError | None: ...
-
 
 LLAMA_OPTIONS = frozenset({
     "-ngl", "--n-gpu-layers", "--gpu-layers", "--ctx-size", "-ctk", "-ctv", "--cache-type-k", "--cache-type-v",

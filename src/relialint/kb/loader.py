@@ -10,9 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from relialint.disk import read_text
 from relialint.errors import never_none
 from relialint.plain import Frozen
-from relialint.readers.located import Span, read_text
+from relialint.readers.located import Span
 
 if TYPE_CHECKING:
     from relialint.readers.yamlsafe import YNode

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from relialint import bounds
+from relialint.disk import read_text
 from relialint.facts import FactSet, json_value
 from relialint.probe.entries import Entry, FactsFile
-from relialint.readers.located import ReadError, read_text
+from relialint.readers.located import ReadError
 
 SUFFIXES = (".json", ".toml")
 

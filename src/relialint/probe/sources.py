@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from relialint.disk import read_text
 from relialint.probe.reading import Capture
-from relialint.readers.located import ReadError, read_text
+from relialint.readers.located import ReadError
 
 FORMATS = ("nvidia-smi-xml", "nvidia-smi-csv", "nvidia-smi-text", "amd-smi", "rocm-smi")
 

@@ -10,14 +10,13 @@ variable neither ``.env`` nor a default gives is unknown.
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
+from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from relialint.reach import read_referenced, refusal
 from relialint.readers import bounded, envfile
 from relialint.readers.located import EnvVar, FileResult, ReadError, Span, Word
+from relialint.readers.opener import FileOpener
 from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq
 from relialint.readers.yamlwords import (
     Placed,
@@ -68,31 +67,30 @@ class Interpolator:
             return (arg if present and value else ""), None
         if op == "+":
             return (arg if present else ""), None
-        if present:
-            assert var is not None
+        if var is not None and present:
             return value or "", var.span
         if op in (":-", "-"):
             return arg, None
         return None, None
 
 
-def _dotenv(path: str, result: FileResult) -> tuple[dict[str, EnvVar], list[str]]:
-    folder = Path(path).parent
-    candidate = folder / ".env"
-    if not os.path.lexists(candidate):
+def _dotenv(path: str, result: FileResult, opener: FileOpener) -> tuple[dict[str, EnvVar], list[str]]:
+    opened = opener.open(path, ".env")
+    if not opened.exists:
         return {}, []
-    env, error = envfile.load(candidate, str(candidate), path)
+    env, error = envfile.load(opened)
     if env is None:
         message = error.message if error else "unreadable"
         result.errors.append(ReadError(path, 1, 1, f".env cannot be read: {message}; its variables are unknown",
                                        "warning"))
         return {}, []
-    return ({var.name: var for var in env}, [str(candidate)])
+    return ({var.name: var for var in env}, [opened.path])
 
 
 @bounded.budgeted
-def read(text: str, path: str) -> FileResult:
-    """Read a compose file. Never raises on bad input: YAML problems are located errors."""
+def read(text: str, path: str, opener: FileOpener) -> FileResult:
+    """Read a compose file. Never raises on bad input: YAML problems are located errors. The files it names
+    (``.env``, ``env_file:``, the Dockerfile a service builds) are read through ``opener``."""
     result = FileResult(path, "compose", text=text)
     try:
         documents = load(text, path)
@@ -104,10 +102,10 @@ def read(text: str, path: str) -> FileResult:
     if not isinstance(services, YMap):
         result.errors.append(yaml_error(path, root, "no `services:` mapping; not a compose file", "error"))
         return result
-    values, used = _dotenv(path, result)
+    values, used = _dotenv(path, result, opener)
     result.used_files.extend(used)
     interp = Interpolator(values)
-    src = Src(text, path)
+    src = Src(text, path, opener)
     for name, service in services.items:
         if isinstance(service, YMap):
             _service(name, service, src, interp, result)
@@ -127,17 +125,17 @@ def _service(name: YScalar, service: YMap, src: Src, interp: Interpolator, resul
         else:
             # merged in from an `x-` block (`<<: *base`): the service's own line locates it, the block is its source
             image = Word(value, name.span, source=source or image_node.span)
-    built = _build(service.get("build"), path, result)
+    build = service.get("build")
+    built = _build(build, src, result)
     env: list[EnvVar] = []
     env_complete = True
     entrypoint: list[Word] | None = None
     argv: list[Word] = []
-    if built is not None:
+    if built is not None and build is not None:
         # The service runs the image the Dockerfile builds: its base image, ENV, ENTRYPOINT and CMD.
         # Words from the Dockerfile are placed at `build:` (the deployment lives in this file) with the
         # Dockerfile line as their source.
-        here = service.get("build")
-        assert here is not None
+        here = build
         result.commands.extend(built.runs)
         if built.image is not None:
             image = Word(built.image.text, here.span, source=built.image.source or built.image.span)
@@ -145,7 +143,7 @@ def _service(name: YScalar, service: YMap, src: Src, interp: Interpolator, resul
         entrypoint = _moved(built.entrypoint, here.span) if built.entrypoint is not None else None
         argv = _moved(built.cmd, here.span)
     for file_node in _env_files(service.get("env_file")):
-        loaded = _env_file(file_node, path, result)
+        loaded = _env_file(file_node, src, result)
         if loaded is None:
             env_complete = False
         else:
@@ -175,9 +173,10 @@ def _moved(words: list[Word], span: Span) -> list[Word]:
     return [Word(w.text, span, w.splice, w.source or w.span) for w in words]
 
 
-def _build(node: YNode | None, path: str, result: FileResult) -> Built | None:
+def _build(node: YNode | None, src: Src, result: FileResult) -> Built | None:
     if node is None:
         return None
+    path = src.path
     from relialint.readers import dockerfile  # only for a service that builds its image
 
     context, file_name = ".", "Dockerfile"
@@ -190,25 +189,24 @@ def _build(node: YNode | None, path: str, result: FileResult) -> Built | None:
         if node.get("dockerfile_inline") is not None:
             inline = node.get("dockerfile_inline")
             if isinstance(inline, YScalar):
-                return dockerfile.built(inline.text, path)
+                return dockerfile.built(inline.text, path, src.opener)
     else:
         return None
     if "://" in context or context.startswith("git@"):
         result.errors.append(yaml_error(path, where, "build context is a remote URL; the Dockerfile is not read"))
         return None
-    target = (Path(path).parent / context / file_name)
-    outside = refusal(target, path)
-    if outside is None and not os.path.lexists(target):
+    opened = src.opener.open(path, str(PurePath(context) / file_name))
+    target = opened.path
+    if not opened.refused and not opened.exists:
         result.errors.append(yaml_error(path, where, f"Dockerfile {target} not found; the built image is unknown"))
         return None
-    text, error = read_referenced(target, str(target), path)
-    if text is None:
-        assert error is not None
+    if opened.text is None:
+        reason = opened.error.message if opened.error is not None else "unreadable"
         result.errors.append(ReadError(path, where.span.line, where.span.column,
-                                       f"Dockerfile {target} cannot be read: {error.message}", "warning"))
+                                       f"Dockerfile {target} cannot be read: {reason}", "warning"))
         return None
-    result.used_files.append(str(target))
-    return dockerfile.built(text, str(target))
+    result.used_files.append(target)
+    return dockerfile.built(opened.text, target, src.opener)
 
 
 def _env_files(node: YNode | None) -> list[YScalar]:
@@ -218,25 +216,26 @@ def _env_files(node: YNode | None) -> list[YScalar]:
     for item in seq_items(node):
         if isinstance(item, YScalar):
             out.append(item)
-        elif isinstance(item, YMap) and isinstance(item.get("path"), YScalar):
+        elif isinstance(item, YMap):
             found = item.get("path")
-            assert isinstance(found, YScalar)
-            out.append(found)
+            if isinstance(found, YScalar):
+                out.append(found)
     return out
 
 
-def _env_file(node: YScalar, path: str, result: FileResult) -> list[EnvVar] | None:
-    target = Path(path).parent / node.text
-    if refusal(target, path) is None and not os.path.lexists(target):
+def _env_file(node: YScalar, src: Src, result: FileResult) -> list[EnvVar] | None:
+    path = src.path
+    opened = src.opener.open(path, node.text)
+    if not opened.refused and not opened.exists:
         result.errors.append(yaml_error(path, node, f"env_file {node.text} not found; its variables are unknown"))
         return None
-    env, error = envfile.load(target, str(target), path)
+    env, error = envfile.load(opened)
     if env is None:
         result.errors.append(yaml_error(path, node, f"env_file {node.text} cannot be read: "
                                                     f"{error.message if error else 'unreadable'}; its variables are "
                                                     "unknown"))
         return None
-    result.used_files.append(str(target))
+    result.used_files.append(opened.path)
     return env
 
 

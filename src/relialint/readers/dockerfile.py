@@ -14,6 +14,7 @@ from relialint import bounds
 from relialint.plain import Fields
 from relialint.readers import bounded
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
+from relialint.readers.opener import FileOpener
 from relialint.readers.yamlwords import Src, script_commands
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:[-+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -158,8 +159,7 @@ def _substitute(text: str, values: dict[str, EnvVar]) -> tuple[str | None, Span 
         var = values.get(name)
         present = var is not None and var.value is not None and var.value != ""
         if op == ":-":
-            if present:
-                assert var is not None
+            if var is not None and present:
                 source = var.span
                 return var.value or ""
             return arg
@@ -235,8 +235,8 @@ def _unquote(text: str) -> str:
     return text
 
 
-def parse(text: str, path: str) -> tuple[list[Stage], list[Command], list[ReadError]]:
-    src = Src(text, path)
+def parse(text: str, path: str, opener: FileOpener) -> tuple[list[Stage], list[Command], list[ReadError]]:
+    src = Src(text, path, opener)
     items, errors = instructions(text, path)
     stages: list[Stage] = []
     runs: list[Command] = []
@@ -329,8 +329,9 @@ def _chain(stage: Stage) -> tuple[list[Word] | None, list[Word]]:
 
 
 @bounded.budgeted
-def built(text: str, path: str) -> Built:
-    stages, runs, errors = parse(text, path)
+def built(text: str, path: str, opener: FileOpener) -> Built:
+    """The image a Dockerfile builds; ``opener`` reads the files its ``RUN`` scripts name."""
+    stages, runs, errors = parse(text, path, opener)
     if not stages:
         return Built(None, [], None, [], runs, Span(path, 1, 1, 1, 1), errors)
     final = stages[-1]
@@ -340,10 +341,10 @@ def built(text: str, path: str) -> Built:
 
 
 @bounded.budgeted
-def read(text: str, path: str) -> FileResult:
+def read(text: str, path: str, opener: FileOpener) -> FileResult:
     """Read a Dockerfile: its build commands, then the container its last stage runs."""
     result = FileResult(path, "dockerfile", text=text)
-    image = built(text, path)
+    image = built(text, path, opener)
     result.errors.extend(image.errors)
     result.commands.extend(image.runs)
     if image.image is None:

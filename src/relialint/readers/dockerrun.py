@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from relialint.readers.located import Command, EnvVar, ReadError, Span, Word
+from relialint.readers.opener import FileOpener
 
 _DOCKER_VALUE_FLAGS = {
     "-e", "--env", "--env-file", "--gpus", "--entrypoint", "-v", "--volume", "-p", "--publish", "--name",
@@ -17,8 +18,9 @@ _DOCKER_VALUE_FLAGS = {
 }
 
 
-def docker_run(words: list[Word], env: list[EnvVar], span: Span) -> Command:
-    """The words after ``docker run`` / ``podman run`` (``[options] IMAGE [args]``) as a container command."""
+def docker_run(words: list[Word], env: list[EnvVar], span: Span, opener: FileOpener) -> Command:
+    """The words after ``docker run`` / ``podman run`` (``[options] IMAGE [args]``) as a container command;
+    ``--env-file`` files are read through ``opener``."""
     run_env = list(env)
     entrypoint: list[Word] | None = None
     gpu_count: int | None = None
@@ -56,7 +58,7 @@ def docker_run(words: list[Word], env: list[EnvVar], span: Span) -> Command:
         i += 1
     image = words[i] if i < len(words) else None
     argv = words[i + 1 :]
-    from_files, complete, problems = _env_files(env_files, span.path)
+    from_files, complete, problems = _env_files(env_files, span.path, opener)
     command = Command("container", argv, image.span if image else span, from_files + run_env, image=image,
                       entrypoint=entrypoint, gpu_count=gpu_count, gpu_count_span=gpu_span,
                       env_complete=complete, argv_complete=not any(w.splice for w in argv), gpu_labels=labels,
@@ -64,10 +66,8 @@ def docker_run(words: list[Word], env: list[EnvVar], span: Span) -> Command:
     return command
 
 
-def _env_files(words: list[Word], script: str) -> tuple[list[EnvVar], bool, list[ReadError]]:
+def _env_files(words: list[Word], script: str, opener: FileOpener) -> tuple[list[EnvVar], bool, list[ReadError]]:
     """``--env-file FILE`` variables, read relative to the script (never sourced or expanded); ``-e`` wins."""
-    from pathlib import Path
-
     from relialint.readers.envfile import load
 
     env: list[EnvVar] = []
@@ -77,8 +77,7 @@ def _env_files(words: list[Word], script: str) -> tuple[list[EnvVar], bool, list
         if word.text is None:
             complete = False
             continue
-        target = Path(word.text) if Path(word.text).is_absolute() else Path(script).parent / word.text
-        loaded, error = load(target, str(target), script)
+        loaded, error = load(opener.open(script, word.text))
         if loaded is None:
             complete = False
             reason = error.message if error is not None else "not readable"

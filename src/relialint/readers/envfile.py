@@ -8,12 +8,11 @@ file, as compose does; a reference to anything else leaves the value unknown.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from relialint import bounds
-from relialint.reach import read_referenced
 from relialint.readers import bounded
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span
+from relialint.readers.opener import FileOpener, Opened
 
 _ASSIGN = re.compile(r"[ \t]*(?:export[ \t]+)?(?P<key>[A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=[ \t]*")
 _REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -106,20 +105,20 @@ def _expand(value: str, known: dict[str, str | None]) -> str | None:
 
 
 @bounded.budgeted
-def load(path: Path, display: str, referrer: str) -> tuple[list[EnvVar] | None, ReadError | None]:
-    """An env file that ``referrer`` refers to; ``None`` with the reason when it cannot be read or lies outside the
-    project root (``reach``)."""
-    text, error = read_referenced(path, display, referrer)
-    if text is None:
-        return None, error
-    env, _ = parse(text, display)
+def load(opened: Opened) -> tuple[list[EnvVar] | None, ReadError | None]:
+    """The assignments of an env file another file names, as its opener gave it; ``None`` with the reason when it
+    could not be read or was left unread (outside the project root: ``reach``)."""
+    if opened.text is None:
+        return None, opened.error
+    env, _ = parse(opened.text, opened.path)
     return env, None
 
 
 @bounded.budgeted
-def read(text: str, path: str) -> FileResult:
+def read(text: str, path: str, opener: FileOpener) -> FileResult:
     """An env file on its own: one ``env`` command carrying its assignments (an engine model decides whether they
-    configure a deployment)."""
+    configure a deployment). It names no other file: ``opener`` is not used."""
+    del opener
     result = FileResult(path, "env", text=text)
     env, errors = parse(text, path)
     result.errors.extend(errors)

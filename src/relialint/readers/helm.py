@@ -16,12 +16,14 @@ from __future__ import annotations
 from relialint.readers import bounded, helm_charts, helm_stack
 from relialint.readers.helmvalues import chart_beside
 from relialint.readers.located import FileResult
+from relialint.readers.opener import FileOpener
 from relialint.readers.yamlsafe import YamlError, YMap
 from relialint.readers.yamlwords import load, seq_items, yaml_error
 
 
 @bounded.budgeted
-def read(text: str, path: str) -> FileResult:
+def read(text: str, path: str, opener: FileOpener) -> FileResult:
+    """Read Helm values; the ``Chart.yaml`` beside them is read through ``opener``."""
     result = FileResult(path, "helm", text=text)
     try:
         documents = load(text, path)
@@ -34,7 +36,7 @@ def read(text: str, path: str) -> FileResult:
         return result
     spec = _stack_values(root)
     if spec is not None:
-        chart = chart_beside(path, helm_stack.CHART)
+        chart = chart_beside(path, helm_stack.CHART, opener)
         for model in seq_items(spec.get("modelSpec")):
             if isinstance(model, YMap):
                 helm_stack.read_model(model, chart, result)

@@ -11,11 +11,10 @@ from __future__ import annotations
 import math
 import re
 from decimal import Decimal
-from pathlib import Path
 
 from relialint.plain import Frozen
-from relialint.reach import refusal
-from relialint.readers.located import EnvVar, Span, Word, read_text
+from relialint.readers.located import EnvVar, Span, Word
+from relialint.readers.opener import FileOpener
 from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq, load_all
 from relialint.readers.yamlwords import map_items, scalar_text, seq_items
 
@@ -33,21 +32,20 @@ class Chart(Frozen):
         self.version = version
 
 
-def chart_beside(path: str, dependency: str) -> Chart:
-    """``Chart.yaml`` in the values file's folder: its own name and version, or, for an umbrella chart, the
-    version of its dependency named ``dependency`` when that is an exact version (a range says nothing)."""
-    folder = Path(path).parent
+def chart_beside(path: str, dependency: str, opener: FileOpener) -> Chart:
+    """``Chart.yaml`` in the values file's folder (read through ``opener``): its own name and version, or, for an
+    umbrella chart, the version of its dependency named ``dependency`` when that is an exact version (a range says
+    nothing)."""
     for name in ("Chart.yaml", "Chart.yml"):
-        target = folder / name
-        if refusal(target, path) is not None:
+        opened = opener.open(path, name)
+        if opened.refused:
             return Chart()  # a symlink out of the project: the chart is unknown
-        if not target.is_file():
+        if not opened.exists:
             continue
-        text, error = read_text(target, str(target))
-        if text is None or error is not None:
+        if opened.text is None:
             return Chart()
         try:
-            docs = load_all(text, str(target))
+            docs = load_all(opened.text, opened.path)
         except YamlError:
             return Chart()
         root = docs[0] if docs else None

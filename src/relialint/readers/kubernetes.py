@@ -15,6 +15,7 @@ import re
 
 from relialint.readers import bounded
 from relialint.readers.located import EnvVar, FileResult, Span, Word
+from relialint.readers.opener import FileOpener
 from relialint.readers.yamlsafe import YMap, YNode, YScalar, YSeq
 from relialint.readers.yamlwords import (
     Placed,
@@ -58,10 +59,10 @@ class _Refs:
 
 
 @bounded.budgeted
-def read(text: str, path: str) -> FileResult:
+def read(text: str, path: str, opener: FileOpener) -> FileResult:
     """Read a Kubernetes manifest. Never raises on bad input: YAML problems are located errors."""
     result = FileResult(path, "kubernetes", text=text)
-    src, documents = mappings(text, path, result)
+    src, documents = mappings(text, path, result, opener)
     for document in documents:
         _object(document, src, result, [], 0)
     return result

@@ -19,6 +19,7 @@ from relialint.plain import replace
 from relialint.readers import bounded
 from relialint.readers.dockerrun import docker_run
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word, file_name_tail
+from relialint.readers.opener import FileOpener
 from relialint.readers.wrappers import shell_script, unwrap
 
 if TYPE_CHECKING:
@@ -54,22 +55,19 @@ def _bash_language() -> object:
     import."""
     import importlib.machinery
     import importlib.util
-    import os
 
     try:
         spec = importlib.util.find_spec("tree_sitter_bash")
         folder = next(iter(spec.submodule_search_locations or ())) if spec is not None else None
         if folder is not None:
-            for name in os.listdir(folder):
-                if name.startswith("_binding.") and name.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
-                    path = os.path.join(folder, name)
-                    loader = importlib.machinery.ExtensionFileLoader("tree_sitter_bash._binding", path)
-                    binding = importlib.util.spec_from_file_location("tree_sitter_bash._binding", path,
-                                                                     loader=loader)
-                    if binding is not None:
-                        module = importlib.util.module_from_spec(binding)
-                        loader.exec_module(module)
-                        return module.language()
+            # the import system's own finder for one folder of extension modules (the reader lists nothing itself)
+            finder = importlib.machinery.FileFinder(
+                folder, (importlib.machinery.ExtensionFileLoader, importlib.machinery.EXTENSION_SUFFIXES))
+            binding = finder.find_spec("tree_sitter_bash._binding")
+            if binding is not None and binding.loader is not None:
+                module = importlib.util.module_from_spec(binding)
+                binding.loader.exec_module(module)
+                return module.language()
     except (ImportError, OSError, AttributeError, ValueError):
         pass
     import tree_sitter_bash
@@ -131,10 +129,10 @@ class _State:
     data: bytes
     line_starts: list[int]
     vars: dict[str, _Var]
-    result: FileResult | None = None
+    result: FileResult
 
-    def __init__(self, path: str, data: bytes, line_starts: list[int], vars: dict[str, _Var] | None = None,
-                 result: FileResult | None = None) -> None:
+    def __init__(self, path: str, data: bytes, line_starts: list[int], result: FileResult,
+                 vars: dict[str, _Var] | None = None) -> None:
         self.path = path
         self.data = data
         self.line_starts = line_starts
@@ -147,10 +145,11 @@ _MAX_DEPTH = 4
 
 
 class _Reader:
-    def __init__(self, text: str, path: str, depth: int = 0) -> None:
+    def __init__(self, text: str, path: str, opener: FileOpener, depth: int = 0) -> None:
+        self.opener = opener
         data = text.encode("utf-8", errors="surrogateescape")
         starts = [0, *(match.end() for match in re.finditer(b"\n", data))]
-        self.state = _State(path, data, starts, result=FileResult(path, "shell", text=text))
+        self.state = _State(path, data, starts, FileResult(path, "shell", text=text))
         self.branch: tuple[tuple[int, int, int], ...] = ()
         self.depth = depth
         self._continuations: dict[int, list[int]] = {}
@@ -182,7 +181,6 @@ class _Reader:
     def run(self) -> FileResult:
         tree = _parser().parse(parse_safe(self.state.data))
         result = self.state.result
-        assert result is not None
         self.walk(tree.root_node, conditional=False)
         if tree.root_node.has_error:
             self.report_errors(tree.root_node)
@@ -190,7 +188,6 @@ class _Reader:
 
     def report_errors(self, root: Node) -> None:
         result = self.state.result
-        assert result is not None
         stack = [root]
         seen = 0
         while stack and seen < 5:
@@ -297,7 +294,6 @@ class _Reader:
                             target = self.value(dest).text
         if body is not None and target:
             result = self.state.result
-            assert result is not None
             result.written_files[target] = (self.text(body), self.span(body))
         for child in node.children:
             if child.type not in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
@@ -527,7 +523,7 @@ class _Reader:
         """The commands of a script held in a string, located where its text was written in this file."""
         if self.depth >= _MAX_DEPTH:
             return []
-        reader = _Reader(script.text, self.state.path, self.depth + 1)
+        reader = _Reader(script.text, self.state.path, self.opener, self.depth + 1)
         reader.state.vars = table
         reader.branch = self.branch
         found = reader.run()
@@ -569,7 +565,6 @@ class _Reader:
     # -- commands ----------------------------------------------------------------------------------------------
     def command(self, node: Node, conditional: bool) -> None:
         result = self.state.result
-        assert result is not None
         if len(result.commands) >= bounds.MAX_COMMANDS:
             bounded.too_many_commands(result, self.span(node))
             return
@@ -610,7 +605,6 @@ class _Reader:
         if not words:
             return
         result = self.state.result
-        assert result is not None
         full_env = self.exported_env() + env
         nested = self.nested(words, nodes, env)
         if nested is not None:
@@ -618,10 +612,10 @@ class _Reader:
             return
         container: Command | None = None
         if words[0].text in ("docker", "podman") and len(words) > 1 and words[1].text == "run":
-            container = docker_run(words[2:], full_env, words[0].span)
+            container = docker_run(words[2:], full_env, words[0].span, self.opener)
         elif words[0].text in ("docker", "podman") and len(words) > 2 and words[1].text == "container" \
                 and words[2].text == "run":
-            container = docker_run(words[3:], full_env, words[0].span)
+            container = docker_run(words[3:], full_env, words[0].span, self.opener)
         if container is not None:
             container.branch = self.branch
             result.errors.extend(container.problems)
@@ -756,11 +750,12 @@ def parse_safe(data: bytes) -> bytes:
 
 
 @bounded.budgeted
-def read(text: str, path: str, env: list[EnvVar] | None = None) -> FileResult:
+def read(text: str, path: str, opener: FileOpener, env: list[EnvVar] | None = None) -> FileResult:
     """Read a shell script. Never raises on bad input; parse problems are located warnings. ``env``: variables
-    the script starts with (a systemd unit's ``Environment=``, a container's env), as exported ones."""
+    the script starts with (a systemd unit's ``Environment=``, a container's env), as exported ones; ``opener``
+    reads the files its commands name (``docker run --env-file``)."""
     try:
-        reader = _Reader(text, path)
+        reader = _Reader(text, path, opener)
         for var in env or []:
             reader.state.vars[var.name] = _Var(var.value, var.span, exported=True)
         return reader.run()

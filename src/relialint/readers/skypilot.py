@@ -8,13 +8,14 @@ the ``run`` script starts, as it would in one script.
 from __future__ import annotations
 
 from relialint.readers.located import EnvVar, FileResult
+from relialint.readers.opener import FileOpener
 from relialint.readers.yamlsafe import YMap, YScalar
 from relialint.readers.yamlwords import map_items, mappings, script_commands
 
 
-def read(text: str, path: str) -> FileResult:
+def read(text: str, path: str, opener: FileOpener) -> FileResult:
     result = FileResult(path, "skypilot", text=text)
-    src, documents = mappings(text, path, result)
+    src, documents = mappings(text, path, result, opener)
     for root in documents:
         run = root.get("run")
         if not isinstance(run, YScalar) or not run.text:

@@ -10,15 +10,14 @@ is a literal). Quadlet ``[Container]`` sections give a container command (``Imag
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
+from pathlib import PurePath
 
 from relialint import bounds
-from relialint.reach import refusal
 from relialint.readers import bounded, envfile
 from relialint.readers.dockerrun import docker_run
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word, file_name_tail
+from relialint.readers.opener import FileOpener
 from relialint.readers.wrappers import shell_script, unwrap
 from relialint.readers.yamlwords import Src, script_commands, shell_split
 
@@ -89,25 +88,25 @@ def _assignments(entry: _Entry, src: Src) -> list[EnvVar]:
     return out
 
 
-def _env_file(entry: _Entry, unit: str, result: FileResult) -> list[EnvVar] | None:
+def _env_file(entry: _Entry, unit: str, result: FileResult, opener: FileOpener) -> list[EnvVar] | None:
     name = entry.value.lstrip("-").strip()
     optional = entry.value.startswith("-")
     if _SPECIFIER.search(name):
         return None
-    base = Path(unit).parent
-    candidates = [base / name] if not Path(name).is_absolute() else [base / Path(name).name]
-    for candidate in candidates:
-        if refusal(candidate, unit) is not None or os.path.lexists(candidate):
-            env, error = envfile.load(candidate, str(candidate), unit)
-            if env is not None:
-                result.used_files.append(str(candidate))
-                return env
-            if error is not None:
-                result.errors.append(ReadError(unit, entry.span.line, entry.span.column,
-                                               f"EnvironmentFile {name}: {error.message}; its variables are unknown",
-                                               "warning"))
-                return None
-    if not optional and not Path(name).is_absolute():
+    absolute = PurePath(name).is_absolute()
+    # an absolute path names a file on the machine the unit runs on: tried as a file of that name beside the unit
+    opened = opener.open(unit, PurePath(name).name if absolute else name)
+    if opened.refused or opened.exists:
+        env, error = envfile.load(opened)
+        if env is not None:
+            result.used_files.append(opened.path)
+            return env
+        if error is not None:
+            result.errors.append(ReadError(unit, entry.span.line, entry.span.column,
+                                           f"EnvironmentFile {name}: {error.message}; its variables are unknown",
+                                           "warning"))
+            return None
+    if not optional and not absolute:
         result.errors.append(ReadError(unit, entry.span.line, entry.span.column,
                                        f"EnvironmentFile {name} not found; its variables are unknown", "warning"))
     return None
@@ -183,18 +182,20 @@ def match_splice(text: str) -> bool:
 
 
 @bounded.budgeted
-def read(text: str, path: str) -> FileResult:
+def read(text: str, path: str, opener: FileOpener) -> FileResult:
+    """Read a systemd or Quadlet unit; ``EnvironmentFile=`` and ``docker run --env-file`` files are read through
+    ``opener``."""
     result = FileResult(path, "systemd", text=text)
     items, errors = entries(text, path)
     result.errors.extend(errors)
-    src = Src(text, path)
+    src = Src(text, path, opener)
     env: list[EnvVar] = []
     complete = True
     for entry in items:
         if entry.key == "Environment" and entry.section in ("Service", "Container"):
             env.extend(_assignments(entry, src))
         elif entry.key == "EnvironmentFile" and entry.section in ("Service", "Container"):
-            loaded = _env_file(entry, path, result)
+            loaded = _env_file(entry, path, result, opener)
             if loaded is None:
                 complete = False
             else:
@@ -211,7 +212,7 @@ def read(text: str, path: str) -> FileResult:
             script = shell_script(words)
             if len(words) > 1 and words[1].text == "run" \
                     and (words[0].text or "").rsplit("/", 1)[-1] in ("docker", "podman"):
-                container = docker_run(words[2:], list(env), words[0].span)
+                container = docker_run(words[2:], list(env), words[0].span, opener)
                 result.errors.extend(container.problems)
                 container.env_complete = container.env_complete and complete
                 result.commands.append(container)

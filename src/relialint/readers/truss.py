@@ -10,6 +10,7 @@ import re
 
 from relialint.readers import bounded
 from relialint.readers.located import EnvVar, FileResult, Word
+from relialint.readers.opener import FileOpener
 from relialint.readers.yamlsafe import YMap, YScalar
 from relialint.readers.yamlwords import container_commands, map_items, mappings, split_words
 
@@ -17,9 +18,9 @@ _PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}")
 
 
 @bounded.budgeted
-def read(text: str, path: str) -> FileResult:
+def read(text: str, path: str, opener: FileOpener) -> FileResult:
     result = FileResult(path, "truss", text=text)
-    src, documents = mappings(text, path, result)
+    src, documents = mappings(text, path, result, opener)
     for root in documents:
         server = root.get("docker_server")
         start = server.get("start_command") if isinstance(server, YMap) else None

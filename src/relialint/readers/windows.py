@@ -14,6 +14,7 @@ import re
 from relialint import bounds
 from relialint.readers import bounded
 from relialint.readers.located import Command, EnvVar, FileResult, Span, Word, file_name_tail
+from relialint.readers.opener import FileOpener
 
 _Char = tuple[str, int, int]  # a character with its line and column
 
@@ -122,10 +123,9 @@ class _Script:
         value, source = self.expand(raw, literal)
         if value is None and program and re.search(r"[\\/][A-Za-z0-9._+\-]+$", raw):
             return Word(raw, span)  # ``%~dp0llama-server.exe``: the file name says which program runs
-        if value is None and program and re.fullmatch(r"%~[a-z]*[0-9*][A-Za-z0-9._+\-]+", raw):
-            directory = re.match(r"%~[a-z]*[0-9*]", raw)
-            assert directory is not None  # ``%~dp0`` ends with a backslash: the rest is the file name
-            return Word(directory.group(0) + "\\" + raw[directory.end():], span)
+        relative = re.fullmatch(r"(%~[a-z]*[0-9*])([A-Za-z0-9._+\-]+)", raw) if value is None and program else None
+        if relative is not None:  # ``%~dp0`` ends with a backslash: the rest is the file name
+            return Word(relative.group(1) + "\\" + relative.group(2), span)
         if value is None and not literal:  # the file name written after an unknown directory (Word.tail)
             lone = re.fullmatch(r"\$(?:env:)?([A-Za-z_][A-Za-z0-9_]*)|%([A-Za-z_][A-Za-z0-9_]*)%", raw, re.I)
             tail = self.tails.get((lone.group(1) or lone.group(2)).upper()) if lone else file_name_tail(raw)
@@ -259,6 +259,8 @@ def _look_through_batch(tokens: list[tuple[str, list[_Char], bool]]) -> list[tup
 
 
 @bounded.budgeted
-def read(text: str, path: str) -> FileResult:
-    """A ``.bat`` / ``.cmd`` (batch) or ``.ps1`` (PowerShell) script."""
+def read(text: str, path: str, opener: FileOpener) -> FileResult:
+    """A ``.bat`` / ``.cmd`` (batch) or ``.ps1`` (PowerShell) script. It reads no file it names: ``opener`` is not
+    used."""
+    del opener
     return _Script(text, path, path.lower().endswith(".ps1")).run()

@@ -15,6 +15,7 @@ from typing import NamedTuple, Protocol, runtime_checkable
 
 from relialint import bounds
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
+from relialint.readers.opener import FileOpener
 from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq, load_all
 
 MAX_YAML_CHARS = 1024 * 1024
@@ -52,23 +53,25 @@ def load(text: str, path: str) -> list[YNode | None]:
     return load_all(text, path)
 
 
-def mappings(text: str, path: str, result: FileResult) -> tuple[Src, list[YMap]]:
+def mappings(text: str, path: str, result: FileResult, opener: FileOpener) -> tuple[Src, list[YMap]]:
     """The file's top-level mappings, one per YAML document; a YAML problem is a located error of ``result`` and
     gives none."""
     try:
         documents = load(text, path)
     except YamlError as exc:
         result.errors.append(exc.error)
-        return Src(text, path), []
-    return Src(text, path), [d for d in documents if isinstance(d, YMap)]
+        return Src(text, path, opener), []
+    return Src(text, path, opener), [d for d in documents if isinstance(d, YMap)]
 
 
 class Src:
-    """Offsets and spans in one file's text."""
+    """Offsets and spans in one file's text, and the opener for the files it names (the scripts embedded in it
+    may name one: ``docker run --env-file``)."""
 
-    def __init__(self, text: str, path: str) -> None:
+    def __init__(self, text: str, path: str, opener: FileOpener) -> None:
         self.text = text
         self.path = path
+        self.opener = opener
         self.starts = [0]
         for match in re.finditer("\n", text):
             self.starts.append(match.end())
@@ -294,10 +297,10 @@ def script_commands(script: str, region: Span | None, src: Src, fallback: Span,
     substitutions expanded, which no longer matches the text in ``region``)."""
     from relialint.readers import shell
 
-    inner = shell.read(script, src.path, env)
+    inner = shell.read(script, src.path, src.opener, env)
     if offsets is None:
         offsets = src.align(script, region) if region is not None else []
-    script_src = Src(script, src.path)
+    script_src = Src(script, src.path, src.opener)
 
     def remap(span: Span) -> Span:
         if not offsets:

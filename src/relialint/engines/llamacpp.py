@@ -444,6 +444,7 @@ def check_options(deployment: Deployment) -> None:
     else:  # a build inside a bracket the tables cannot split (b6112-b8501): unknown, never unset
         facts.unknown("llama.flash_attn_takes_value")
     problems = llamacpp_flags.check([w.text for w in words], version)
+    exact = llamacpp_flags.table().build_worlds(version).exact or version is None
     env = {k[4:]: f for k, f in facts.facts.items() if k.startswith("env.LLAMA_ARG_") and isinstance(f.value, str)}
     env_problems = llamacpp_flags.check_env({k: str(f.value) for k, f in env.items()}, [w.text for w in words],
                                             version)
@@ -455,11 +456,13 @@ def check_options(deployment: Deployment) -> None:
             for name, problem in env_problems.items():
                 where = env[name]
                 instances.append({key: replace(where, value=problem.message),
-                                  key + "_certain": replace(where, value=True) if problem.certain else None})
+                                  key + "_certain": replace(where, value=True)
+                              if exact and problem.refused == problem.pool else None})
         for problem in found:
             word = words[problem.position]
             instances.append({key: word_fact(problem.message, "flag", word),
-                              key + "_certain": word_fact(True, "flag", word) if problem.certain else None})
+                              key + "_certain": word_fact(True, "flag", word)
+                              if exact and problem.refused == problem.pool else None})
         if not instances:
             facts.set(key, Fact(None, "inferred"))
             facts.set(key + "_certain", Fact(True, "inferred"))

@@ -245,18 +245,21 @@ VOCABULARY: dict[str, FactSpec] = {
               "an option llama-server does not have in the build(s) the deployment may run, as written, with the "
               "builds that have it and the option to use; unset when every option is known (each further one is "
               "reported at its own word)"),
-        _spec("llama.unknown_option_certain", "bool",
-              "llama.unknown_option holds in every build the deployment may run (false: it depends on the build)"),
+        _spec("llama.option_refused", "bool",
+              "derived per build world: the build refuses the option of this llama.unknown_option instance (set "
+              "from each tabled build's options; unknown for a build outside the tables)"),
         _spec("llama.bad_value", "string",
               "a value llama-server rejects for its option (-sm, -ctk, -ctv, -fa, -ngl) in the build(s) the "
               "deployment may run, with the values it accepts"),
-        _spec("llama.bad_value_certain", "bool",
-              "llama.bad_value holds in every build the deployment may run (false: it depends on the build)"),
+        _spec("llama.value_refused", "bool",
+              "derived per build world: the build refuses the value of this llama.bad_value instance (set from "
+              "each tabled build's accepted words; unknown for a build outside the tables)"),
         _spec("llama.stray_word", "string",
               "a word on llama-server's command line that is neither an option nor an option's value (the parser "
               "stops with \"invalid argument\")"),
-        _spec("llama.stray_word_certain", "bool",
-              "llama.stray_word holds in every build the deployment may run (false: it depends on the build)"),
+        _spec("llama.stray_word_refused", "bool",
+              "derived per build world: the build's parser stops at the word of this llama.stray_word instance "
+              "(set from each tabled build's option kinds; unknown for a build outside the tables)"),
         _spec("args.unknown_option_certain", "bool",
               "args.unknown_option is certain (false: it depends on the engine version)"),
         _spec("args.spec_method", "string",

@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Protocol
 
 from relialint import record_url
 from relialint.deployment import Deployment
 from relialint.evaluate import PredicateError, eval_affected, eval_leaf
-from relialint.facts import Fact, FactSet
+from relialint.facts import PER_VERSION, Fact, FactSet
 from relialint.results import VERSION_DEFAULTED, Finding
-from relialint.worlds import Worlds, judge
+from relialint.worlds import Worlds, WorldsEngine, judge
 
-# Facts the option checks leave unknown only because the engine version is: the version decides them.
-DECIDED_BY_VERSION = {"args.unknown_option_certain": "engine.version", "args.unread_env_certain": "engine.version",
-                      "args.unlisted_env_certain": "engine.version",
-                      "llama.unknown_option_certain": "engine.version", "llama.bad_value_certain": "engine.version",
-                      "llama.stray_word_certain": "engine.version"}
+_SETTING = re.compile(r"\{set:([A-Za-z0-9_.\-]+)=([^{}]+)\}")
+"""``{set:KEY=VALUE}`` in a record's message: spelled by the engine (``fill_settings``), else ``KEY=VALUE``."""
+
+
+class FindingsEngine(WorldsEngine, Protocol):
+    """What the findings need of an engine (``engines.protocol.Engine`` extends it): its worlds, the options a
+    deployment writes, and how to spell a setting in a message."""
+
+    def written_options(self, deployment: Deployment) -> list[str]:
+        """The options the deployment writes on its command line, as written (they narrow the version worlds)."""
+
+    def fill_settings(self, message: str, deployment: Deployment) -> str:
+        """A message's ``{set:...}`` placeholders spelled as the versions the deployment can be on take them."""
+
 
 # -- evaluation -----------------------------------------------------------------------------------------------------
 
@@ -26,40 +36,35 @@ def selected(code: str, select: list[str], ignore: list[str]) -> bool:
     return not any(code.startswith(i) for i in ignore)
 
 
-def worlds_of(deployment: Deployment, facts: FactSet | None = None) -> Worlds:
-    """The possible worlds of a deployment (built lazily, on the first trigger that needs them); ``facts``: one
-    instance's view of the deployment's facts (:func:`instances`)."""
-    from relialint.engines import flagcheck
-
+def worlds_of(deployment: Deployment, engine: FindingsEngine | None, facts: FactSet | None = None) -> Worlds:
+    """The possible worlds of a deployment (built lazily, on the first trigger that needs them) of ``engine``
+    (``None``: no version worlds); ``facts``: one instance's view of the deployment's facts (:func:`instances`)."""
     base = facts if facts is not None else deployment.facts
-    if deployment.engine == "vllm":
-        from relialint.engines.vllm_defaults import version_class, version_defaults
-
-        return Worlds(deployment.engine, base, deployment.unfinished,
-                      flagcheck.written_options(deployment), version_defaults, version_class)
-    return Worlds(deployment.engine, base, deployment.unfinished, [], None)
+    options = engine.written_options(deployment) if engine is not None else []
+    return Worlds(engine, base, deployment.unfinished, options)
 
 
-def evaluate(deployment: Deployment, records: list[dict[str, Any]]) -> list[Finding]:
+def evaluate(deployment: Deployment, records: list[dict[str, Any]], engine: FindingsEngine | None
+             ) -> list[Finding]:
+    """The findings of ``records`` on one deployment of ``engine`` (the registry's engine of ``deployment.engine``;
+    ``None`` for a deployment of no engine, such as the probe's host)."""
     findings: list[Finding] = []
-    worlds = worlds_of(deployment)
+    worlds = worlds_of(deployment, engine)
     for record in records:
         trigger = record.get("trigger")
         if not trigger or record.get("status") == "withdrawn":
             continue
         engines = record.get("engines") or []
-        if deployment.engine == "bench" and engines:
-            continue
         if engines and deployment.engine not in engines:
             continue
         for facts in instances(deployment, trigger):
             try:
-                verdict = judge(trigger, worlds if facts is deployment.facts else worlds_of(deployment, facts))
+                verdict = judge(trigger, worlds if facts is deployment.facts else worlds_of(deployment, engine, facts))
             except PredicateError:
                 break  # a malformed record: the loader has reported it as an error of the run
             if verdict.value is False:
                 continue
-            finding = _finding(record, deployment, verdict.value is True, list(verdict.missing),
+            finding = _finding(record, deployment, engine, verdict.value is True, list(verdict.missing),
                                list(verdict.notes), facts)
             finding.shown = verdict.value is True or points_at(trigger, facts)
             findings.append(finding)
@@ -108,8 +113,8 @@ def _points(pred: Any, facts: FactSet, positive: bool) -> bool:
     return eval_leaf(pred, facts).value is positive
 
 
-def _finding(record: dict[str, Any], deployment: Deployment, definite: bool, missing: list[str],
-             notes: list[str], facts: FactSet) -> Finding:
+def _finding(record: dict[str, Any], deployment: Deployment, engine: FindingsEngine | None, definite: bool,
+             missing: list[str], notes: list[str], facts: FactSet) -> Finding:
     trigger = record["trigger"]
     where = deployment.span
     line, column, end_line, end_column = where.line, where.column, where.end_line, where.end_column
@@ -120,7 +125,8 @@ def _finding(record: dict[str, Any], deployment: Deployment, definite: bool, mis
     # the first located fact in the deployment's own file; else one in a file it reads (an env file, a --config
     # YAML): the line to edit is there
     for key, fact in sorted(located, key=lambda kf: kf[1].path != path):
-        assert fact.line is not None and fact.path is not None
+        if fact.line is None or fact.path is None:
+            continue  # never: `located` keeps only facts with both
         path, line, column = fact.path, fact.line, fact.column or 1
         end_line, end_column = fact.end_line or line, fact.end_column or column
         about = key
@@ -128,12 +134,12 @@ def _finding(record: dict[str, Any], deployment: Deployment, definite: bool, mis
     from relialint.facts import fill_message
 
     message = fill_message(trigger["message"], facts)
-    if "{set:" in message:  # a setting spelled as the deployment's versions take it (imported only then)
-        from relialint.engines.fixedit import fill_settings
-
-        message = fill_settings(message, deployment)
+    if "{set:" in message:  # a setting spelled as the deployment's versions take it
+        message = engine.fill_settings(message, deployment) if engine is not None else _SETTING.sub(
+            r"\1=\2", message)
     if not definite:
-        missing = sorted({DECIDED_BY_VERSION.get(m, m) for m in missing})
+        # a fact derived per version world is unknown only because the version is: the version decides it
+        missing = sorted({"engine.version" if m in PER_VERSION else m for m in missing})
         why = f": {'; '.join(notes)}" if notes else ""
         if missing or not notes:
             decide = ", ".join(missing) if missing else "engine.version"

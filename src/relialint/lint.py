@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relialint import record_url
 from relialint.deployment import Deployment
@@ -19,6 +19,9 @@ from relialint.reach import Reach, limited_to
 from relialint.readers.located import FileResult, ReadError, lone_surrogate, read_text
 from relialint.results import SEVERITY_RANK, Finding, Options, RunResult, Suppressed, Target, UsageError
 from relialint.targets import apply_target, finish, shared_memory, target_facts
+
+if TYPE_CHECKING:
+    from relialint.engines.registry import Registry
 
 __all__ = [
     "READER_MODULES", "SEVERITY_RANK", "Finding", "Options", "Reader", "RunResult", "Suppressed", "Target",
@@ -42,10 +45,14 @@ def load_records(options: Options) -> tuple[list[dict[str, Any]], list[ReadError
 
 
 def _evaluate_file(result: FileResult, given: dict[str, Fact], records: list[dict[str, Any]], select: list[str],
-                   ignore: list[str], notes: list[str]) -> tuple[list[Deployment], list[tuple[Finding, Deployment]]]:
-    from relialint.engines import extract
+                   ignore: list[str], notes: list[str], registry: Registry | None = None
+                   ) -> tuple[list[Deployment], list[tuple[Finding, Deployment]]]:
+    """The deployments of one read file (by the engines of ``registry``, else those relialint ships) and their
+    findings."""
+    from relialint.engines.registry import default_registry
 
-    deployments = extract(result, _opener, MAX_DEPLOYMENTS + 1)
+    engines = registry if registry is not None else default_registry()
+    deployments = engines.extract(result, _opener, MAX_DEPLOYMENTS + 1)
     if len(deployments) > MAX_DEPLOYMENTS:
         # a generated or hostile file: the first deployments are linted, the rest said to be left out, never a
         # run that takes minutes
@@ -59,34 +66,38 @@ def _evaluate_file(result: FileResult, given: dict[str, Fact], records: list[dic
 
         manifest_facts.apply(result, deployments)
     for deployment in deployments:
-        if deployment.engine != "bench":
+        engine = engines.get(deployment.engine)
+        if engine is None or engine.takes_version:  # bench.* facts are a benchmark's: unset on an engine
             deployment.facts.closed.add("bench.")
-        apply_target(deployment, given, notes)
-        finish(deployment)
-    shared_memory(deployments)
+        apply_target(deployment, given, notes, engines)
+        finish(deployment, engines)
+    shared_memory(deployments, engines)
     found: list[tuple[Finding, Deployment]] = []
     for deployment in deployments:
         notes.extend(f"{deployment.path}:{deployment.span.line}: {n}" for n in deployment.notes)
-        for finding in evaluate(deployment, records):
+        for finding in evaluate(deployment, records, engines.get(deployment.engine)):
             if selected(finding.code, select, ignore):
                 found.append((finding, deployment))
     return deployments, found
 
 
 def lint_file_result(result: FileResult, given: dict[str, Fact], records: list[dict[str, Any]],
-                     options: Options, run: RunResult) -> None:
-    """Lint one read file with the given target facts only (no configuration, no suppressions)."""
+                     options: Options, run: RunResult, registry: Registry | None = None) -> None:
+    """Lint one read file with the given target facts only (no configuration, no suppressions); ``registry``: the
+    engines (default: those relialint ships)."""
     if result.kind == "skipped":
         run.skipped += 1
-    deployments, found = _evaluate_file(result, given, records, options.select, options.ignore, run.notes)
+    deployments, found = _evaluate_file(result, given, records, options.select, options.ignore, run.notes,
+                                        registry)
     for error in result.errors:
         (run.warnings if error.severity == "warning" else run.errors).append(error)
     run.findings.extend(f for f, _ in found)
     run.deployments.extend(deployments)
 
 
-def lint_paths(paths: list[str], options: Options) -> RunResult:
-    session = Session(options, paths)
+def lint_paths(paths: list[str], options: Options, registry: Registry | None = None) -> RunResult:
+    """Lint files and directories; ``registry``: the engines (default: those relialint ships)."""
+    session = Session(options, paths, registry)
     files, errors = discover(paths, session.reach_for)
     for problem in errors:
         (session.run.warnings if problem.severity == "warning" else session.run.errors).append(problem)
@@ -123,9 +134,11 @@ def internal_error(display: str, exc: BaseException) -> ReadError:
                                     "linted, the other files were. Please report it with this file")
 
 
-def lint_text(text: str, display: str, kind: str, options: Options) -> RunResult:
-    """Lint a buffer as if it were the file ``display`` (stdin, editors)."""
-    session = Session(options, [display])
+def lint_text(text: str, display: str, kind: str, options: Options, registry: Registry | None = None
+              ) -> RunResult:
+    """Lint a buffer as if it were the file ``display`` (stdin, editors); ``registry``: the engines (default:
+    those relialint ships)."""
+    session = Session(options, [display], registry)
     session.run.files = 1
     bad = lone_surrogate(text, display)
     if bad is not None:
@@ -201,11 +214,12 @@ class _Configured:
 class Session:
     """One run across files: records, configuration per file, targets, suppressions and the baseline."""
 
-    def __init__(self, options: Options, paths: list[str]) -> None:
+    def __init__(self, options: Options, paths: list[str], registry: Registry | None = None) -> None:
         from relialint import suppress
         from relialint.reach import project_root
 
         self.options = options
+        self.registry = registry
         roots = tuple(dict.fromkeys(str(project_root(p)) for p in paths))
         self.reaches = {False: Reach(roots), True: Reach(roots, True)}
         """The limits on the files read beyond those named (``reach``): inside the project roots of the paths named,
@@ -361,7 +375,8 @@ class Session:
 
         found: list[tuple[Finding, Deployment]] = []
         for index, (label, given) in enumerate(combos):
-            deployments, hits = _evaluate_file(result, given, self.records, select, ignore, run.notes)
+            deployments, hits = _evaluate_file(result, given, self.records, select, ignore, run.notes,
+                                               self.registry)
             for finding, _ in hits:
                 finding.target = label
             found.extend(hits)

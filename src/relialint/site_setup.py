@@ -151,9 +151,10 @@ def setup_deployment(engine: str, gpu: Gpu | None, version: Version | VersionBou
 def verdict(record: Mapping[str, Any], engine: str, gpu: Gpu | None,
             version: Version | VersionBound | None) -> Verdict | None:
     """The linter's verdict on ``record`` for the setup; ``None`` where it does not apply."""
+    from relialint.engines.registry import default_registry
     from relialint.findings import evaluate
 
-    found = evaluate(setup_deployment(engine, gpu, version), [dict(record)])
+    found = evaluate(setup_deployment(engine, gpu, version), [dict(record)], default_registry().get(engine))
     if not found:
         return None
     if any(f.certainty == "definite" for f in found):

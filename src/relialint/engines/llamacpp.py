@@ -459,12 +459,6 @@ def check_options(deployment: Deployment) -> None:
     env = {k[4:]: f for k, f in facts.facts.items() if k.startswith("env.LLAMA_ARG_") and isinstance(f.value, str)}
     env_problems = llamacpp_flags.check_env({k: str(f.value) for k, f in env.items()}, texts, version)
 
-    def refused(problem: llamacpp_flags.Problem, where: Fact, leave_out: str | None
-                ) -> tuple[Fact | None, dict[str, ByVersion]]:
-        if version is None:
-            return None, {"": ByVersion(frozenset(versions[i] for i in problem.refused), leave_out)}
-        return (replace(where, value=True) if exact else None), {}
-
     for kind, key, derived in _CHECKS:
         facts.drop_instances(key)
         found: list[tuple[Fact, llamacpp_flags.Problem, str | None]] = []
@@ -477,10 +471,12 @@ def check_options(deployment: Deployment) -> None:
         if not found:
             facts.set(key, Fact(None, "inferred"))
             continue
-        for where, problem, leave_out in found:
-            value, by_version = refused(problem, where, leave_out)
-            facts.add_instance(key, {key: where, derived: value},
-                               {derived: d for d in by_version.values()} or None)
+        for where, problem, left_out in found:
+            if version is None:  # the worlds decide, build by build
+                by_version = {derived: ByVersion(frozenset(versions[i] for i in problem.refused), left_out)}
+                facts.add_instance(key, {key: where, derived: None}, by_version)
+            else:  # one table: it refuses the word; an untabled build: unknown (its neighbours may differ from it)
+                facts.add_instance(key, {key: where, derived: replace(where, value=True) if exact else None})
 
 
 def written_options(deployment: Deployment) -> list[str]:

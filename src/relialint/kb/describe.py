@@ -182,17 +182,18 @@ def leaves(pred: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def per_version_facts(trigger: dict[str, Any]) -> list[str]:
-    """The facts of a trigger that depend on the deployment's engine version."""
-    from relialint.facts import VOCABULARY
+    """The facts of a trigger that depend on the deployment's engine version (a fact derived per version world
+    is named by the located fact it decides)."""
+    from relialint.facts import PER_VERSION, VOCABULARY
 
     out: list[str] = []
     for leaf in leaves(trigger["when"]):
         key = str(leaf["fact"])
         spec = VOCABULARY.get(key)
-        version_fact = key in ("engine.version", "engine.version_range")
+        version_fact = key in ("engine.version", "engine.version_range") or key in PER_VERSION
         if not (version_fact or (spec is not None and _PER_VERSION_FACT.search(spec.description))):
             continue
-        key = key.removesuffix("_certain")  # `X_certain` says whether X holds in every version: name X
+        key = PER_VERSION.get(key, key)
         if key not in out:
             out.append(key)
     return out

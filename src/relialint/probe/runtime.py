@@ -33,7 +33,7 @@ def host_deployment(host: HostFacts, given: dict[str, Fact], notes: list[str]) -
 def findings(deployment: Deployment, records: list[dict[str, Any]], select: list[str] | None = None,
              ignore: list[str] | None = None) -> list[Finding]:
     chosen = runtime_records(records)
-    found = evaluate(deployment, chosen)
+    found = evaluate(deployment, chosen, None)  # the host runs no engine: no version worlds
     locate = {r["id"]: r["trigger"].get("locate") or [] for r in chosen}
     triggers = {r["id"]: r["trigger"] for r in chosen}
     for finding in found:

@@ -93,7 +93,8 @@ def _spec(key: str, type_: FactType, description: str, *allowed: str) -> FactSpe
 VOCABULARY: dict[str, FactSpec] = {
     s.key: s
     for s in [
-        _spec("engine.name", "string", "which engine the deployment runs", "vllm", "llama.cpp"),
+        # its values are the engines' names (engines.registry): checked by `relialint validate`, listed on the site
+        _spec("engine.name", "string", "which engine the deployment runs"),
         _spec("engine.version", "version",
               "vLLM PEP 440 version, or llama.cpp build number (b6327) or release (v0.3.0)"),
         _spec(

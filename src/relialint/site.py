@@ -301,8 +301,11 @@ def facts_page(records: Sequence[SiteRecord]) -> str:
         "| key | type | values | meaning | used by |",
         "| --- | --- | --- | --- | --- |",
     ]
+    from relialint.engines.registry import default_registry
+
+    engine_names = tuple(engine.name for engine in default_registry().versioned())
     for key, spec in VOCABULARY.items():
-        values = ", ".join(code(a) for a in spec.allowed)
+        values = ", ".join(code(a) for a in (engine_names if key == "engine.name" else spec.allowed))
         users = ", ".join(f"[{i}](../records/{i}.md)" for i in used.get(key, []))
         out.append(f"| {code(key)} | {spec.type} | {values} | {cell(spec.description)} | {users} |")
     out += ["", "## Raw keys", "",

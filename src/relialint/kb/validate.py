@@ -125,6 +125,7 @@ def _one_trigger(loaded: LoadedRecord, name: str) -> list[Problem]:
             for item in value if isinstance(value, list) else [value]:
                 try:
                     parse_value(spec, item)
+                    _engine_name(key, item)
                 except FactValueError as exc:
                     code = "KB007" if spec.type in ("version", "sm") else "KB006"
                     problems.append(_problem(loaded, (*loc, op), code, str(exc)))
@@ -302,3 +303,14 @@ def validate_dirs(directories: list[Path], known_ids: set[str] | None = None) ->
         problems.append(Problem(str(directories[0]), 1, 1, "KB010", f"examples not run: {exc}"))
     _ = VersionError
     return sorted(set(problems), key=lambda p: (p.path, p.line, p.column, p.code))
+
+
+def _engine_name(key: str, value: object) -> None:
+    """``engine.name`` takes the name of an engine relialint ships (``FactValueError`` otherwise)."""
+    if key != "engine.name":
+        return
+    from relialint.engines.registry import default_registry
+
+    names = default_registry().versioned()
+    if str(value) not in {engine.name for engine in names}:
+        raise FactValueError(f"{key} takes one of {', '.join(engine.name for engine in names)}, not {value!r}")

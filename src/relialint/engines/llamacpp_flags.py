@@ -6,14 +6,14 @@ not have. :func:`check` walks a launch's words with each tabled build's option k
 reports every unknown option, every value the build rejects and every stray word, each at its own word, with the
 tables that refuse it (:attr:`Problem.refused`) among the tables the deployment may run (:attr:`Problem.pool`).
 
-Whether a problem holds is decided in the build worlds (:meth:`LlamaTable.build_worlds`, one world per table plus
-the builds outside the tables, where the tables decide nothing), not here:
+Whether a problem holds is decided in the build worlds (``engines/llamacpp_engine.py``), not here:
 
-- the build known and tabled: one world, the table's answer;
 - the build unknown: every table, narrowed (leaving the word out) to the tables that accept the other options
   present, and the builds older than the first table and newer than the last, where it is unknown;
-- a build between two tables, or a release: the tables that can neighbour it and the build itself, where it is
-  unknown.
+- the build stated and tabled: that table's answer (definite);
+- a stated build between two tables, beyond them, or a release (:meth:`LlamaTable.build_worlds`): the tables that
+  can neighbour it say whether there is a problem at all, and whether the build itself has it is unknown
+  (possible), since it is none of them.
 """
 
 from __future__ import annotations
@@ -61,11 +61,10 @@ class Problem(Frozen):
 
 
 class BuildWorlds(Frozen):
-    """The llama.cpp builds a deployment may run, as worlds: ``tables`` (indices, oldest first) the version allows;
-    ``older`` / ``newer``: builds older than the first table / newer than the last may be running; ``own``: the
-    label of a stated build or release that is no table (it lies between the ``tables`` that can neighbour it),
-    itself a world. In the worlds that are no table, what the tables decide is unknown. ``exact``: the version is
-    one table's build."""
+    """What a stated version (or none) says about the builds a deployment may run: ``tables`` (indices, oldest
+    first) it allows; ``older`` / ``newer``: a build older than the first table / newer than the last may be
+    running; ``own``: the label of a stated build or release that is no table (it lies between the ``tables`` that
+    can neighbour it). ``exact``: the version is one table's build, whose answer is the build's."""
 
     tables: tuple[int, ...]
     older: bool
@@ -170,11 +169,11 @@ class LlamaTable:
         return list(range(last + 1)), False
 
     def build_worlds(self, version: Version | None) -> BuildWorlds:
-        """The worlds a deployment of ``version`` may run in (:class:`BuildWorlds`): the tables :meth:`worlds`
-        allows, and the builds outside the tables. The version unknown: every table, and builds older than the
-        first and newer than the last. A build number below the first table's (or above the last's) lies outside
-        the tables, beside the edge table; one between two tables, and a release, are worlds of their own beside
-        the tables that can neighbour them (an untabled build is none of them)."""
+        """The builds a deployment of ``version`` may run (:class:`BuildWorlds`): the tables :meth:`worlds`
+        allows, and whether builds outside them may run. The version unknown: every table, and builds older than
+        the first and newer than the last. A build number below the first table's (or above the last's) lies
+        outside the tables, beside the edge table; one between two tables, and a release, lie between the tables
+        that can neighbour them and are none of them (``own``)."""
         last = len(self.builds) - 1
         if version is None or version.scheme not in ("build", "release"):
             return BuildWorlds(tuple(range(last + 1)), True, True, None)

@@ -194,7 +194,10 @@ class _RangeCheck:
     def _adjacent(self, older: Row, newer: Row) -> bool:
         """No engine version lies strictly between two checked releases (always so for wheels: every release is
         checked; for llama.cpp builds only when the numbers follow each other)."""
-        if self.engine != "llama.cpp":
+        from relialint.engines.registry import default_registry
+
+        model = default_registry().get(self.engine)
+        if model is None or model.scheme != "build":  # numbered builds: the only versions with gaps between them
             return True
         try:
             return int(newer.high.lstrip("b")) - int(older.low.lstrip("b")) <= 1

@@ -167,3 +167,24 @@ def test_version_unknown_the_worlds_decide_and_say_where() -> None:
 ])
 def test_version_pinned_is_definite(version: str, expected: list[tuple[str, str, int, int, str]]) -> None:
     assert _lint(TEXT, version) == expected
+
+
+class OneDefaultsClass(ToyServe):
+    """The same engine whose versions all share one defaults class (no default reads the version here)."""
+
+    name = "toyserve"
+
+    def version_class(self, version: Version) -> tuple[object, ...]:
+        return ()
+
+    def version_defaults(self, facts: FactSet) -> None:
+        return None
+
+
+def test_versions_of_one_defaults_class_are_not_merged_when_a_derived_fact_differs() -> None:
+    registry = Registry([OneDefaultsClass()])
+    run = RunResult()
+    lint_file_result(shell.read("toyserve --turbo\n", "toy.sh"), {}, RECORDS[:1], Options(), run, registry)
+    assert [(f.code, f.certainty, f.column, f.message) for f in run.findings] == [
+        ("RL990", "possible", 10, "`--turbo` is not an option (possible: depends on engine.version: holds on ToyServe "
+                                  "1.0; unknown on older than 1.0; set --engine-version V)")]

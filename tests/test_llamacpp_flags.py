@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from relialint.engines import llamacpp_flags
+from relialint.engines.versioning import parse_engine_version
 from relialint.lint import Finding, Options, Target, lint_text
-from relialint.versions import Version, VersionError, parse_engine_version
+from relialint.versions import Version, VersionError
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from relialint.engines import llamacpp_flags
 from relialint.engines.llamacpp_engine import LlamaCppEngine
+from relialint.engines.versioning import parse_engine_version
 from relialint.lint import Finding, Options, Target, lint_text
-from relialint.versions import parse_engine_version
 
 ENGINE = LlamaCppEngine()
 EVERY = "older than b4579"

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from relialint.engines import fixedit, flagcheck
+from relialint.engines.versioning import parse_engine_version
 from relialint.facts import Fact, FactSet
 from relialint.lint import Options, Target, lint_text, load_records, read_file
-from relialint.versions import parse_engine_version
 
 RUN = 'vllm refuses to start ("unrecognized arguments")'.replace("vllm", "vLLM")
 SILENT = "the setting silently does nothing"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from relialint.bounds import MAX_MATCH_SUBJECT, regex_problem
 from relialint.facts import Fact, FactValueError, Value, parse_value, render, shown, spec_for
 from relialint.plain import Frozen
-from relialint.versions import Version, VersionBound, VersionError, parse_engine_version
+from relialint.versions import BUILD_FAMILY, Version, VersionBound, VersionError, parse_in_family
 
 Tri = bool | None
 
@@ -236,10 +236,11 @@ def eval_predicate(pred: Mapping[str, Any], facts: FactView) -> Verdict:
 
 
 @lru_cache(maxsize=1024)
-def _v(engine: str, text: str | None) -> Version | None:
-    """A record's version bound, parsed once (a record's bounds are read for every deployment; a bound that does
-    not parse raises each time, since ``lru_cache`` keeps no exceptions)."""
-    return parse_engine_version(engine, text) if text else None
+def _v(builds: bool, text: str | None) -> Version | None:
+    """A record's version bound in the scheme of the deployment's version (``builds``: a build or release), parsed
+    once (a record's bounds are read for every deployment; a bound that does not parse raises each time, since
+    ``lru_cache`` keeps no exceptions). ``relialint validate`` checks each bound in its engine's own scheme."""
+    return parse_in_family(builds, text) if text else None
 
 
 def eval_range(rng: Mapping[str, Any], facts: FactView) -> Verdict:
@@ -254,12 +255,13 @@ def eval_range(rng: Mapping[str, Any], facts: FactView) -> Verdict:
     if fact is None or not isinstance(fact.value, Version | VersionBound):
         return Verdict(None, frozenset({"engine.version"}))
     version = fact.value
+    builds = (version.edge if isinstance(version, VersionBound) else version).scheme in BUILD_FAMILY
     try:
-        observed = [o for o in (_v(engine, o) for o in rng.get("observed") or []) if o is not None]
-        introduced = _v(engine, rng.get("introduced"))
-        fixed = _v(engine, rng.get("fixed"))
-        last_affected = _v(engine, rng.get("last_affected"))
-        last_good = _v(engine, rng.get("last_known_good"))
+        observed = [o for o in (_v(builds, o) for o in rng.get("observed") or []) if o is not None]
+        introduced = _v(builds, rng.get("introduced"))
+        fixed = _v(builds, rng.get("fixed"))
+        last_affected = _v(builds, rng.get("last_affected"))
+        last_good = _v(builds, rng.get("last_known_good"))
     except VersionError as exc:
         raise PredicateError(str(exc)) from exc
     bounds = [b for b in (*observed, introduced, fixed, last_affected, last_good) if b is not None]

@@ -108,8 +108,8 @@ def lint_paths(paths: list[str], options: Options, registry: Registry | None = N
         session.run.files += 1
         text, error = read_text(path, display)
         if error is not None or text is None:
-            assert error is not None
-            session.run.errors.append(error)
+            # read_text gives the text or an error; never neither, but a file is never skipped without one
+            session.run.errors.append(error if error is not None else ReadError(display, 1, 1, "cannot be read"))
             continue
         try:
             with limited_to(session.reach_for(path)):

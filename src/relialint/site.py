@@ -48,7 +48,6 @@ IMPACT_TITLES = {
     "measurement": "Measurement (RL4xx)",
     "ignored-config": "Ignored configuration (RL5xx)",
 }
-ENGINES = ("vllm", "llama.cpp")
 OUTCOME_TITLES = {"fires": "Fires", "passes": "Passes", "possible": "Possible"}
 OUTCOME_WORDS = {
     "fires": "must give a *definite* finding of this record",
@@ -232,8 +231,11 @@ def index_page(records: Sequence[SiteRecord]) -> str:
     present = {key: {str(v) for r in records for v in ([r.data[key]] if key != "engines" else
                                                           (r.data.get("engines") or ["any"]))}
                for key in ("severity", "impact", "engines")}
-    engines = [e for e in ENGINES if e in present["engines"]]
-    engines += sorted(present["engines"] - set(ENGINES) - {"any"})
+    from relialint.engines.registry import default_registry
+
+    shipped = [engine.name for engine in default_registry().versioned()]
+    engines = [e for e in shipped if e in present["engines"]]
+    engines += sorted(present["engines"] - set(shipped) - {"any"})
     out += ['<div class="rl-filters" id="rl-filters">',
             '<div class="rl-filter rl-filter-text"><label for="rl-filter-text">Filter</label> '
             '<input type="search" id="rl-filter-text" data-filter="filter" placeholder="id, word, flag, GPU" '

@@ -18,8 +18,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from relialint.engines.versioning import parse_engine_version
 from relialint.plain import Frozen
-from relialint.versions import Version, parse_engine_version
+from relialint.versions import Version
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 

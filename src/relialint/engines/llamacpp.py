@@ -23,10 +23,11 @@ from relialint.engines.common import (
     word_fact,
 )
 from relialint.engines.inference import Inferred, engine_of
+from relialint.engines.versioning import parse_engine_version
 from relialint.facts import ByVersion, Fact, FactSet
 from relialint.plain import replace
 from relialint.readers.located import Command, FileResult, Span, Word
-from relialint.versions import Version, VersionError, parse_engine_version
+from relialint.versions import Version, VersionError
 
 BINARIES = {"llama-server", "llama-cli", "llama-bench", "llama-perplexity", "server", "main", "llama-completion"}
 _IMAGE = lazyre.compile(r"^(?:ghcr\.io/)?(?:ggml-org|ggerganov)/llama\.cpp(?::(?P<tag>[\w.\-]+))?(?:@.*)?$")

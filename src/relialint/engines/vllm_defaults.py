@@ -8,9 +8,10 @@ from functools import lru_cache
 
 from relialint.deployment import Deployment
 from relialint.engines import flagcheck
+from relialint.engines.versioning import parse_engine_version
 from relialint.engines.vllm_args import _number
 from relialint.facts import Fact, FactSet
-from relialint.versions import Version, parse_engine_version
+from relialint.versions import Version
 
 V = {text: parse_engine_version("vllm", text) for text in
      ("0.8.0", "0.10.1", "0.10.2", "0.11.0", "0.11.1", "0.12.0", "0.14.0", "0.15.0", "0.20.0", "0.21.0", "0.22.0",

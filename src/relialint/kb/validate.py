@@ -8,12 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
+from relialint.engines.versioning import parse_engine_version
 from relialint.evaluate import PredicateError
 from relialint.facts import FactValueError, parse_value, spec_for
 from relialint.kb import gates, links, witness
 from relialint.kb.loader import LoadedRecord, LoadResult, Problem, compile_record, load_dir
 from relialint.kb.model import IMPACT_BY_HUNDRED
-from relialint.versions import VersionError, parse_engine_version
+from relialint.versions import VersionError
 
 DEFAULT_FILENAMES = {
     "shell": "serve.sh", "compose": "compose.yaml", "kubernetes": "deployment.yaml", "helm": "values.yaml",

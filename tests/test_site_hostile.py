@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from relialint import site
-from relialint.kb.validate import validate_dirs
+from relialint.examples import validate_dirs
 from relialint.site_markup import fold
 from tests.conftest import ROOT
 from tests.markup_scan import LIVE_TAGS, MARKER, live_markup, parse, render, tags

@@ -218,7 +218,7 @@ def test_knowledge_records_have_no_before_after(records: dict[str, dict[str, Any
 
 def test_the_after_never_fires(records: dict[str, dict[str, Any]]) -> None:
     """Every after shown is linted again here, independently of how it was found."""
-    from relialint.kb.validate import run_example
+    from relialint.examples import run_example
 
     for rid, data in records.items():
         pair = before_after(data)

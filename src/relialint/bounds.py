@@ -7,17 +7,16 @@ expansion (env files, shell, compose interpolation, Dockerfile ``ENV``/``ARG``).
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import re
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from relialint import lazyre
 
-F = TypeVar("F", bound=Callable[..., Any])
+R = TypeVar("R")
 
 MAX_DEPTH = 100
 """Deepest nesting of JSON (or TOML arrays and tables) read; deeper input is an error, never a RecursionError."""
@@ -165,32 +164,18 @@ EXPANSION_WARNING = (f"variable expansion past its bound (values over {MAX_EXPAN
                      "involved are unknown")
 
 
-def _report(result: Any) -> None:
-    """A warning on the file a budgeted reader returned (a ``FileResult``, or a ``(value, error)`` pair: none)."""
-    from relialint.readers.located import FileResult, ReadError
-
-    if isinstance(result, FileResult):
-        result.errors.append(ReadError(result.path, 1, 1, EXPANSION_WARNING, "warning"))
-
-
-def budgeted(read: F) -> F:
-    """A reader's entry point runs with a fresh expansion budget, shared with the files it reads in turn."""
-
-    @functools.wraps(read)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if _BUDGET.get() is not None:
-            return read(*args, **kwargs)
-        budget = Budget()
-        token = _BUDGET.set(budget)
-        try:
-            result = read(*args, **kwargs)
-        finally:
-            _BUDGET.reset(token)
-        if budget.exceeded:
-            _report(result)
-        return result
-
-    return cast(F, wrapper)
+def run_budgeted(read: Callable[..., R], *args: Any, **kwargs: Any) -> tuple[R, bool]:
+    """``read(*args, **kwargs)`` with a fresh expansion budget (unless one is already running: a file read by another
+    shares its budget), and whether that budget was exceeded (``readers.bounded.budgeted`` reports it)."""
+    if _BUDGET.get() is not None:
+        return read(*args, **kwargs), False
+    budget = Budget()
+    token = _BUDGET.set(budget)
+    try:
+        result = read(*args, **kwargs)
+    finally:
+        _BUDGET.reset(token)
+    return result, budget.exceeded
 
 
 MAX_MATCH_SUBJECT = 4096
@@ -264,37 +249,3 @@ def regex_problem(pattern: str) -> str | None:
     if len(groups) != 1:
         return "an unbalanced parenthesis"
     return None
-
-
-def too_many_words(result: Any, span: Any) -> None:
-    """The warning, once per place, that a command's words past ``MAX_WORDS`` were not read (from ``span`` on)."""
-    from relialint.readers.located import ReadError
-
-    warning = ReadError(span.path, span.line, span.column,
-                        f"a command of more than {MAX_WORDS} words; the rest of it is not read", "warning")
-    if warning not in result.errors:
-        result.errors.append(warning)
-
-
-def bound_words(result: Any) -> None:
-    """Every command of a read file holds at most ``MAX_WORDS`` words and a last word that stands, unknown, for the
-    rest (whichever reader read it): a longer one is cut there, with the warning."""
-    from relialint.readers.located import Word
-
-    for command in result.commands:
-        argv = command.argv
-        if len(argv) > MAX_WORDS + 1 or (len(argv) == MAX_WORDS + 1 and not argv[MAX_WORDS].splice):
-            span = argv[MAX_WORDS].span
-            del argv[MAX_WORDS:]
-            argv.append(Word(None, span, splice=True))
-            command.argv_complete = False
-            too_many_words(result, span)
-
-
-def too_many_commands(result: Any, span: Any) -> None:
-    """The warning, once per file, that commands past ``MAX_COMMANDS`` were not read (from ``span`` on)."""
-    from relialint.readers.located import ReadError
-
-    message = f"more than {MAX_COMMANDS} commands in one file; from here on they are not read"
-    if not any(e.message == message for e in result.errors):
-        result.errors.append(ReadError(span.path, span.line, span.column, message, "warning"))

@@ -463,8 +463,8 @@ def validate_parser() -> Parser:
 
 def validate(args: argparse.Namespace) -> int:
     """Validate record files (schema, semantic checks, examples); the shipped ones by default."""
+    from relialint.examples import validate_dirs
     from relialint.kb.loader import load_dir, shipped_dir
-    from relialint.kb.validate import validate_dirs
 
     dirs: list[str] = args.dirs
     folders = [Path(d) for d in dirs] or [shipped_dir()]

@@ -8,7 +8,7 @@ from pathlib import Path, PurePath
 
 from relialint import bounds
 from relialint.reach import Reach, project_root
-from relialint.readers import detect
+from relialint.readers import bounded, detect
 from relialint.readers.located import MAX_FILE_BYTES, FileResult, ReadError, read_bytes, read_text
 
 # -- readers --------------------------------------------------------------------------------------------------------
@@ -61,9 +61,9 @@ def read_file(text: str, display: str, kind: str) -> FileResult:
     """One file's text through the reader of its kind, with the checks every reader shares."""
     result = _read_file(text, display, kind)
     if len(result.commands) > bounds.MAX_COMMANDS:
-        bounds.too_many_commands(result, result.commands[bounds.MAX_COMMANDS].span)
+        bounded.too_many_commands(result, result.commands[bounds.MAX_COMMANDS].span)
         del result.commands[bounds.MAX_COMMANDS:]
-    bounds.bound_words(result)
+    bounded.bound_words(result)
     _unicode_dashes(result)
     return result
 

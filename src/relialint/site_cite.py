@@ -11,8 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from relialint.site import code, md
-from relialint.site_markup import md_link
+from relialint.site_markup import code, md, md_link
 
 
 @dataclass(frozen=True)

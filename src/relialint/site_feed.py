@@ -16,7 +16,7 @@ from relialint import SITE_URL, __version__, record_url
 from relialint.site_markup import fold
 
 if TYPE_CHECKING:
-    from relialint.site import SiteRecord
+    from relialint.site_common import SiteRecord
 
 CATALOGUE_FILE = "catalogue.json"
 FEED_FILE = "feed.xml"

@@ -13,26 +13,22 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from relialint import record_url
-from relialint.site import (
+from relialint.site_cite import CitationError, reference_markdown
+from relialint.site_common import (
     BANNER,
     FENCE_LANG,
     IMPACT_TITLES,
     OUTCOME_TITLES,
     OUTCOME_WORDS,
     SiteError,
-    cell,
-    code,
-    fenced,
     keywords,
-    md,
 )
-from relialint.site_cite import CitationError, reference_markdown
 from relialint.site_fix import BeforeAfter, before_after
-from relialint.site_markup import fold, yaml_html
+from relialint.site_markup import cell, code, fenced, fold, md, yaml_html
 from relialint.site_versions import engine_label, versions
 
 if TYPE_CHECKING:
-    from relialint.site import SiteRecord
+    from relialint.site_common import SiteRecord
 
 IMPACT_WORDS = {
     "wrong-output": "wrong output",

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from relialint.site import cell, code, md
+from relialint.site_markup import cell, code, md
 
 BOUND_WORDS = {
     "introduced": "introduced (first affected)",

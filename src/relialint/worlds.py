@@ -9,7 +9,9 @@ This module enumerates the worlds the evidence allows (``../shared/design/possib
 * **version worlds**: the released versions of the engine's option tables that accept every option the deployment
   passes (a version that lacks one would refuse to start) and satisfy a stated version range, plus one world older
   and one newer than the tables, in which version-derived facts stay unknown. Derived facts (the engine's defaults)
-  are computed inside each world.
+  are computed inside each world, and so are the facts an engine derives per version for one located instance
+  (``FactSet.by_version``: this version refuses this option), whose instance also leaves its own option out of the
+  narrowing. The engine (:class:`WorldsEngine`) is passed in: this module never imports ``engines``.
 
 A trigger is *definite* when it holds in every world, *absent* when in none, *possible* otherwise. To stay fast a
 trigger is first evaluated with Kleene logic (false there is false in every world, true is true in every world),

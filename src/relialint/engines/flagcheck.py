@@ -238,12 +238,17 @@ VALUE_SINCE: dict[str, dict[str, str]] = {
 }
 """Values that a vLLM release refuses before the version given (the earliest it can accept them): a deployment that
 writes one runs on that version or a later one."""
+VALUE_OPTION = {"args.spec_method": "--speculative-config"}
+"""The option each of ``VALUE_SINCE``'s values is written in."""
 
 
-def value_floor(facts: Any) -> Version | None:
-    """The earliest vLLM version that accepts every value the deployment writes, by ``VALUE_SINCE``."""
+def value_floor(facts: Any, leave_out: str | None = None) -> Version | None:
+    """The earliest vLLM version that accepts every value the deployment writes, by ``VALUE_SINCE``; a value
+    written in the option ``leave_out`` (an option string) does not count (its own worlds: leave one out)."""
     floor: Version | None = None
     for key, since in VALUE_SINCE.items():
+        if leave_out is not None and VALUE_OPTION.get(key) == leave_out:
+            continue
         fact = facts.get(key)
         text = since.get(str(fact.value)) if fact is not None and fact.value is not None else None
         if text is not None:

@@ -67,7 +67,7 @@ class VllmEngine:
         real = [o for o in options if flagcheck.versions_accepting(self.name, [o])
                 and (left is None or flagcheck.option_head(o) != left)]
         allowed = flagcheck.versions_accepting(self.name, real) or list(flagcheck.vllm_table().parsed)
-        floor = flagcheck.value_floor(facts)
+        floor = flagcheck.value_floor(facts, left)
         if floor is not None:  # a value only later releases accept (an MTP speculative method from 0.11.0)
             allowed = [v for v in allowed if not v < floor] or allowed
         return allowed

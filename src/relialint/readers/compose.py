@@ -15,9 +15,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from relialint import bounds
 from relialint.reach import read_referenced, refusal
-from relialint.readers import envfile
+from relialint.readers import bounded, envfile
 from relialint.readers.located import EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq
 from relialint.readers.yamlwords import (
@@ -91,7 +90,7 @@ def _dotenv(path: str, result: FileResult) -> tuple[dict[str, EnvVar], list[str]
     return ({var.name: var for var in env}, [str(candidate)])
 
 
-@bounds.budgeted
+@bounded.budgeted
 def read(text: str, path: str) -> FileResult:
     """Read a compose file. Never raises on bad input: YAML problems are located errors."""
     result = FileResult(path, "compose", text=text)

@@ -12,6 +12,7 @@ import re
 
 from relialint import bounds
 from relialint.plain import Fields
+from relialint.readers import bounded
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.yamlwords import Src, script_commands
 
@@ -327,7 +328,7 @@ def _chain(stage: Stage) -> tuple[list[Word] | None, list[Word]]:
     return entrypoint, cmd or []
 
 
-@bounds.budgeted
+@bounded.budgeted
 def built(text: str, path: str) -> Built:
     stages, runs, errors = parse(text, path)
     if not stages:
@@ -338,7 +339,7 @@ def built(text: str, path: str) -> Built:
     return Built(final.image, list(final.env), entrypoint, cmd, runs, span, errors)
 
 
-@bounds.budgeted
+@bounded.budgeted
 def read(text: str, path: str) -> FileResult:
     """Read a Dockerfile: its build commands, then the container its last stage runs."""
     result = FileResult(path, "dockerfile", text=text)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from relialint import bounds
 from relialint.reach import read_referenced
+from relialint.readers import bounded
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span
 
 _ASSIGN = re.compile(r"[ \t]*(?:export[ \t]+)?(?P<key>[A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=[ \t]*")
@@ -104,7 +105,7 @@ def _expand(value: str, known: dict[str, str | None]) -> str | None:
     return None if unknown else result
 
 
-@bounds.budgeted
+@bounded.budgeted
 def load(path: Path, display: str, referrer: str) -> tuple[list[EnvVar] | None, ReadError | None]:
     """An env file that ``referrer`` refers to; ``None`` with the reason when it cannot be read or lies outside the
     project root (``reach``)."""
@@ -115,7 +116,7 @@ def load(path: Path, display: str, referrer: str) -> tuple[list[EnvVar] | None, 
     return env, None
 
 
-@bounds.budgeted
+@bounded.budgeted
 def read(text: str, path: str) -> FileResult:
     """An env file on its own: one ``env`` command carrying its assignments (an engine model decides whether they
     configure a deployment)."""

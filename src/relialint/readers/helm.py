@@ -13,15 +13,14 @@ chart's mapping with the template it follows.
 
 from __future__ import annotations
 
-from relialint import bounds
-from relialint.readers import helm_charts, helm_stack
+from relialint.readers import bounded, helm_charts, helm_stack
 from relialint.readers.helmvalues import chart_beside
 from relialint.readers.located import FileResult
 from relialint.readers.yamlsafe import YamlError, YMap
 from relialint.readers.yamlwords import load, seq_items, yaml_error
 
 
-@bounds.budgeted
+@bounded.budgeted
 def read(text: str, path: str) -> FileResult:
     result = FileResult(path, "helm", text=text)
     try:

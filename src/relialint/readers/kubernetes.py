@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from relialint import bounds
+from relialint.readers import bounded
 from relialint.readers.located import EnvVar, FileResult, Span, Word
 from relialint.readers.yamlsafe import YMap, YNode, YScalar, YSeq
 from relialint.readers.yamlwords import (
@@ -57,7 +57,7 @@ class _Refs:
         return var.value, var.source or var.span
 
 
-@bounds.budgeted
+@bounded.budgeted
 def read(text: str, path: str) -> FileResult:
     """Read a Kubernetes manifest. Never raises on bad input: YAML problems are located errors."""
     result = FileResult(path, "kubernetes", text=text)

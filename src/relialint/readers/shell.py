@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from relialint import bounds
 from relialint.plain import replace
+from relialint.readers import bounded
 from relialint.readers.dockerrun import docker_run
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word, file_name_tail
 from relialint.readers.wrappers import shell_script, unwrap
@@ -570,7 +571,7 @@ class _Reader:
         result = self.state.result
         assert result is not None
         if len(result.commands) >= bounds.MAX_COMMANDS:
-            bounds.too_many_commands(result, self.span(node))
+            bounded.too_many_commands(result, self.span(node))
             return
         env: list[EnvVar] = []
         words: list[Word] = []
@@ -579,7 +580,7 @@ class _Reader:
             if len(words) >= bounds.MAX_WORDS:
                 span = self.span(child)
                 words.append(Word(None, span, splice=True))  # the rest is unknown, never read word by word
-                bounds.too_many_words(result, span)
+                bounded.too_many_words(result, span)
                 break
             if child.type == "variable_assignment":
                 name_node = child.child_by_field_name("name")
@@ -754,7 +755,7 @@ def parse_safe(data: bytes) -> bytes:
     return data.translate(_ASCII_ONLY)
 
 
-@bounds.budgeted
+@bounded.budgeted
 def read(text: str, path: str, env: list[EnvVar] | None = None) -> FileResult:
     """Read a shell script. Never raises on bad input; parse problems are located warnings. ``env``: variables
     the script starts with (a systemd unit's ``Environment=``, a container's env), as exported ones."""

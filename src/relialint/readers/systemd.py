@@ -16,7 +16,7 @@ from pathlib import Path
 
 from relialint import bounds
 from relialint.reach import refusal
-from relialint.readers import envfile
+from relialint.readers import bounded, envfile
 from relialint.readers.dockerrun import docker_run
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word, file_name_tail
 from relialint.readers.wrappers import shell_script, unwrap
@@ -164,7 +164,7 @@ def _words(entry: _Entry, src: Src, env: list[EnvVar], result: FileResult,
             words.append(Word(resolved, span, source=source))
     if rest is not None:
         words.append(Word(None, rest, splice=True))  # the rest is unknown, never read word by word
-        bounds.too_many_words(result, rest)
+        bounded.too_many_words(result, rest)
     return words
 
 
@@ -182,7 +182,7 @@ def match_splice(text: str) -> bool:
     return bool(re.fullmatch(r"\$[A-Za-z_][A-Za-z0-9_]*", text))
 
 
-@bounds.budgeted
+@bounded.budgeted
 def read(text: str, path: str) -> FileResult:
     result = FileResult(path, "systemd", text=text)
     items, errors = entries(text, path)

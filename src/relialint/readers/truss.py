@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from relialint import bounds
+from relialint.readers import bounded
 from relialint.readers.located import EnvVar, FileResult, Word
 from relialint.readers.yamlsafe import YMap, YScalar
 from relialint.readers.yamlwords import container_commands, map_items, mappings, split_words
@@ -16,7 +16,7 @@ from relialint.readers.yamlwords import container_commands, map_items, mappings,
 _PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}")
 
 
-@bounds.budgeted
+@bounded.budgeted
 def read(text: str, path: str) -> FileResult:
     result = FileResult(path, "truss", text=text)
     src, documents = mappings(text, path, result)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from relialint import bounds
+from relialint.readers import bounded
 from relialint.readers.located import Command, EnvVar, FileResult, Span, Word, file_name_tail
 
 _Char = tuple[str, int, int]  # a character with its line and column
@@ -257,7 +258,7 @@ def _look_through_batch(tokens: list[tuple[str, list[_Char], bool]]) -> list[tup
     return tokens
 
 
-@bounds.budgeted
+@bounded.budgeted
 def read(text: str, path: str) -> FileResult:
     """A ``.bat`` / ``.cmd`` (batch) or ``.ps1`` (PowerShell) script."""
     return _Script(text, path, path.lower().endswith(".ps1")).run()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from relialint.engines import flagcheck, llamacpp_flags
-from relialint.versions import parse_engine_version
+from relialint.engines.versioning import parse_engine_version
 from tests.tools import load_tool
 from tests.work import cpu_budget
 

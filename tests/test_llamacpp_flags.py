@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from relialint.engines import llamacpp_flags
+from relialint.engines.versioning import parse_engine_version
 from relialint.lint import Finding, Options, Target, lint_text
-from relialint.versions import Version, VersionError, parse_engine_version
+from relialint.versions import Version, VersionError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -130,14 +131,16 @@ common_params_context common_params_parser_init(common_params & params, llama_ex
 
 
 def test_every_problem_at_its_own_word_with_the_build_unknown() -> None:
+    # every one possible: even what no tabled build accepts may be accepted by a build older than the tables (--mlock
+    # rules out the builds newer than b11312, which lacks it)
     assert _rows(_lint(MIXED)) == [
-        ("RL520", "definite", 1, 25),  # --n_ctx: in no build
+        ("RL520", "possible", 1, 25),  # --n_ctx: in no build
         ("RL520", "possible", 1, 38),  # --mlock: gone in b11312
-        ("RL520", "definite", 1, 46),  # --ctx-sise: a typo
+        ("RL520", "possible", 1, 46),  # --ctx-sise: a typo
         ("RL521", "possible", 1, 66),  # -sm tensor: only from b8942
-        ("RL521", "definite", 1, 78),  # -ctk fp8: no build
+        ("RL521", "possible", 1, 78),  # -ctk fp8: no build
         ("RL521", "possible", 1, 87),  # -ngl all: integer-only builds
-        ("RL522", "definite", 1, 91),  # true: neither option nor value
+        ("RL522", "possible", 1, 91),  # true: neither option nor value
     ]
     findings = _lint(MIXED)
     assert findings[0].message.startswith(
@@ -145,6 +148,10 @@ def test_every_problem_at_its_own_word_with_the_build_unknown() -> None:
     assert "it exists in b4579-b10454 (use `--load-mode mlock`)" in findings[1].message
     assert "(did you mean `--ctx-size`?)" in findings[2].message
     assert findings[1].missing_facts == ["engine.version"]
+    assert "(possible: depends on engine.version: holds on llama.cpp b4579-b10454; unknown on older than b4579; " \
+           "set --engine-version V)" in findings[0].message
+    assert "(possible: depends on engine.version: holds on llama.cpp b11312; unknown on older than b4579, newer " \
+           "than b11312; set --engine-version V)" in findings[1].message
 
 
 def test_every_problem_definite_on_a_tabled_build() -> None:
@@ -171,8 +178,11 @@ def test_unknown_option_typo_in_compose_on_a_build_image() -> None:
 
 
 def test_leave_one_out_no_build_accepts_both() -> None:
+    # each is refused by every table the other allows; a build beyond the tables on the other's side may have both
     findings = _lint("llama-server -m m.gguf --ctx-size-draft 4096 --load-mode mmap\n")
-    assert _rows(findings) == [("RL520", "definite", 1, 24), ("RL520", "definite", 1, 46)]
+    assert _rows(findings) == [("RL520", "possible", 1, 24), ("RL520", "possible", 1, 46)]
+    assert "holds on llama.cpp b10454-b11312; unknown on newer than b11312;" in findings[0].message
+    assert "holds on llama.cpp b4579-b9102; unknown on older than b4579;" in findings[1].message
     assert findings[0].message.startswith("`--ctx-size-draft` is not an option of llama-server b10454-b11312")
     assert "narrowed to the builds that accept the other options here" in findings[0].message
 
@@ -186,12 +196,15 @@ def test_leave_one_out_an_option_every_allowed_build_has_is_fine() -> None:
 
 
 def test_stray_word_from_a_variable() -> None:
-    assert _rows(_lint("JINJA=true\nllama-server -m /m.gguf --jinja $JINJA -c 8192\n")) == [
+    assert _rows(_lint("JINJA=true\nllama-server -m /m.gguf --jinja $JINJA -c 8192\n", "b11312")) == [
         ("RL522", "definite", 2, 33)]
+    assert _rows(_lint("JINJA=true\nllama-server -m /m.gguf --jinja $JINJA -c 8192\n")) == [
+        ("RL522", "possible", 2, 33)]
 
 
 def test_model_path_without_m_is_a_stray_word() -> None:
-    assert _rows(_lint("llama-server /models/qwen.gguf -c 8192\n")) == [("RL522", "definite", 1, 14)]
+    assert _rows(_lint("llama-server /models/qwen.gguf -c 8192\n", "b4579")) == [("RL522", "definite", 1, 14)]
+    assert _rows(_lint("llama-server /models/qwen.gguf -c 8192\n")) == [("RL522", "possible", 1, 14)]
 
 
 def test_unknown_words_and_splices_are_not_stray() -> None:
@@ -440,7 +453,7 @@ def test_fa_with_a_word_the_parser_lacks_is_reported_once() -> None:
 def test_llama_arg_values_the_build_rejects_are_rl521_at_the_variable() -> None:
     text = ("export LLAMA_ARG_SPLIT_MODE=tensor\nexport LLAMA_ARG_CACHE_TYPE_K=fp8\nexport LLAMA_ARG_N_GPU_LAYERS=all\n"
             "export LLAMA_ARG_FLASH_ATTN=on\nllama-server -m /m.gguf -ngl 99\n")
-    assert _rows(_lint(text)) == [("RL521", "possible", 1, 8), ("RL521", "definite", 2, 8),
+    assert _rows(_lint(text)) == [("RL521", "possible", 1, 8), ("RL521", "possible", 2, 8),
                                   ("RL521", "possible", 3, 8)]
     assert _rows(_lint(text, "b4579")) == [("RL521", "definite", 1, 8), ("RL521", "definite", 2, 8),
                                            ("RL521", "definite", 3, 8)]
@@ -451,4 +464,6 @@ def test_llama_arg_values_the_build_rejects_are_rl521_at_the_variable() -> None:
 
 def test_llama_arg_values_in_an_env_file() -> None:
     findings = _lint("LLAMA_ARG_CACHE_TYPE_V=q8\nLLAMA_ARG_CTX_SIZE=8192\n", kind="env", name="llama.env")
+    assert _rows(findings) == [("RL521", "possible", 1, 1)]
+    findings = _lint("LLAMA_ARG_CACHE_TYPE_V=q8\nLLAMA_ARG_CTX_SIZE=8192\n", "b9102", kind="env", name="llama.env")
     assert _rows(findings) == [("RL521", "definite", 1, 1)]

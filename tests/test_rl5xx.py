@@ -47,10 +47,16 @@ def test_speculative_model_version_unknown_is_possible_on_engine_version() -> No
     assert finding.missing_facts == ["engine.version"]
 
 
-def test_option_no_version_has_is_definite_without_a_version() -> None:
+def test_option_no_version_has_is_possible_without_a_version_for_the_releases_beyond_the_tables() -> None:
     finding = _one(_lint("vllm serve m --gpu-memory-utilisation 0.8\n"), "RL507")
-    assert finding.certainty == "definite"
+    assert (finding.certainty, finding.shown) == ("possible", True)
     assert "did you mean `--gpu-memory-utilization`" in finding.message
+    assert finding.message.endswith("(possible: depends on engine.version: holds on vLLM 0.6.6.post1-0.33.0; "
+                                    "unknown on older than 0.6.6.post1, newer than 0.33.0; set --engine-version V)")
+
+
+def test_option_no_version_has_is_definite_on_a_tabled_version() -> None:
+    assert _one(_lint("vllm serve m --gpu-memory-utilisation 0.8\n", "0.10.0"), "RL507").certainty == "definite"
 
 
 def test_unique_prefix_and_underscores_are_accepted() -> None:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from relialint import hardware, site, site_setup
+from relialint.engines.registry import default_registry
 from relialint.findings import evaluate
 from tests.conftest import ROOT
 
@@ -100,7 +101,8 @@ def test_the_data_file_says_what_the_linter_says(records: list[dict[str, Any]], 
         row = hardware.resolve(gpu) if gpu else None
         expected: dict[str, tuple[str, str]] = {}
         for record in records:
-            found = evaluate(site_setup.setup_deployment(engine, row, choice.version), [record])
+            found = evaluate(site_setup.setup_deployment(engine, row, choice.version), [record],
+                             default_registry().get(engine))
             if found:
                 definite = any(f.certainty == "definite" for f in found)
                 missing = tuple(sorted({m for f in found for m in f.missing_facts}))

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from relialint.engines import flagcheck
+from relialint.engines.versioning import parse_engine_version
 from relialint.lint import Options, Target, lint_text
-from relialint.versions import parse_engine_version
 
 REFUSES = 'with --fail-on-environ-validation vLLM refuses to start ("Unknown vLLM environment variable detected")'
 
@@ -111,9 +111,14 @@ def test_the_option_in_a_config_file(tmp_path: Any) -> None:
 
 
 def test_version_unknown_the_options_narrow_it() -> None:
-    # the option itself allows 0.17.0-0.33.0: a name none of them lists is certain
-    assert [row[:4] for row in _found("export VLLM_TEAM=x\nvllm serve m --fail-on-environ-validation\n")] == [
-        ("RL514", "definite", 1, 8)]
+    # the option itself allows 0.17.0-0.33.0: a name none of them lists holds on every one; a release newer than
+    # the tables may list it, so it is possible with the version unknown, definite with a range inside the tables
+    assert [(*row[:4], row[4][row[4].index(" (possible"):]) for row in _found("export VLLM_TEAM=x\nvllm serve m "
+                                                        "--fail-on-environ-validation\n")] == [
+        ("RL514", "possible", 1, 8, " (possible: depends on engine.version: holds on vLLM 0.17.0-0.33.0; unknown on "
+                                    "newer than 0.33.0; set --engine-version V)")]
+    assert [row[:4] for row in _found('pip install "vllm>=0.17,<0.33"\nexport VLLM_TEAM=x\n'
+                                      "vllm serve m --fail-on-environ-validation\n")] == [("RL514", "definite", 2, 8)]
     # VLLM_BATCH_INVARIANT is listed from 0.19.0: possible, decided by the version
     run = lint_text("VLLM_BATCH_INVARIANT=1 vllm serve m --fail-on-environ-validation\n", "serve.sh", "shell",
                     Options(target=Target()))

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from relialint.engines import fixedit, flagcheck
+from relialint.engines.versioning import parse_engine_version
 from relialint.facts import Fact, FactSet
 from relialint.lint import Options, Target, lint_text, load_records, read_file
-from relialint.versions import parse_engine_version
 
 RUN = 'vllm refuses to start ("unrecognized arguments")'.replace("vllm", "vLLM")
 SILENT = "the setting silently does nothing"
@@ -55,10 +55,14 @@ def test_a_variable_vllm_sets_for_its_kernels_is_vllms() -> None:
     assert _found("export VLLM_CUSTOM_ALLREDUCE_ALGO=1stage\nvllm serve m\n", "0.33.0") == []
 
 
-def test_a_near_miss_of_a_real_variable_is_definite() -> None:
+def test_a_near_miss_of_a_real_variable_holds_on_every_tabled_release() -> None:
+    # a release older or newer than the tables may read it (the worlds beyond the tables): possible, and shown
     assert _found("export VLLM_ATENTION_BACKEND=FLASH_ATTN\nvllm serve m\n") == [
-        ("RL504", "definite", 1, 8, "no vLLM version from 0.6.6.post1 to 0.33.0 reads `VLLM_ATENTION_BACKEND` "
-         f"(did you mean `VLLM_ATTENTION_BACKEND`?): {SILENT}")]
+        ("RL504", "possible", 1, 8, "no vLLM version from 0.6.6.post1 to 0.33.0 reads `VLLM_ATENTION_BACKEND` "
+         f"(did you mean `VLLM_ATTENTION_BACKEND`?): {SILENT} (possible: depends on engine.version: holds on vLLM "
+         "0.6.6.post1-0.33.0; unknown on older than 0.6.6.post1, newer than 0.33.0; set --engine-version V)")]
+    assert [f[:2] for f in _found("export VLLM_ATENTION_BACKEND=FLASH_ATTN\nvllm serve m\n", "0.33.0")] == [
+        ("RL504", "definite")]
 
 
 # -- every problem at its own span ----------------------------------------------------------------------------------
@@ -80,12 +84,18 @@ def test_three_unknown_options_and_two_unread_variables_give_five_findings() -> 
     ]
 
 
-def test_a_possible_finding_early_never_hides_a_definite_one_later() -> None:
+def test_each_option_gets_its_own_worlds() -> None:
+    # each option's worlds leave it out: --speculative-model alone allows 0.6.6.post1-0.8.2 for the typo, the typo
+    # narrows nothing for --speculative-model
     found = _found("vllm serve m --speculative-model d --gpu-memory-utilisation 0.8\n")
     assert [(code, certainty, column) for code, certainty, _, column, _ in found] == [
-        ("RL507", "possible", 14), ("RL507", "definite", 36)]
+        ("RL507", "possible", 14), ("RL507", "possible", 36)]
+    assert found[0][4].endswith("(possible: depends on engine.version: holds on vLLM 0.8.3-0.33.0; unknown on newer "
+                                "than 0.33.0; set --engine-version V)")
     assert found[1][4] == ("`--gpu-memory-utilisation` is not an option of any vLLM version from 0.6.6.post1 to "
-                           f"0.33.0 (did you mean `--gpu-memory-utilization`?): {RUN}")
+                           f"0.33.0 (did you mean `--gpu-memory-utilization`?): {RUN} (possible: depends on "
+                           "engine.version: holds on vLLM 0.6.6.post1-0.8.2; unknown on older than 0.6.6.post1; set "
+                           "--engine-version V)")
 
 
 def test_instances_are_separate_fact_sets() -> None:
@@ -114,12 +124,13 @@ def test_versions_accepting() -> None:
     assert flagcheck.versions_accepting("llama.cpp", []) == []
 
 
-def test_env_var_no_version_accepting_the_options_reads_is_definite() -> None:
+def test_env_var_no_tabled_version_accepting_the_options_reads_holds_on_all_of_them() -> None:
     text = "export VLLM_ATTENTION_BACKEND=FLASHINFER\nvllm serve M --language-model-only\n"
     assert _found(text, codes=("RL504",)) == [
-        ("RL504", "definite", 1, 8, "no vLLM release that accepts these options reads `VLLM_ATTENTION_BACKEND` "
+        ("RL504", "possible", 1, 8, "no vLLM release that accepts these options reads `VLLM_ATTENTION_BACKEND` "
          "(read in 0.6.6.post1-0.14.1, the options need 0.17.0-0.33.0); use `--attention-backend NAME` instead: "
-         f"{SILENT}")]
+         f"{SILENT} (possible: depends on engine.version: holds on vLLM 0.17.0-0.33.0; unknown on newer than "
+         "0.33.0; set --engine-version V)")]
 
 
 def test_an_option_every_version_the_others_allow_has_is_fine() -> None:
@@ -129,12 +140,15 @@ def test_an_option_every_version_the_others_allow_has_is_fine() -> None:
 
 
 def test_no_release_accepts_both() -> None:
+    # every tabled release refuses one of them; a release beyond the tables may accept both
     assert _found("vllm serve M --speculative-model d --language-model-only\n") == [
-        ("RL507", "definite", 1, 14, "no vLLM release accepts both `--speculative-model` and `--language-model-only`: "
+        ("RL507", "possible", 1, 14, "no vLLM release accepts both `--speculative-model` and `--language-model-only`: "
          "`--speculative-model` exists in 0.6.6.post1-0.8.2; use `--speculative-config '{\"model\": ...}'` instead: "
-         f"{RUN}"),
-        ("RL507", "definite", 1, 36, "no vLLM release accepts both `--language-model-only` and `--speculative-model`: "
-         f"`--language-model-only` exists in 0.17.0-0.33.0: {RUN}"),
+         f"{RUN} (possible: depends on engine.version: holds on vLLM 0.17.0-0.33.0; unknown on newer than 0.33.0; "
+         "set --engine-version V)"),
+        ("RL507", "possible", 1, 36, "no vLLM release accepts both `--language-model-only` and `--speculative-model`: "
+         f"`--language-model-only` exists in 0.17.0-0.33.0: {RUN} (possible: depends on engine.version: holds on "
+         "vLLM 0.6.6.post1-0.8.2; unknown on older than 0.6.6.post1; set --engine-version V)"),
     ]
 
 
@@ -207,9 +221,11 @@ def test_rl207_quick_fix_on_0_30_edits_the_flag() -> None:
 
 def test_a_typo_is_matched_only_against_options_of_the_versions_the_others_allow() -> None:
     assert _found("vllm serve M --speculative-modle d --language-model-only\n") == [
-        ("RL507", "definite", 1, 14, "`--speculative-modle` is not an option of any vLLM version from 0.6.6.post1 to "
-         f"0.33.0 (no close option): {RUN}"),
+        ("RL507", "possible", 1, 14, "`--speculative-modle` is not an option of any vLLM version from 0.6.6.post1 to "
+         f"0.33.0 (no close option): {RUN} (possible: depends on engine.version: holds on vLLM 0.17.0-0.33.0; "
+         "unknown on newer than 0.33.0; set --engine-version V)"),
         ("RL507", "possible", 1, 36, "`--language-model-only` exists only in vLLM 0.17.0-0.33.0: vLLM refuses to "
-         "start (\"unrecognized arguments\") (possible: depends on engine.version; set --engine-version V)"),
+         "start (\"unrecognized arguments\") (possible: depends on engine.version: holds on vLLM 0.6.6.post1-0.16.0; "
+         "unknown on older than 0.6.6.post1; set --engine-version V)"),
     ]
     assert "(did you mean `--speculative-model`?)" in _found("vllm serve M --speculative-modle d\n")[0][4]

@@ -29,7 +29,7 @@ from relialint.triggers import (
     compile_trigger,
 )
 from relialint.triggers import Any as AnyOf
-from relialint.versions import Version, VersionBound
+from relialint.versions import BUILD_FAMILY, Version, VersionBound
 
 __all__ = ["FALSE", "TRUE", "PredicateError", "Tri", "Verdict", "eval_affected", "eval_leaf", "eval_predicate",
            "eval_range", "eval_trigger", "kleene_and", "kleene_not", "kleene_or"]
@@ -213,10 +213,12 @@ def eval_range(rng: Range | Mapping[str, Any], facts: FactView) -> Verdict:
     if fact is None or not isinstance(fact.value, Version | VersionBound):
         return Verdict(None, frozenset({"engine.version"}))
     version = fact.value
-    if rng.error is not None:
-        raise PredicateError(rng.error)
-    observed = rng.observed
-    introduced, fixed, last_affected, last_good = rng.introduced, rng.fixed, rng.last_affected, rng.last_known_good
+    builds = (version.edge if isinstance(version, VersionBound) else version).scheme in BUILD_FAMILY
+    read = rng.read_as(builds)
+    if read.error is not None:
+        raise PredicateError(read.error)
+    observed = read.observed
+    introduced, fixed, last_affected, last_good = read.introduced, read.fixed, read.last_affected, read.last_known_good
     bounds = [b for b in (*observed, introduced, fixed, last_affected, last_good) if b is not None]
     if any(not b.comparable(version.edge if isinstance(version, VersionBound) else version) for b in bounds):
         return Verdict(None, frozenset({"engine.version"}), (f"engine.version {version} is not a {engine} version",))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from relialint.errors import RelialintError
 from relialint.plain import Frozen
@@ -94,7 +94,8 @@ def _spec(key: str, type_: FactType, description: str, *allowed: str) -> FactSpe
 VOCABULARY: dict[str, FactSpec] = {
     s.key: s
     for s in [
-        _spec("engine.name", "string", "which engine the deployment runs", "vllm", "llama.cpp"),
+        # its values are the engines' names (engines.registry): checked by `relialint validate`, listed on the site
+        _spec("engine.name", "string", "which engine the deployment runs"),
         _spec("engine.version", "version",
               "vLLM PEP 440 version, or llama.cpp build number (b6327) or release (v0.3.0)"),
         _spec(
@@ -246,33 +247,39 @@ VOCABULARY: dict[str, FactSpec] = {
               "an option llama-server does not have in the build(s) the deployment may run, as written, with the "
               "builds that have it and the option to use; unset when every option is known (each further one is "
               "reported at its own word)"),
-        _spec("llama.unknown_option_certain", "bool",
-              "llama.unknown_option holds in every build the deployment may run (false: it depends on the build)"),
+        _spec("llama.option_refused", "bool",
+              "derived per build world: the build refuses the option of this llama.unknown_option instance (set "
+              "from each tabled build's options; unknown for a build outside the tables)"),
         _spec("llama.bad_value", "string",
               "a value llama-server rejects for its option (-sm, -ctk, -ctv, -fa, -ngl) in the build(s) the "
               "deployment may run, with the values it accepts"),
-        _spec("llama.bad_value_certain", "bool",
-              "llama.bad_value holds in every build the deployment may run (false: it depends on the build)"),
+        _spec("llama.value_refused", "bool",
+              "derived per build world: the build refuses the value of this llama.bad_value instance (set from "
+              "each tabled build's accepted words; unknown for a build outside the tables)"),
         _spec("llama.stray_word", "string",
               "a word on llama-server's command line that is neither an option nor an option's value (the parser "
               "stops with \"invalid argument\")"),
-        _spec("llama.stray_word_certain", "bool",
-              "llama.stray_word holds in every build the deployment may run (false: it depends on the build)"),
-        _spec("args.unknown_option_certain", "bool",
-              "args.unknown_option is certain (false: it depends on the engine version)"),
+        _spec("llama.stray_word_refused", "bool",
+              "derived per build world: the build's parser stops at the word of this llama.stray_word instance "
+              "(set from each tabled build's option kinds; unknown for a build outside the tables)"),
+        _spec("args.option_refused", "bool",
+              "derived per version world: the version refuses the option of this args.unknown_option instance "
+              "(set from each tabled version's options; unknown for a version beyond the tables)"),
         _spec("args.spec_method", "string",
               "the speculative decoding method as written in --speculative-config (deepseek_mtp, eagle3, ...)"),
         _spec("args.unread_env", "string",
               "a VLLM_* variable that the detected vLLM version (or no version accepting the options) does not "
               "read, with where it is read; one instance per such variable"),
-        _spec("args.unread_env_certain", "bool",
-              "args.unread_env is certain (false: it depends on the engine version)"),
+        _spec("args.env_not_read", "bool",
+              "derived per version world: the version does not read the variable of this args.unread_env instance "
+              "(set from each tabled version's variables; unknown for a version beyond the tables)"),
         _spec("args.unlisted_env", "string",
               "with vLLM's --fail-on-environ-validation set: a VLLM_* variable that envs.environment_variables of "
               "the detected vLLM version (or of every version accepting the options) does not list, with why; one "
               "instance per such variable"),
-        _spec("args.unlisted_env_certain", "bool",
-              "args.unlisted_env is certain (false: it depends on the engine version)"),
+        _spec("args.env_not_listed", "bool",
+              "derived per version world: the version validates the environment and its envs.environment_variables "
+              "lacks the variable of this args.unlisted_env instance (unknown for a version beyond the tables)"),
         _spec("args.config_equals", "string", "vLLM `--config=FILE` as written (the = form is never expanded)"),
         _spec("args.config_false", "string",
               "the first key of a vLLM `--config` YAML whose value is `false`, as written"),
@@ -408,6 +415,36 @@ CLOSED_UNSET = Fact(None, "inferred")
 """What a key under a closed prefix reads as: known to be unset (one shared object; facts are frozen)."""
 
 
+PER_VERSION = {"args.option_refused": "args.unknown_option", "args.env_not_read": "args.unread_env",
+               "args.env_not_listed": "args.unlisted_env",
+               "llama.option_refused": "llama.unknown_option", "llama.value_refused": "llama.bad_value",
+               "llama.stray_word_refused": "llama.stray_word"}
+"""The facts derived per version world (:class:`ByVersion`), each with the located instance fact it decides: what
+the engine version alone decides, so a finding that is possible for want of one of them depends on
+``engine.version``."""
+
+
+class ByVersion:
+    """A boolean fact derived per version world (declared ``per_version`` in the vocabulary): it holds in the
+    tabled versions ``holds`` and not in the other tabled versions; in a world beyond the tables it is unknown.
+    ``leave_out``: the written option the instance is about, left out of the options that narrow its worlds (a
+    version that refuses it is exactly what the finding is about), and with it ``options_range``, the
+    ``engine.version_range`` the options themselves gave (counting the left-out one), which does not narrow them
+    either. ``older`` / ``newer``: its value in a version older / newer than the tables, where the engine can say
+    (an option the newest table has is kept in a newer release); ``None``: unknown there. A plain class: a
+    dataclass costs start-up time."""
+
+    __slots__ = ("holds", "leave_out", "newer", "older", "options_range")
+
+    def __init__(self, holds: frozenset[Any], leave_out: str | None = None, options_range: str | None = None,
+                 older: bool | None = None, newer: bool | None = None) -> None:
+        self.holds = holds
+        self.leave_out = leave_out
+        self.options_range = options_range
+        self.older = older
+        self.newer = newer
+
+
 class FactSet:
     """The facts of one deployment.
 
@@ -423,14 +460,21 @@ class FactSet:
     group per instance, each mapping ``key`` and its companion keys to their facts (``None``: unknown in that
     instance). ``facts[key]`` holds the first instance; a record that locates ``key`` is evaluated once per group
     (:meth:`instance_views`)."""
+    by_version: dict[str, ByVersion]
+    """Facts derived per version world, unknown here: in which tabled versions each holds (the worlds set them).
+    Only an instance's view has them (:meth:`instance_views`): the leave-one-out narrowing is the instance's."""
+    instance_by_version: dict[str, list[dict[str, ByVersion]]]
+    """Beside :attr:`instances`: each instance's facts derived per version world."""
 
     def __init__(self, facts: dict[str, Fact] | None = None, closed: set[str] | None = None,
                  blocked: set[str] | None = None, instances: dict[str, list[dict[str,
-                 Fact | None]]] | None = None) -> None:
+                 Fact | None]]] | None = None, by_version: dict[str, ByVersion] | None = None) -> None:
         self.facts = {} if facts is None else facts
         self.closed = set() if closed is None else closed
         self.blocked = set() if blocked is None else blocked
         self.instances = {} if instances is None else instances
+        self.by_version = {} if by_version is None else by_version
+        self.instance_by_version = {}
 
     def get(self, key: str) -> Fact | None:
         """The fact, a synthetic unset fact for a closed prefix, or ``None`` when unknown."""
@@ -464,24 +508,38 @@ class FactSet:
         return key in self.facts or key in self.blocked
 
     def copy(self) -> FactSet:
-        return FactSet(dict(self.facts), set(self.closed), set(self.blocked),
-                       {key: list(groups) for key, groups in self.instances.items()})
+        copied = FactSet(dict(self.facts), set(self.closed), set(self.blocked),
+                         {key: list(groups) for key, groups in self.instances.items()}, dict(self.by_version))
+        copied.instance_by_version = {key: list(groups) for key, groups in self.instance_by_version.items()}
+        return copied
 
     def items(self) -> list[tuple[str, Fact]]:
         return sorted(self.facts.items())
 
-    def add_instance(self, key: str, group: dict[str, Fact | None]) -> None:
-        """One more instance of ``key`` (``group`` holds ``key`` and its companions); the first also sets the
-        plain facts, so a reader of ``facts`` sees one instance as before."""
+    def add_instance(self, key: str, group: dict[str, Fact | None],
+                     by_version: dict[str, ByVersion] | None = None) -> None:
+        """One more instance of ``key`` (``group`` holds ``key`` and its companions; ``by_version`` the companions
+        derived per version world, unknown in ``group``); the first also sets the plain facts, so a reader of
+        ``facts`` sees one instance as before."""
         if key not in self.instances:
             for name, fact in group.items():
                 if fact is None:
                     self.unknown(name)
                 else:
                     self.set(name, fact)
+            for name in by_version or {}:
+                self.unknown(name)  # decided in each version world of the instance's own view
         found = self.instances.setdefault(key, [])
         if len(found) < MAX_INSTANCES:  # a generated command line: the first ones are reported, not 5,000
             found.append(group)
+            derivations = self.instance_by_version.setdefault(key, [])
+            derivations.extend({} for _ in range(len(found) - 1 - len(derivations)))
+            derivations.append(by_version or {})
+
+    def drop_instances(self, key: str) -> None:
+        """Forget every instance of ``key`` (the checks that make them run again)."""
+        self.instances.pop(key, None)
+        self.instance_by_version.pop(key, None)
 
     def instance_views(self, key: str | None) -> list[FactSet]:
         """One fact set per instance of ``key`` (its group laid over these facts), or ``[self]`` when ``key``
@@ -490,10 +548,15 @@ class FactSet:
         if not groups:
             return [self]
         views = []
-        for group in groups:
+        derivations = self.instance_by_version.get(key) or [] if key is not None else []
+        for i, group in enumerate(groups):
+            derived = derivations[i] if i < len(derivations) else {}
             known = {k: f for k, f in group.items() if f is not None}
-            unknown = {k for k, f in group.items() if f is None}
+            unknown = {k for k, f in group.items() if f is None} | derived.keys()
             facts = {k: f for k, f in self.facts.items() if k not in unknown}
             facts.update(known)
-            views.append(FactSet(facts, set(self.closed) - unknown, (self.blocked - known.keys()) | unknown))
+            by_version = {k: v for k, v in self.by_version.items() if k not in group and k not in derived}
+            by_version.update(derived)
+            views.append(FactSet(facts, set(self.closed) - unknown, (self.blocked - known.keys()) | unknown,
+                                 by_version=by_version))
         return views

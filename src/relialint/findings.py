@@ -2,23 +2,33 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from relialint import record_url
 from relialint.deployment import Deployment
 from relialint.evaluate import PredicateError, eval_affected, eval_leaf
 from relialint.evaluator import Evaluator
-from relialint.facts import Fact, FactSet
+from relialint.facts import PER_VERSION, Fact, FactSet
 from relialint.results import VERSION_DEFAULTED, Finding
 from relialint.triggers import Trigger, compile_trigger, leaves
-from relialint.worlds import Worlds, judge
+from relialint.worlds import Worlds, WorldsEngine, judge
 
-# Facts the option checks leave unknown only because the engine version is: the version decides them.
-DECIDED_BY_VERSION = {"args.unknown_option_certain": "engine.version", "args.unread_env_certain": "engine.version",
-                      "args.unlisted_env_certain": "engine.version",
-                      "llama.unknown_option_certain": "engine.version", "llama.bad_value_certain": "engine.version",
-                      "llama.stray_word_certain": "engine.version"}
+_SETTING = re.compile(r"\{set:([A-Za-z0-9_.\-]+)=([^{}]+)\}")
+"""``{set:KEY=VALUE}`` in a record's message: spelled by the engine (``fill_settings``), else ``KEY=VALUE``."""
+
+
+class FindingsEngine(WorldsEngine, Protocol):
+    """What the findings need of an engine (``engines.protocol.Engine`` extends it): its worlds, the options a
+    deployment writes, and how to spell a setting in a message."""
+
+    def written_options(self, deployment: Deployment) -> list[str]:
+        """The options the deployment writes on its command line, as written (they narrow the version worlds)."""
+
+    def fill_settings(self, message: str, deployment: Deployment) -> str:
+        """A message's ``{set:...}`` placeholders spelled as the versions the deployment can be on take them."""
+
 
 # -- evaluation -----------------------------------------------------------------------------------------------------
 
@@ -29,27 +39,24 @@ def selected(code: str, select: list[str], ignore: list[str]) -> bool:
     return not any(code.startswith(i) for i in ignore)
 
 
-def worlds_of(deployment: Deployment, facts: FactSet | None = None, evaluator: Evaluator | None = None) -> Worlds:
-    """The possible worlds of a deployment (built lazily, on the first trigger that needs them); ``facts``: one
-    instance's view of the deployment's facts (:func:`instances`); ``evaluator``: the run's memo."""
-    from relialint.engines import flagcheck
-
+def worlds_of(deployment: Deployment, engine: FindingsEngine | None, facts: FactSet | None = None,
+              evaluator: Evaluator | None = None) -> Worlds:
+    """The possible worlds of a deployment (built lazily, on the first trigger that needs them) of ``engine``
+    (``None``: no version worlds); ``facts``: one instance's view of the deployment's facts (:func:`instances`);
+    ``evaluator``: the run's memo."""
     base = facts if facts is not None else deployment.facts
-    if deployment.engine == "vllm":
-        from relialint.engines.vllm_defaults import version_class, version_defaults
-
-        return Worlds(deployment.engine, base, deployment.unfinished,
-                      flagcheck.written_options(deployment), version_defaults, version_class, evaluator)
-    return Worlds(deployment.engine, base, deployment.unfinished, [], None, evaluator=evaluator)
+    options = engine.written_options(deployment) if engine is not None else []
+    return Worlds(engine, base, deployment.unfinished, options, evaluator)
 
 
-def evaluate(deployment: Deployment, records: list[dict[str, Any]], evaluator: Evaluator | None = None,
-             field: str = "trigger") -> list[Finding]:
-    """The findings of ``records`` on one deployment. ``evaluator``: the memo of the run (one of its own when none
-    is given); ``field``: which trigger of the records (``runtime_trigger`` for the probe)."""
+def evaluate(deployment: Deployment, records: list[dict[str, Any]], engine: FindingsEngine | None,
+             evaluator: Evaluator | None = None, field: str = "trigger") -> list[Finding]:
+    """The findings of ``records`` on one deployment of ``engine`` (the registry's engine of ``deployment.engine``;
+    ``None`` for a deployment of no engine, such as the probe's host). ``evaluator``: the memo of the run (one of
+    its own when none is given); ``field``: which trigger of the records (``runtime_trigger`` for the probe)."""
     memo = evaluator if evaluator is not None else Evaluator()
     findings: list[Finding] = []
-    worlds = worlds_of(deployment, evaluator=memo)
+    worlds = worlds_of(deployment, engine, evaluator=memo)
     for record in records:
         if record.get("status") == "withdrawn":
             continue
@@ -57,19 +64,17 @@ def evaluate(deployment: Deployment, records: list[dict[str, Any]], evaluator: E
         if trigger is None:
             continue
         engines = record.get("engines") or []
-        if deployment.engine == "bench" and engines:
-            continue
         if engines and deployment.engine not in engines:
             continue
         for facts in instances(deployment, trigger):
             try:
-                verdict = judge(trigger, worlds if facts is deployment.facts else worlds_of(deployment, facts, memo),
-                                memo)
+                verdict = judge(trigger, worlds if facts is deployment.facts
+                                else worlds_of(deployment, engine, facts, memo), memo)
             except PredicateError:
                 break  # a malformed record: the loader has reported it as an error of the run
             if verdict.value is False:
                 continue
-            finding = _finding(record, trigger, deployment, verdict.value is True, list(verdict.missing),
+            finding = _finding(record, trigger, deployment, engine, verdict.value is True, list(verdict.missing),
                                list(verdict.notes), facts, field)
             finding.shown = verdict.value is True or points_at(trigger, facts)
             findings.append(finding)
@@ -120,8 +125,8 @@ def _points(leaf: Any, positive: bool, facts: FactSet) -> bool:
     return eval_leaf(leaf, facts).value is positive
 
 
-def _finding(record: dict[str, Any], trigger: Trigger, deployment: Deployment, definite: bool, missing: list[str],
-             notes: list[str], facts: FactSet, field: str) -> Finding:
+def _finding(record: dict[str, Any], trigger: Trigger, deployment: Deployment, engine: FindingsEngine | None,
+             definite: bool, missing: list[str], notes: list[str], facts: FactSet, field: str) -> Finding:
     where = deployment.span
     line, column, end_line, end_column = where.line, where.column, where.end_line, where.end_column
     path = where.path
@@ -140,12 +145,12 @@ def _finding(record: dict[str, Any], trigger: Trigger, deployment: Deployment, d
     from relialint.facts import fill_message
 
     message = fill_message(record[field]["message"], facts)
-    if "{set:" in message:  # a setting spelled as the deployment's versions take it (imported only then)
-        from relialint.engines.fixedit import fill_settings
-
-        message = fill_settings(message, deployment)
+    if "{set:" in message:  # a setting spelled as the deployment's versions take it
+        message = engine.fill_settings(message, deployment) if engine is not None else _SETTING.sub(
+            r"\1=\2", message)
     if not definite:
-        missing = sorted({DECIDED_BY_VERSION.get(m, m) for m in missing})
+        # a fact derived per version world is unknown only because the version is: the version decides it
+        missing = sorted({"engine.version" if m in PER_VERSION else m for m in missing})
         why = f": {'; '.join(notes)}" if notes else ""
         if missing or not notes:
             decide = ", ".join(missing) if missing else "engine.version"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relialint import record_url
 from relialint.deployment import Deployment
@@ -23,6 +23,9 @@ from relialint.readers.located import FileResult, ReadError, lone_surrogate
 from relialint.readers.opener import FileOpener
 from relialint.results import SEVERITY_RANK, Finding, Options, RunResult, Suppressed, Target, UsageError
 from relialint.targets import apply_target, finish, shared_memory, target_facts
+
+if TYPE_CHECKING:
+    from relialint.engines.registry import Registry
 
 __all__ = [
     "READER_MODULES", "SEVERITY_RANK", "Finding", "Options", "Reader", "RunResult", "Suppressed", "Target",
@@ -46,11 +49,14 @@ def load_records(options: Options) -> tuple[list[dict[str, Any]], list[ReadError
 
 
 def _evaluate_file(result: FileResult, given: dict[str, Fact], records: list[dict[str, Any]], select: list[str],
-                   ignore: list[str], notes: list[str], evaluator: Evaluator,
-                   opener: FileOpener) -> tuple[list[Deployment], list[tuple[Finding, Deployment]]]:
-    from relialint.engines import extract
+                   ignore: list[str], notes: list[str], evaluator: Evaluator, opener: FileOpener,
+                   registry: Registry | None = None) -> tuple[list[Deployment], list[tuple[Finding, Deployment]]]:
+    """The deployments of one read file (by the engines of ``registry``, else those relialint ships) and their
+    findings."""
+    from relialint.engines.registry import default_registry
 
-    deployments = extract(result, opener, MAX_DEPLOYMENTS + 1)
+    engines = registry if registry is not None else default_registry()
+    deployments = engines.extract(result, opener, MAX_DEPLOYMENTS + 1)
     if len(deployments) > MAX_DEPLOYMENTS:
         # a generated or hostile file: the first deployments are linted, the rest said to be left out, never a
         # run that takes minutes
@@ -64,39 +70,42 @@ def _evaluate_file(result: FileResult, given: dict[str, Fact], records: list[dic
 
         manifest_facts.apply(result, deployments)
     for deployment in deployments:
-        if deployment.engine != "bench":
+        engine = engines.get(deployment.engine)
+        if engine is None or engine.takes_version:  # bench.* facts are a benchmark's: unset on an engine
             deployment.facts.closed.add("bench.")
-        apply_target(deployment, given, notes)
-        finish(deployment)
-    shared_memory(deployments)
+        apply_target(deployment, given, notes, engines)
+        finish(deployment, engines)
+    shared_memory(deployments, engines)
     found: list[tuple[Finding, Deployment]] = []
     for deployment in deployments:
         notes.extend(f"{deployment.path}:{deployment.span.line}: {n}" for n in deployment.notes)
-        for finding in evaluate(deployment, records, evaluator):
+        for finding in evaluate(deployment, records, engines.get(deployment.engine), evaluator):
             if selected(finding.code, select, ignore):
                 found.append((finding, deployment))
     return deployments, found
 
 
 def lint_file_result(result: FileResult, given: dict[str, Fact], records: list[dict[str, Any]],
-                     options: Options, run: RunResult, opener: FileOpener | None = None,
-                     evaluator: Evaluator | None = None) -> None:
-    """Lint one read file with the given target facts only (no configuration, no suppressions). The files its
-    deployments name are read through ``opener``; without one, from the disk within the file's project root.
-    ``evaluator``: the memo of the run (one for this file alone when none is given)."""
+                     options: Options, run: RunResult, registry: Registry | None = None,
+                     opener: FileOpener | None = None, evaluator: Evaluator | None = None) -> None:
+    """Lint one read file with the given target facts only (no configuration, no suppressions); ``registry``: the
+    engines (default: those relialint ships). The files its deployments name are read through ``opener``; without
+    one, from the disk within the file's project root. ``evaluator``: the memo of the run (one for this file alone
+    when none is given)."""
     if result.kind == "skipped":
         run.skipped += 1
     deployments, found = _evaluate_file(result, given, records, options.select, options.ignore, run.notes,
                                         evaluator if evaluator is not None else Evaluator(),
-                                        DiskOpener() if opener is None else opener)
+                                        DiskOpener() if opener is None else opener, registry)
     for error in result.errors:
         (run.warnings if error.severity == "warning" else run.errors).append(error)
     run.findings.extend(f for f, _ in found)
     run.deployments.extend(deployments)
 
 
-def lint_paths(paths: list[str], options: Options) -> RunResult:
-    session = Session(options, paths)
+def lint_paths(paths: list[str], options: Options, registry: Registry | None = None) -> RunResult:
+    """Lint files and directories; ``registry``: the engines (default: those relialint ships)."""
+    session = Session(options, paths, registry)
     files, errors = discover(paths, session.reach_for)
     for problem in errors:
         (session.run.warnings if problem.severity == "warning" else session.run.errors).append(problem)
@@ -138,11 +147,12 @@ buffers first); it keeps the run's limits."""
 
 
 def lint_text(text: str, display: str, kind: str, options: Options, evaluator: Evaluator | None = None,
-              over: OpenerOver | None = None) -> RunResult:
+              over: OpenerOver | None = None, registry: Registry | None = None) -> RunResult:
     """Lint a buffer as if it were the file ``display`` (stdin, editors). ``evaluator``: the memo of whoever lints
     buffer after buffer (the language server keeps one); a run of its own when none is given. The files it names
-    are read through the run's disk opener, or the opener ``over`` builds over it."""
-    session = Session(options, [display], evaluator)
+    are read through the run's disk opener, or the opener ``over`` builds over it. ``registry``: the engines
+    (default: those relialint ships)."""
+    session = Session(options, [display], registry, evaluator)
     session.run.files = 1
     bad = lone_surrogate(text, display)
     if bad is not None:
@@ -220,11 +230,13 @@ class _Configured:
 class Session:
     """One run across files: records, configuration per file, targets, suppressions and the baseline."""
 
-    def __init__(self, options: Options, paths: list[str], evaluator: Evaluator | None = None) -> None:
+    def __init__(self, options: Options, paths: list[str], registry: Registry | None = None,
+                 evaluator: Evaluator | None = None) -> None:
         from relialint import suppress
         from relialint.reach import project_root
 
         self.options = options
+        self.registry = registry
         self.evaluator = evaluator if evaluator is not None else Evaluator()
         """The memo of the run: judgements over worlds, shared by every file and target of it (never by another
         run)."""
@@ -387,7 +399,7 @@ class Session:
         found: list[tuple[Finding, Deployment]] = []
         for index, (label, given) in enumerate(combos):
             deployments, hits = _evaluate_file(result, given, self.records, select, ignore, run.notes,
-                                               self.evaluator, opener)
+                                               self.evaluator, opener, self.registry)
             for finding, _ in hits:
                 finding.target = label
             found.extend(hits)

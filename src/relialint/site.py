@@ -32,7 +32,6 @@ from typing import Any
 from relialint import SITE_URL
 from relialint.site_common import (
     BANNER,
-    ENGINES,
     GENERATOR,
     IMPACT_TITLES,
     IMPACTS,
@@ -170,8 +169,11 @@ def index_page(records: Sequence[SiteRecord]) -> str:
     present = {key: {str(v) for r in records for v in ([r.data[key]] if key != "engines" else
                                                           (r.data.get("engines") or ["any"]))}
                for key in ("severity", "impact", "engines")}
-    engines = [e for e in ENGINES if e in present["engines"]]
-    engines += sorted(present["engines"] - set(ENGINES) - {"any"})
+    from relialint.engines.registry import default_registry
+
+    shipped = [engine.name for engine in default_registry().versioned()]
+    engines = [e for e in shipped if e in present["engines"]]
+    engines += sorted(present["engines"] - set(shipped) - {"any"})
     out += ['<div class="rl-filters" id="rl-filters">',
             '<div class="rl-filter rl-filter-text"><label for="rl-filter-text">Filter</label> '
             '<input type="search" id="rl-filter-text" data-filter="filter" placeholder="id, word, flag, GPU" '
@@ -239,8 +241,11 @@ def facts_page(records: Sequence[SiteRecord]) -> str:
         "| key | type | values | meaning | used by |",
         "| --- | --- | --- | --- | --- |",
     ]
+    from relialint.engines.registry import default_registry
+
+    engine_names = tuple(engine.name for engine in default_registry().versioned())
     for key, spec in VOCABULARY.items():
-        values = ", ".join(code(a) for a in spec.allowed)
+        values = ", ".join(code(a) for a in (engine_names if key == "engine.name" else spec.allowed))
         users = ", ".join(f"[{i}](../records/{i}.md)" for i in used.get(key, []))
         out.append(f"| {code(key)} | {spec.type} | {values} | {cell(spec.description)} | {users} |")
     out += ["", "## Raw keys", "",

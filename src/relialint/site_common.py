@@ -24,7 +24,6 @@ IMPACT_TITLES = {
     "measurement": "Measurement (RL4xx)",
     "ignored-config": "Ignored configuration (RL5xx)",
 }
-ENGINES = ("vllm", "llama.cpp")
 OUTCOME_TITLES = {"fires": "Fires", "passes": "Passes", "possible": "Possible"}
 OUTCOME_WORDS = {
     "fires": "must give a *definite* finding of this record",

@@ -25,7 +25,7 @@ from relialint.site_common import (
 )
 from relialint.site_fix import BeforeAfter, before_after
 from relialint.site_markup import cell, code, fenced, fold, md, yaml_html
-from relialint.site_versions import ENGINE_NAMES, versions
+from relialint.site_versions import engine_label, versions
 
 if TYPE_CHECKING:
     from relialint.site_common import SiteRecord
@@ -46,7 +46,7 @@ def _scalar(value: object) -> str:
 
 
 def engines_text(data: dict[str, Any]) -> str:
-    return ", ".join(ENGINE_NAMES.get(e, e) for e in data.get("engines") or []) or "any engine"
+    return ", ".join(engine_label(e) for e in data.get("engines") or []) or "any engine"
 
 
 def meta_line(data: dict[str, Any]) -> list[str]:

@@ -83,20 +83,17 @@ def _prose(data: Mapping[str, Any]) -> str:
 
 
 def _option_flags(key: str, engines: Sequence[str]) -> list[str]:
-    """The options that set a fact key: ``flag.vllm.X`` is ``--X``; a vLLM fact, the options that set it."""
-    if key.startswith("flag.vllm."):
-        return ["--" + key[len("flag.vllm."):]]
-    if key.startswith("flag.llama.cpp."):
-        return [key[len("flag.llama.cpp."):]]
+    """The options that set a fact key (``flag.vllm.X`` is ``--X``), by the engines of the record (every engine
+    relialint ships when it names none): each engine says which of its options set the key."""
+    from relialint.engines.registry import default_registry
+
+    for engine in default_registry().versioned():
+        if key.startswith(f"flag.{engine.name}."):
+            return engine.option_flags(key)
     out: list[str] = []
-    if not engines or "vllm" in engines:
-        from relialint.engines.vllm import OPTION_FACTS
-
-        out += [f"--{flag}" for flag, facts in OPTION_FACTS.items() if key in facts and flag != "model"]
-    if not engines or "llama.cpp" in engines:
-        from relialint.engines.llamacpp import FACTS
-
-        out += [f"--{flag}" for flag, (fact, _kind) in FACTS.items() if fact == key]
+    for engine in default_registry().versioned():
+        if not engines or engine.name in engines:
+            out += engine.option_flags(key)
     return out
 
 

@@ -26,10 +26,11 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from relialint.hardware import Gpu
+
+if TYPE_CHECKING:
+    from relialint.engines.protocol import Engine
 from relialint.versions import Version, VersionBound
 
-ENGINES = ("vllm", "llama.cpp")
-ENGINE_LABELS = {"vllm": "vLLM", "llama.cpp": "llama.cpp"}
 SETUP_PAGE = "setup.md"
 SETUP_DATA = "data/setup.json"
 NOT_SURE = ""
@@ -57,19 +58,35 @@ class VersionChoice:
     """llama.cpp: the build numbers the entry stands for, so that ``?version=b7000`` finds its entry."""
 
 
+def engine_names() -> tuple[str, ...]:
+    """The engines of the view: those relialint ships that have versions."""
+    from relialint.engines.registry import default_registry
+
+    return tuple(engine.name for engine in default_registry().versioned())
+
+
+def _engine(name: str) -> Engine:
+    from relialint.engines.registry import default_registry
+
+    engine = default_registry().get(name)
+    if engine is None:
+        raise ValueError(f"no engine {name!r} in the registry")
+    return engine
+
+
 def _literals(engine: str, records: Iterable[Mapping[str, Any]]) -> list[Version]:
     """The versions of ``engine`` that some record's trigger names."""
     from relialint.triggers import of
-    from relialint.versions import for_engine
 
+    model = _engine(engine)
     out: set[Version] = set()
     for record in records:
         trigger = of(record)
         if trigger is None or (record.get("engines") and engine not in record["engines"]):
             continue
         for literal in trigger.literals:
-            fitted = for_engine(engine, literal)
-            if fitted is not None and fitted.scheme == ("build" if engine == "llama.cpp" else "pep440"):
+            fitted = model.own_version(literal)
+            if fitted is not None and fitted.scheme == model.scheme:
                 out.add(fitted)
     return sorted(out)
 
@@ -81,17 +98,15 @@ def version_choices(engine: str, records: Sequence[Mapping[str, Any]]) -> list[V
     from relialint.versions import parse_version
 
     choices = [VersionChoice(NOT_SURE, "not sure", None)]
-    if engine == "vllm":
-        from relialint.engines import flagcheck
-
-        points = sorted(set(flagcheck.vllm_table().parsed) | set(_literals(engine, records)))
+    model = _engine(engine)
+    if model.scheme != "build":
+        points = sorted(set(model.choice_points()) | set(_literals(engine, records)))
         choices.append(VersionChoice(f"<{points[0]}", f"older than {points[0]}", VersionBound(points[0], False)))
         choices += [VersionChoice(v.text, v.text, v) for v in points]
         choices.append(VersionChoice(f">{points[-1]}", f"newer than {points[-1]}", VersionBound(points[-1], True)))
         return choices
-    from relialint.engines import llamacpp_flags
-
-    tabled = {int(b["build"][0]) for b in llamacpp_flags.table().builds if b["build"][0] == b["build"][1]}
+    # build numbers: the builds between two named ones are one entry
+    tabled = {int(str(v.key[0])) for v in model.choice_points()}
     numbers = sorted(tabled | {int(str(v.key[0])) for v in _literals(engine, records)})
     first, last = numbers[0], numbers[-1]
     choices.append(VersionChoice(f"<b{first}", f"older than b{first}", VersionBound(parse_version(f"b{first}"), False),
@@ -155,9 +170,11 @@ def verdict(record: Mapping[str, Any], engine: str, gpu: Gpu | None,
             version: Version | VersionBound | None, evaluator: Evaluator | None = None) -> Verdict | None:
     """The linter's verdict on ``record`` for the setup; ``None`` where it does not apply. ``evaluator``: the memo
     shared by the setups of one record (its trigger compiled once)."""
+    from relialint.engines.registry import default_registry
     from relialint.findings import evaluate
 
-    found = evaluate(setup_deployment(engine, gpu, version), [dict(record)], evaluator)
+    found = evaluate(setup_deployment(engine, gpu, version), [dict(record)], default_registry().get(engine),
+                     evaluator)
     if not found:
         return None
     if any(f.certainty == "definite" for f in found):
@@ -238,7 +255,6 @@ def record_setups(record: Mapping[str, Any], gpus: Sequence[Gpu | None],
                   versions: Mapping[str, Sequence[VersionChoice]]) -> RecordSetups:
     """The record's verdict for every engine, GPU choice and version choice, evaluating one setup per class."""
     from relialint.evaluator import Evaluator
-    from relialint.versions import for_engine
 
     out = RecordSetups(record)
     evaluator = Evaluator()
@@ -246,9 +262,10 @@ def record_setups(record: Mapping[str, Any], gpus: Sequence[Gpu | None],
     if trigger is None or record.get("status") == "withdrawn":
         return out
     keys = sorted(k for k in trigger.keys if k.startswith("gpu."))
-    engines = [e for e in ENGINES if not record.get("engines") or e in record["engines"]]
+    engines = [e for e in engine_names() if not record.get("engines") or e in record["engines"]]
     for engine in engines:
-        literals = [f for f in (for_engine(engine, v) for v in trigger.literals) if f is not None]
+        model = _engine(engine)
+        literals = [f for f in (model.own_version(v) for v in trigger.literals) if f is not None]
         vkeys = [tuple(_order(c.version, lit) for lit in literals) if c.version is not None else None
                  for c in versions[engine]]
         memo: dict[tuple[object, object], Verdict | None] = {}
@@ -269,7 +286,7 @@ def record_setups(record: Mapping[str, Any], gpus: Sequence[Gpu | None],
 @lru_cache(maxsize=1024)
 def _cached(record_json: str) -> RecordSetups:
     record = json.loads(record_json)
-    versions = {e: version_choices(e, [record]) for e in ENGINES}
+    versions = {e: version_choices(e, [record]) for e in engine_names()}
     return record_setups(record, gpu_choices(), versions)
 
 
@@ -308,7 +325,7 @@ def setup_data(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     groups of GPU choices that share them. Outcomes: ``d`` definite, ``p`` possible (with the index of what decides
     it in ``depends``); a setup a record does not apply to is left out."""
     gpus = gpu_choices()
-    versions = {e: version_choices(e, records) for e in ENGINES}
+    versions = {e: version_choices(e, records) for e in engine_names()}
     depends: dict[str, int] = {}
     out_records: list[dict[str, Any]] = []
     for record in sorted(records, key=lambda r: str(r["id"])):
@@ -352,10 +369,10 @@ def setup_data(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         out_records.append(entry)
     return {
         "generator": "python -m relialint.site",
-        "engines": [{"id": e, "label": ENGINE_LABELS[e],
+        "engines": [{"id": e, "label": _engine(e).label,
                      "versions": [{"value": c.value, "label": c.label, **({"builds": list(c.builds)}
                                                                           if c.builds else {})}
-                                  for c in versions[e]]} for e in ENGINES],
+                                  for c in versions[e]]} for e in engine_names()],
         "gpus": [{"value": NOT_SURE, "label": "not sure"}] + [
             {"value": g.name, "label": g.name, "vendor": g.vendor, **({"family": g.family} if g.family else {}),
              "aliases": list(g.aliases)} for g in gpus if g is not None],

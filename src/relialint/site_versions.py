@@ -22,7 +22,6 @@ from typing import Any
 
 from relialint.site_markup import cell, code, md
 
-ENGINE_NAMES = {"vllm": "vLLM", "llama.cpp": "llama.cpp"}
 BOUND_WORDS = {
     "introduced": "introduced (first affected)",
     "last_known_good": "last known good",
@@ -60,8 +59,15 @@ def range_status(rng: dict[str, Any]) -> str:
     return "unknown"
 
 
+def engine_label(name: str) -> str:
+    """An engine's name in prose (``vLLM``), from the engines relialint ships; an unknown one as it is."""
+    from relialint.engines.registry import default_registry
+
+    return default_registry().label(name)
+
+
 def _range_sentence(rng: dict[str, Any]) -> str:
-    name = ENGINE_NAMES.get(str(rng["engine"]), str(rng["engine"]))
+    name = engine_label(str(rng["engine"]))
     status = range_status(rng)
     if status == "every":
         return f"**{name}: every version.** The record says every release has it; no fix is known."
@@ -106,7 +112,7 @@ def versions(data: dict[str, Any]) -> Versions:
     from relialint.kb.describe import english, leaves, per_version_facts
 
     trigger = data.get("trigger")
-    engines = [ENGINE_NAMES.get(e, e) for e in data.get("engines") or []]
+    engines = [engine_label(e) for e in data.get("engines") or []]
     ranges = (trigger or {}).get("affected") or []
     if ranges:
         statuses = [range_status(r) for r in ranges]

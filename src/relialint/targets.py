@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relialint.deployment import Deployment, exclusive
 from relialint.facts import Fact, FactSet, FactValueError, parse_value, render, spec_for
 from relialint.plain import replace
 from relialint.results import Target, UsageError
+
+if TYPE_CHECKING:
+    from relialint.engines.protocol import Engine
+    from relialint.engines.registry import Registry
 
 # -- target facts ---------------------------------------------------------------------------------------------------
 
@@ -95,16 +99,20 @@ def _typed_fact(key: str, raw: str, origin: Any) -> Fact:
         raise UsageError(str(exc)) from exc
 
 
-def apply_target(deployment: Deployment, given: dict[str, Fact], notes: list[str]) -> None:
-    """Target facts fill what the files leave unknown; where a file says otherwise, the file wins with a note."""
+def apply_target(deployment: Deployment, given: dict[str, Fact], notes: list[str],
+                 registry: Registry | None = None) -> None:
+    """Target facts fill what the files leave unknown; where a file says otherwise, the file wins with a note.
+    The deployment's engine, from ``registry`` (default: the engines relialint ships), reads a given version in
+    its scheme; one without versions (a benchmark) takes none."""
+    engine = engine_of(deployment, registry)
     facts = deployment.facts
     for key, fact in given.items():
-        if key == "engine.version" and deployment.engine == "bench":
+        if key == "engine.version" and engine is not None and not engine.takes_version:
             continue
         current = facts.facts.get(key)
         if current is None:
             if key == "engine.version":
-                fitted = _version_fits(deployment.engine, fact)
+                fitted = _version_fits(engine, fact)
                 if fitted is None:
                     continue
                 fact = fitted
@@ -115,14 +123,14 @@ def apply_target(deployment: Deployment, given: dict[str, Fact], notes: list[str
                          f"{render(fact.value)} is not used")
 
 
-def _version_fits(engine: str, fact: Fact) -> Fact | None:
+def _version_fits(engine: Engine | None, fact: Fact) -> Fact | None:
     """The given version read in the deployment's engine scheme, or ``None`` where it is not one of its versions
     (``--engine-version v0.3.0`` is a llama.cpp release for a llama.cpp deployment, vLLM 0.3.0 for a vLLM one)."""
-    from relialint.versions import Version, for_engine
+    from relialint.versions import Version
 
     if not isinstance(fact.value, Version):
         return None
-    version = for_engine(engine, fact.value)
+    version = engine.own_version(fact.value) if engine is not None else fact.value
     return None if version is None else replace(fact, value=version)
 
 
@@ -130,14 +138,15 @@ SEPARATE_PODS = frozenset({"kubernetes", "helm"})
 """Deployment kinds whose engines run in pods of their own, with GPUs allocated to each."""
 
 
-def shared_memory(deployments: list[Deployment]) -> None:
+def shared_memory(deployments: list[Deployment], registry: Registry | None = None) -> None:
     """``memory.gpu_utilization_shared_total``: vLLM deployments of one file on the same GPUs add up. Set on the
     finished facts and, summed anew from what the file itself states, on the snapshot taken before the defaults
     (:attr:`Deployment.unfinished`, which the version worlds are built from): a total that leans on a
     version's default ``--gpu-memory-utilization`` stays unknown there."""
     groups: dict[tuple[str, str], list[Deployment]] = {}
     for d in deployments:
-        if d.engine != "vllm":
+        engine = engine_of(d, registry)
+        if engine is None or not engine.shares_gpu_memory:
             continue
         if d.kind in SEPARATE_PODS:
             # each pod gets its own GPUs from the device plugin: two engines of one manifest never share one
@@ -159,8 +168,8 @@ def _finished(d: Deployment) -> FactSet:
 
 
 def _unfinished(d: Deployment) -> FactSet:
-    assert d.unfinished is not None
-    return d.unfinished
+    # only called where every member has its snapshot (shared_memory); the finished facts otherwise
+    return d.unfinished if d.unfinished is not None else d.facts
 
 
 def _both(d: Deployment) -> list[FactSet]:
@@ -229,13 +238,18 @@ def _largest_total(member: Deployment, together: list[Deployment],
     return best
 
 
-def finish(deployment: Deployment) -> None:
+def engine_of(deployment: Deployment, registry: Registry | None = None) -> Engine | None:
+    """The deployment's engine in ``registry`` (default: the engines relialint ships); ``None`` for none."""
+    from relialint.engines.registry import default_registry
+
+    return (registry if registry is not None else default_registry()).get(deployment.engine)
+
+
+def finish(deployment: Deployment, registry: Registry | None = None) -> None:
+    """Snapshot the facts the deployment states (the version worlds are built from them), then let its engine
+    (from ``registry``, default: the engines relialint ships) check its options against the final version and
+    apply its defaults."""
     deployment.unfinished = deployment.facts.copy()
-    if deployment.engine == "vllm":
-        from relialint.engines import vllm
-
-        vllm.apply_defaults(deployment)
-    elif deployment.engine == "llama.cpp":
-        from relialint.engines import llamacpp
-
-        llamacpp.apply_defaults(deployment)
+    engine = engine_of(deployment, registry)
+    if engine is not None:
+        engine.finish(deployment)

@@ -22,11 +22,12 @@ import re
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any as AnyType
+from typing import NamedTuple
 
 from relialint.bounds import regex_problem
 from relialint.errors import RelialintError
 from relialint.facts import FactValueError, Value, parse_value, spec_for
-from relialint.versions import Version, VersionError, parse_engine_version, parse_version
+from relialint.versions import Version, VersionError, parse_in_family, parse_version
 
 Loc = tuple[str | int, ...]
 """A place inside a trigger's ``when`` (``("all", 0, "not")``), as ``relialint validate`` locates problems."""
@@ -123,51 +124,63 @@ class Invalid(_Node):
 Predicate = Leaf | All | Any | Not | Invalid
 
 
-class Range(_Node):
-    """One affected range of an engine's versions, its bounds parsed once. ``error``: a bound that does not parse
-    (raised when the range is evaluated against a version of its engine); ``weak``: the bounds no released code
-    shows; ``older_unchecked``: the code already holds on the oldest release the witness read."""
+class Bounds(NamedTuple):
+    """A range's bounds read in one family of version schemes (PEP 440, or builds and releases): ``error``, the first
+    bound that does not parse in it (raised when the range is evaluated against a version of that family)."""
 
-    __slots__ = ("engine", "error", "fixed", "introduced", "last_affected", "last_known_good", "observed",
-                 "older_unchecked", "problems", "weak")
-    engine: str
     observed: tuple[Version, ...]
     introduced: Version | None
     fixed: Version | None
     last_affected: Version | None
     last_known_good: Version | None
     error: str | None
+
+
+def _bounds(raw: Mapping[str, AnyType], builds: bool) -> Bounds:
+    parsed: dict[str, Version | None] = {}
+    errors: list[str] = []
+    for name in RANGE_BOUNDS:
+        parsed[name] = None
+        if raw.get(name):
+            try:
+                parsed[name] = _in_family(builds, str(raw[name]))
+            except VersionError as exc:
+                errors.append(str(exc))
+    observed: list[Version] = []
+    observed_error: str | None = None
+    for text in raw.get("observed") or []:
+        try:
+            observed.append(_in_family(builds, str(text)))
+        except VersionError as exc:
+            if text and observed_error is None:  # an empty one is no bound to evaluation
+                observed_error = str(exc)
+    # the error evaluation raises: the first bound that does not parse, observed ones first (as read before)
+    return Bounds(tuple(observed), parsed["introduced"], parsed["fixed"], parsed["last_affected"],
+                  parsed["last_known_good"], observed_error or next(iter(errors), None))
+
+
+class Range(_Node):
+    """One affected range of an engine's versions, its bounds parsed once in each family of schemes (the core knows
+    schemes, not which engine writes which: a range is read in the family of the deployment's version, and
+    ``relialint validate`` checks each bound in its engine's own scheme). ``weak``: the bounds no released code
+    shows; ``older_unchecked``: the code already holds on the oldest release the witness read."""
+
+    __slots__ = ("builds", "engine", "older_unchecked", "pep440", "weak")
+    engine: str
+    pep440: Bounds
+    builds: Bounds
     weak: frozenset[str]
     older_unchecked: bool
-    problems: tuple[LocatedProblem, ...]
 
     def __init__(self, raw: Mapping[str, AnyType]) -> None:
-        engine = str(raw["engine"])
-        problems: list[LocatedProblem] = []
-        parsed: dict[str, Version | None] = {}
-        for name in RANGE_BOUNDS:
-            parsed[name] = None
-            if raw.get(name):
-                try:
-                    parsed[name] = _engine_version(engine, str(raw[name]))
-                except VersionError as exc:
-                    problems.append(((name,), "KB007", str(exc)))
-        observed: list[Version] = []
-        observed_error: str | None = None
-        for j, text in enumerate(raw.get("observed") or []):
-            try:
-                observed.append(_engine_version(engine, str(text)))
-            except VersionError as exc:
-                problems.append((("observed", j), "KB007", str(exc)))
-                if text and observed_error is None:  # an empty one is no bound to evaluation
-                    observed_error = str(exc)
-        # the error evaluation raises: the first bound that does not parse, observed ones first (as read before)
-        error = observed_error or next((m for loc, _, m in problems if loc[0] != "observed"), None)
         witness = raw.get("witness")
         weak = frozenset(RANGE_BOUNDS) if not witness else frozenset(witness.get("unwitnessed") or ())
-        self._set(engine=engine, observed=tuple(observed), introduced=parsed["introduced"], fixed=parsed["fixed"],
-                  last_affected=parsed["last_affected"], last_known_good=parsed["last_known_good"], error=error,
-                  weak=weak, older_unchecked=bool((witness or {}).get("older_unchecked")), problems=tuple(problems))
+        self._set(engine=str(raw["engine"]), pep440=_bounds(raw, False), builds=_bounds(raw, True), weak=weak,
+                  older_unchecked=bool((witness or {}).get("older_unchecked")))
+
+    def read_as(self, builds: bool) -> Bounds:
+        """The bounds in the family of a deployment's version (``builds``: a build or a release)."""
+        return self.builds if builds else self.pep440
 
 
 class Trigger(_Node):
@@ -320,8 +333,8 @@ def regex(pattern: str) -> re.Pattern[str]:
 
 
 @lru_cache(maxsize=1024)
-def _engine_version(engine: str, text: str) -> Version:
-    return parse_engine_version(engine, text)
+def _in_family(builds: bool, text: str) -> Version:
+    return parse_in_family(builds, text)
 
 
 def _literals(raw: Mapping[str, AnyType]) -> tuple[Version, ...]:

@@ -92,30 +92,22 @@ def llamacpp_release(text: str) -> Version | None:
     return Version("release", "v{}.{}.{}".format(*key), key)
 
 
-def for_engine(engine: str, version: Version) -> Version | None:
-    """``version`` read in ``engine``'s scheme (a ``v0.3.0`` given without an engine is PEP 440 until a llama.cpp
-    deployment takes it), or ``None`` when it is not one of that engine's versions."""
-    if engine == "llama.cpp":
-        if version.scheme in ("build", "release"):
-            return version
-        return llamacpp_release(version.text)
-    if engine == "vllm":
-        return version if version.scheme == "pep440" else None
-    return version
+BUILD_FAMILY = frozenset({"build", "release"})
+"""Schemes of one engine's versions (builds ``b6327`` and releases ``v0.3.0``): a bound of one is read in both."""
 
 
-def parse_engine_version(engine: str, text: str) -> Version:
-    """Parse a version for a given engine, enforcing its scheme."""
-    if engine == "llama.cpp":
+def parse_in_family(builds: bool, text: str) -> Version:
+    """``text`` as a build or release (``builds``: the scheme of a deployment's version is one of
+    :data:`BUILD_FAMILY`) or as PEP 440, ``VersionError`` when it is written in the other: a record's bound read
+    for a deployment's version."""
+    if builds:
         release = llamacpp_release(text)
         if release is not None:
             return release
-    version = parse_version(text)
-    if engine == "llama.cpp" and version.scheme != "build":
-        raise VersionError(f"llama.cpp versions are builds like b6327 or releases like v0.3.0, not {text!r}")
-    if engine == "vllm" and version.scheme != "pep440":
-        raise VersionError(f"vLLM versions are PEP 440 like 0.30.0, not {text!r}")
-    return version
+    parsed = parse_version(text)
+    if (parsed.scheme in BUILD_FAMILY) != builds:
+        raise VersionError(f"{text!r} is not a {'build or release' if builds else 'PEP 440 version'}")
+    return parsed
 
 
 _SM = re.compile(r"^(?:sm_?)?(\d+)(?:\.(\d+))?a?$", re.IGNORECASE)

@@ -9,7 +9,9 @@ This module enumerates the worlds the evidence allows (``../shared/design/possib
 * **version worlds**: the released versions of the engine's option tables that accept every option the deployment
   passes (a version that lacks one would refuse to start) and satisfy a stated version range, plus one world older
   and one newer than the tables, in which version-derived facts stay unknown. Derived facts (the engine's defaults)
-  are computed inside each world.
+  are computed inside each world, and so are the facts an engine derives per version for one located instance
+  (``FactSet.by_version``: this version refuses this option), whose instance also leaves its own option out of the
+  narrowing. The engine (:class:`WorldsEngine`) is passed in: this module never imports ``engines``.
 
 A trigger is *definite* when it holds in every world, *absent* when in none, *possible* otherwise. To stay fast a
 trigger is first evaluated with Kleene logic (false there is false in every world, true is true in every world),
@@ -19,14 +21,13 @@ and version.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from relialint.evaluate import Verdict, eval_leaf, eval_trigger
 from relialint.evaluator import Evaluator
-from relialint.facts import Fact, FactSet, Value, render
-from relialint.results import VERSION_DEFAULTED
+from relialint.facts import PER_VERSION, Fact, FactSet, Value, render
 from relialint.triggers import Leaf, Trigger
 from relialint.versions import Version, VersionBound
 
@@ -36,8 +37,30 @@ if TYPE_CHECKING:
 ROW_KEYS = ("gpu.model", "gpu.vendor", "gpu.sm", "gpu.arch", "gpu.native_fp8", "gpu.native_fp4", "gpu.cc_capable",
             "gpu.memory_gb")
 UNKNOWN_GPU = "a GPU the catalogue does not know"
-# The facts a version world may change: the version and the defaults it decides.
-VERSION_KEYS = VERSION_DEFAULTED | {"engine.version"}
+
+
+class WorldsEngine(Protocol):
+    """What the worlds need of an engine (``engines.protocol.Engine`` extends it; the worlds never import engines):
+    its tabled versions and which of them a deployment allows, the defaults of a version and their classes."""
+
+    name: str
+    label: str
+    """The engine's name in prose (``vLLM``), for the worlds' notes."""
+
+    def tabled_versions(self) -> Sequence[Version]:
+        """The versions its option tables describe, oldest first (empty: no version worlds)."""
+
+    def allowed_versions(self, facts: FactView, options: Sequence[str], leave_out: str | None) -> list[Version]:
+        """The tabled versions that accept ``options`` (but ``leave_out``) and the values ``facts`` write."""
+
+    def version_class(self, version: Version) -> tuple[object, ...]:
+        """A key equal for two versions that get the same defaults."""
+
+    def version_defaults(self, facts: FactSet) -> None:
+        """Apply the defaults of ``facts``' ``engine.version`` (the facts the file states win)."""
+
+    def varying(self) -> frozenset[str]:
+        """The keys a version world may change: the version and the defaults it decides."""
 
 
 class Overlay:
@@ -169,13 +192,11 @@ def _gpu_worlds(known_items: tuple[tuple[str, Value | None], ...]) -> tuple[GpuW
 # -- version worlds -------------------------------------------------------------------------------------------------
 
 
-def accepted_versions(options: list[str], versions: list[Version]) -> list[Version]:
-    """The versions that accept every option that some version accepts: an option no version has narrows nothing
-    (it is a finding of its own); options that no single version accepts together narrow nothing either."""
-    from relialint.engines import flagcheck
-
-    real = [o for o in options if flagcheck.versions_accepting("vllm", [o])]
-    return flagcheck.versions_accepting("vllm", real) or versions
+def accepted_versions(engine: WorldsEngine, facts: FactView, options: Sequence[str], leave_out: str | None
+                      ) -> list[Version]:
+    """The tabled versions the engine says a deployment can run (every tabled version when it says none: options
+    that no single version accepts together narrow nothing, they are findings of their own)."""
+    return engine.allowed_versions(facts, options, leave_out) or list(engine.tabled_versions())
 
 
 def _in_range(spec: str | None, version: Version) -> bool:
@@ -206,21 +227,28 @@ class _Tabled:
 
 @lru_cache(maxsize=64)
 def _plan(allowed: tuple[Version, ...], spec: str | None,
-          version_class: Callable[[Version], tuple[object, ...]] | None) -> _Tabled:
-    """The tabled versions in the stated range, grouped by defaults class."""
+          version_class: Callable[[Version], tuple[object, ...]] | None,
+          derived: tuple[tuple[str, frozenset[Version]], ...] = ()) -> _Tabled:
+    """The tabled versions in the stated range, grouped by defaults class and by the values of the facts derived
+    per version (``derived``: each key with the versions in which it holds); two versions of one group have the
+    same defaults and the same derived facts, so one stands for the group."""
     by_class: dict[tuple[object, ...], int] = {}
     worlds: list[VersionWorld] = []
     first: list[tuple[Version, tuple[object, ...]]] = []
     for version in allowed:
         if not _in_range(spec, version):
             continue
-        cls = version_class(version) if version_class is not None else (version,)
+        defaults_cls = version_class(version) if version_class is not None else (version,)
+        values = tuple(version in holds for _, holds in derived)
+        cls = (defaults_cls, values)
         group = by_class.get(cls)
         if group is None:
             group = by_class[cls] = len(first)
-            first.append((version, cls))
-        pin = {"engine.version": Fact(version, "inferred", note="a possible world")}
-        worlds.append(VersionWorld(version.text, version, FactSet(pin), group, pin))
+            first.append((version, defaults_cls))
+        top = {"engine.version": Fact(version, "inferred", note="a possible world")}
+        for (key, _), value in zip(derived, values, strict=True):
+            top[key] = Fact(value, "inferred", note=f"in {version.text}")
+        worlds.append(VersionWorld(version.text, version, FactSet(top), group, top))
     return _Tabled(tuple(worlds), tuple(first))
 
 
@@ -239,21 +267,20 @@ class _VersionPlan:
 
 
 class Worlds:
-    """The worlds of one deployment, built on first use. ``version_class``: versions of one class get the same
-    defaults (the thresholds the engine's defaults compare with)."""
+    """The worlds of one deployment, built on first use. ``engine`` (``None``: no engine, no version worlds) says
+    which versions it tables, which a deployment allows and their defaults; ``options``: what the deployment
+    writes on its command line (narrowing the versions)."""
 
-    def __init__(self, engine: str, base: FactSet, unfinished: FactSet | None, options: list[str],
-                 defaults: Callable[[FactSet], None] | None,
-                 version_class: Callable[[Version], tuple[object, ...]] | None = None,
-                 evaluator: Evaluator | None = None) -> None:
-        self.engine = engine
+    def __init__(self, engine: WorldsEngine | None, base: FactSet, unfinished: FactSet | None,
+                 options: Sequence[str], evaluator: Evaluator | None = None) -> None:
+        self.model = engine
+        self.engine = engine.name if engine is not None else ""
+        self.label = engine.label if engine is not None else ""
         self.seen = (evaluator or Evaluator()).defaults_seen
-        """What the engine's defaults changed per version class, kept by the run's evaluator."""
+        """What the engines' defaults changed per engine and version class, kept by the run's evaluator."""
         self.base = base
         self.unfinished = unfinished
         self.options = options
-        self.defaults = defaults
-        self.version_class = version_class
         self._gpu: list[GpuWorld] | None = None
         self._gpu_done = False
         self._versions: list[VersionWorld] | None = None
@@ -291,41 +318,47 @@ class Worlds:
         return self._plan is not None
 
     def varying(self) -> frozenset[str]:
-        """Keys whose value can differ between version worlds: the version and the defaults it decides."""
-        return VERSION_KEYS if self.engine == "vllm" else frozenset({"engine.version"})
+        """Keys whose value can differ between version worlds: the version, the defaults it decides and the facts
+        derived per version (:attr:`FactSet.by_version`)."""
+        own = self.model.varying() if self.model is not None else frozenset({"engine.version"})
+        return own | self.base.by_version.keys() if self.base.by_version else own
 
     def _version_plan(self) -> _VersionPlan | None:
         known = self.base.get("engine.version")
         if known is not None and known.value is not None:
             return None
-        if self.engine != "vllm" or self.unfinished is None or self.defaults is None:
+        engine = self.model
+        if engine is None or self.unfinished is None:
             return None
-        from relialint.engines import flagcheck
-
-        table = flagcheck.vllm_table().parsed
+        table = list(engine.tabled_versions())
+        if not table:
+            return None
         spec_fact = self.base.get("engine.version_range")
         spec = str(spec_fact.value) if spec_fact is not None and spec_fact.value is not None else None
-        allowed = accepted_versions(self.options, table)
-        floor = flagcheck.value_floor(self.base)
-        if floor is not None:  # a value only later releases accept (an MTP speculative method from 0.11.0)
-            allowed = [v for v in allowed if not v < floor] or allowed
+        derived = tuple(sorted((key, spec_.holds) for key, spec_ in self.base.by_version.items()))
+        leave_out = next((s.leave_out for s in self.base.by_version.values() if s.leave_out is not None), None)
+        if leave_out is not None and spec is not None and any(
+                s.options_range == spec for s in self.base.by_version.values()):
+            spec = None  # the range the options gave counts the option left out: the others narrow by themselves
+        allowed = accepted_versions(engine, self.base, self.options, leave_out)
         older = self._bound(table[0], False, allowed, spec)
         newer = self._bound(table[-1], True, allowed, spec)
-        carried = {k: f for k, f in self.base.facts.items() if k.startswith("args.")}
-        tabled = _plan(tuple(allowed), spec, self.version_class)
+        carried = {k: f for k, f in self.base.facts.items() if k.startswith("args.") or k in _DECIDED}
+        tabled = _plan(tuple(allowed), spec, engine.version_class, derived)
         changes = [self._defaults_for(version, cls) for version, cls in tabled.first]
         class_facts: list[FactView] = [Overlay(self.unfinished, {**carried, **change}) for change in changes]
         labels = (*((older.label,) if older else ()), *tabled.labels, *((newer.label,) if newer else ()))
         # What the worlds are made of besides the deployment's own facts: equal for two deployments whose defaults
-        # read the same values (the change dicts are shared then, and the key holds them).
-        self.version_key = (labels, tuple(map(id, changes)), tuple(changes))
+        # read the same values (the change dicts are shared then, and the key holds them) and whose derived facts
+        # hold in the same versions.
+        self.version_key = ((labels, derived) if derived else labels, tuple(map(id, changes)), tuple(changes))
         return _VersionPlan(older, newer, tabled, class_facts)
 
     def _build_versions(self) -> list[VersionWorld] | None:
         if not self.has_versions():
             return None
         plan = self._plan
-        if plan is None:
+        if plan is None:  # has_versions() said there is one
             return None
         return [*((plan.older,) if plan.older is not None else ()), *plan.tabled.worlds,
                 *((plan.newer,) if plan.newer is not None else ())]
@@ -340,9 +373,9 @@ class Worlds:
         """What the engine's defaults change for a version of class ``cls`` (``None``: made unknown). A deployment
         whose facts read by the defaults hold the same values as an earlier one's gets the same change: the
         defaults are a deterministic function of what they read."""
-        if self.unfinished is None or self.defaults is None:
-            raise ValueError("version defaults asked of worlds without defaults")  # _version_plan never does
-        bucket = self.seen.setdefault(cls, [])
+        if self.unfinished is None or self.model is None:
+            return {}  # no version plan is made without them (_version_plan)
+        bucket = self.seen.setdefault((self.engine, cls), [])
         memo = self._reads
         for reads, closed, known in bucket:
             if closed != self.unfinished.closed:
@@ -358,7 +391,7 @@ class Worlds:
         facts = _Recording(dict(self.unfinished.facts), set(self.unfinished.closed), set(self.unfinished.blocked))
         facts.set("engine.version", Fact(version, "inferred", note="a possible world"))
         facts.reads.clear()
-        self.defaults(facts)
+        self.model.version_defaults(facts)
         change: dict[str, Fact | None] = {k: f for k, f in facts.facts.items()
                                           if self.unfinished.facts.get(k) is not f and k != "engine.version"}
         change.update({k: None for k in facts.blocked - self.unfinished.blocked})
@@ -370,11 +403,22 @@ class Worlds:
 
     def _bound(self, edge: Version, above: bool, allowed: list[Version], spec: str | None) -> VersionWorld | None:
         """A release beyond the tables (older than the first, newer than the last), where the options and the
-        stated range allow one; its version-derived facts stay unknown."""
+        stated range allow one; its version-derived facts stay unknown, but for what the engine says of them
+        beyond the tables (:class:`ByVersion` ``older`` / ``newer``)."""
         if edge not in allowed or (spec and not _in_range(spec, edge)):
             return None
         bound = VersionBound(edge, above)
-        return VersionWorld(str(bound), bound, Overlay(self.base, {"engine.version": Fact(bound, "inferred")}))
+        top = {"engine.version": Fact(bound, "inferred")}
+        for key, derived in self.base.by_version.items():
+            value = derived.newer if above else derived.older
+            if value is not None:
+                top[key] = Fact(value, "inferred", note=f"in a release {bound}")
+        return VersionWorld(str(bound), bound, Overlay(self.base, top))
+
+
+_DECIDED = frozenset(PER_VERSION.values())
+"""The located instance facts that facts derived per version decide (``llama.unknown_option``): set by the
+engine's finish, after the snapshot the version worlds are built from, so carried into them like ``args.*``."""
 
 
 class _Recording(FactSet):
@@ -506,7 +550,7 @@ def _judge_worlds(trigger: Trigger, worlds: Worlds, evaluator: Evaluator, kleene
         missing.add("engine.version")
         holds = {label for labels, _, v in results if v.value is True for label in labels}
         unsure = {label for labels, _, v in results if v.value is None for label in labels} - holds
-        notes.append(_version_note(worlds.engine, holds, unsure, versions))
+        notes.append(_version_note(worlds.label, holds, unsure, versions))
     return Judgement(None, frozenset(missing) or kleene.missing, tuple(notes) or kleene.notes)
 
 
@@ -589,9 +633,9 @@ def _gpu_note(holds: list[str], total: int) -> str:
     return f"holds on {len(named)} of the {total - 1} catalogue GPUs the file allows ({shown})"
 
 
-def _version_note(engine: str, holds: set[str], unsure: set[str], every: list[VersionWorld]) -> str:
-    """Where the trigger holds over the version worlds, and where the record cannot tell."""
-    name = "vLLM" if engine == "vllm" else engine
+def _version_note(name: str, holds: set[str], unsure: set[str], every: list[VersionWorld]) -> str:
+    """Where the trigger holds over the version worlds, and where the record cannot tell (``name``: the engine's
+    label)."""
     parts = []
     if holds:
         parts.append(f"holds on {name} {_runs(holds, every)}")

@@ -10,7 +10,7 @@ whose syntax is not handled) gives ``None``: no quick fix rather than a wrong on
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from relialint.deployment import Deployment
 from relialint.plain import Frozen
@@ -52,19 +52,16 @@ def fix_edits(result: FileResult, deployment: Deployment, fix_set: Mapping[str, 
 _SETTING = re.compile(r"\{set:([A-Za-z0-9_.\-]+)=([^{}]+)\}")
 
 
-def fill_settings(text: str, deployment: Deployment) -> str:
+def fill_settings(text: str, deployment: Deployment,
+                  spell: Callable[[Deployment, str, str], str | None] | None = None) -> str:
     """``{set:KEY=VALUE}`` in a record's message: the setting as the deployment's engine spells it on the versions
-    the deployment can be on (vLLM: ``--attention-backend FLASH_ATTN`` from 0.13.0,
+    the deployment can be on (``spell``; vLLM: ``--attention-backend FLASH_ATTN`` from 0.13.0,
     ``VLLM_ATTENTION_BACKEND=FLASH_ATTN`` before); ``KEY=VALUE`` as written where the engine does not say."""
     if "{set:" not in text:
         return text
 
     def spelled(match: re.Match[str]) -> str:
-        found = None
-        if deployment.engine == "vllm":
-            from relialint.engines import vllm
-
-            found = vllm.setting_text(deployment, match.group(1), match.group(2))
+        found = spell(deployment, match.group(1), match.group(2)) if spell is not None else None
         return found or f"{match.group(1)}={match.group(2)}"
 
     return _SETTING.sub(spelled, text)

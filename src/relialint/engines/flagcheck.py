@@ -18,8 +18,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from relialint.engines.versioning import parse_engine_version
 from relialint.plain import Frozen
-from relialint.versions import Version, parse_engine_version
+from relialint.versions import Version
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -237,12 +238,17 @@ VALUE_SINCE: dict[str, dict[str, str]] = {
 }
 """Values that a vLLM release refuses before the version given (the earliest it can accept them): a deployment that
 writes one runs on that version or a later one."""
+VALUE_OPTION = {"args.spec_method": "--speculative-config"}
+"""The option each of ``VALUE_SINCE``'s values is written in."""
 
 
-def value_floor(facts: Any) -> Version | None:
-    """The earliest vLLM version that accepts every value the deployment writes, by ``VALUE_SINCE``."""
+def value_floor(facts: Any, leave_out: str | None = None) -> Version | None:
+    """The earliest vLLM version that accepts every value the deployment writes, by ``VALUE_SINCE``; a value
+    written in the option ``leave_out`` (an option string) does not count (its own worlds: leave one out)."""
     floor: Version | None = None
     for key, since in VALUE_SINCE.items():
+        if leave_out is not None and VALUE_OPTION.get(key) == leave_out:
+            continue
         fact = facts.get(key)
         text = since.get(str(fact.value)) if fact is not None and fact.value is not None else None
         if text is not None:
@@ -638,32 +644,56 @@ def finish_vllm(deployment: Any) -> None:
     version = vllm_version(version_fact.value if version_fact is not None else None)
     words = getattr(deployment, _WRITTEN, [])
     texts = [word.text for word in words]
-    facts.instances.pop("args.unknown_option", None)
-    facts.instances.pop("args.unread_env", None)
+    facts.drop_instances("args.unknown_option")
+    facts.drop_instances("args.unread_env")
     # the other options matter only by their distinct heads known to some version: computed once per launch, so a
     # command line of thousands of options stays linear (each check leaves its own head out itself)
     known = [h for h in dict.fromkeys(option_head(str(t)) for t in texts) if h is not None and _present(h)]
+    window = options_window(words) if version is None and words else None
     for word in words:
         verdict = check_vllm_option(word.text, version, known)
         if verdict.problem is not None:
-            certain = word_fact(verdict.certain, "flag", word)
-            facts.add_instance("args.unknown_option", {
-                "args.unknown_option": word_fact(verdict.problem, "flag", word),
-                # not certain: the version decides it
-                "args.unknown_option_certain": None if not verdict.certain else certain})
+            head = option_head(word.text)
+            refusing = _refusing(_present(head) if head is not None else frozenset())
+            _add(facts, "args.unknown_option", word_fact(verdict.problem, "flag", word), "args.option_refused",
+                 word_fact(True, "flag", word), version, verdict.certain, refusing, word.text,
+                 window[0] if window is not None else None)
     if "args.unknown_option" not in facts.instances:
         facts.set("args.unknown_option", Fact(None, "inferred"))
-        facts.set("args.unknown_option_certain", Fact(True, "inferred"))
     for name, where in _vllm_env_in_order(facts):
         verdict = check_vllm_env(name, version, texts)
         if verdict.problem is not None:
-            facts.add_instance("args.unread_env", {
-                "args.unread_env": Fact(verdict.problem, *where),
-                "args.unread_env_certain": None if not verdict.certain else Fact(verdict.certain, *where)})
+            _add(facts, "args.unread_env", Fact(verdict.problem, *where), "args.env_not_read", Fact(True, *where),
+                 version, verdict.certain, _refusing(_env_present(name)), None)
     if "args.unread_env" not in facts.instances:
         facts.set("args.unread_env", Fact(None, "inferred"))
-        facts.set("args.unread_env_certain", Fact(True, "inferred"))
     _check_environ_validation(facts, version, texts)
+
+
+def _refusing(present: frozenset[int]) -> frozenset[Version]:
+    """The tabled versions outside ``present`` (the table indices of those that accept, read or list a name)."""
+    table = vllm_table()
+    return frozenset(v for i, v in enumerate(table.parsed) if i not in present)
+
+
+def _add(facts: Any, key: str, problem: Any, derived: str, true: Any, version: Version | None, certain: bool,
+         holds: frozenset[Version], leave_out: str | None, options_range: str | None = None) -> None:
+    """One located instance of ``key`` (``problem``: its text, for the message) and its fact ``derived`` per
+    version world: with the version known, set here (true where the check is certain, else unknown: a version
+    beyond or between the tables); with it unknown, true in the tabled versions ``holds``, decided by the worlds
+    (``leave_out``: the written option the instance is about, which does not narrow its own worlds, nor does
+    ``options_range``, the version range the options gave)."""
+    from relialint.facts import ByVersion
+
+    if version is not None:
+        facts.add_instance(key, {key: problem, derived: true if certain else None})
+        return
+    # beyond the tables: what the release at the edge accepts (reads, lists) is assumed kept, as for a known
+    # version beyond them (check_vllm_option); what it refuses is unknown there
+    table = vllm_table().parsed
+    older = False if table[0] not in holds else None
+    newer = False if table[-1] not in holds else None
+    facts.add_instance(key, {key: problem}, {derived: ByVersion(holds, leave_out, options_range, older, newer)})
 
 
 def _vllm_env_in_order(facts: Any) -> list[tuple[str, tuple[Any, ...]]]:
@@ -680,15 +710,18 @@ def _check_environ_validation(facts: Any, version: Version | None, texts: list[s
     (``--fail-on-environ-validation`` set, on the command line or in a ``--config`` file) refuses to start on."""
     from relialint.facts import Fact
 
-    facts.instances.pop("args.unlisted_env", None)
+    facts.drop_instances("args.unlisted_env")
     flag = facts.get("flag.vllm." + ENVIRON_VALIDATION[2:])
     if flag is not None and flag.value == "true":
+        table = vllm_table()
+        validating = _present(ENVIRON_VALIDATION)
         for name, where in _vllm_env_in_order(facts):
             verdict = check_vllm_environ(name, version, texts)
             if verdict.problem is not None:
-                facts.add_instance("args.unlisted_env", {
-                    "args.unlisted_env": Fact(verdict.problem, *where),
-                    "args.unlisted_env_certain": Fact(True, *where) if verdict.certain else None})
+                # a release without the option is no world of a deployment that sets it (it would refuse the
+                # option): only the validating releases that do not list the name can be false
+                listed = frozenset(i for i in validating if table.listed(name, i))
+                _add(facts, "args.unlisted_env", Fact(verdict.problem, *where), "args.env_not_listed",
+                     Fact(True, *where), version, verdict.certain, _refusing(listed), None)
     if "args.unlisted_env" not in facts.instances:
         facts.set("args.unlisted_env", Fact(None, "inferred"))
-        facts.set("args.unlisted_env_certain", Fact(True, "inferred"))

@@ -24,10 +24,11 @@ from relialint.engines.common import (
     word_fact,
 )
 from relialint.engines.inference import Inferred, engine_of
-from relialint.facts import Fact, FactSet
+from relialint.engines.versioning import parse_engine_version
+from relialint.facts import ByVersion, Fact, FactSet
 from relialint.plain import replace
 from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
-from relialint.versions import Version, VersionError, parse_engine_version
+from relialint.versions import Version, VersionError
 
 BINARIES = {"llama-server", "llama-cli", "llama-bench", "llama-perplexity", "server", "main", "llama-completion"}
 _IMAGE = lazyre.compile(r"^(?:ghcr\.io/)?(?:ggml-org|ggerganov)/llama\.cpp(?::(?P<tag>[\w.\-]+))?(?:@.*)?$")
@@ -451,12 +452,19 @@ def release_build(start: Word) -> Version | None:
 
 
 _WORDS = "_relialint_llama_server_words"
-_CHECKS = (("unknown", "llama.unknown_option"), ("value", "llama.bad_value"), ("stray", "llama.stray_word"))
+_CHECKS = (("unknown", "llama.unknown_option", "llama.option_refused"),
+           ("value", "llama.bad_value", "llama.value_refused"),
+           ("stray", "llama.stray_word", "llama.stray_word_refused"))
+"""Each kind of problem: its located instance fact (value: the message) and the fact derived per build world (the
+build refuses the word)."""
 
 
 def check_options(deployment: Deployment) -> None:
-    """Every option, value and word llama-server rejects, against the deployment's final ``engine.version``: the
-    instances of each kind as ``FactSet.instances`` (each reported at its own word)."""
+    """Every option, value and word llama-server rejects in some build the deployment's final ``engine.version``
+    allows: the instances of each kind as ``FactSet.instances`` (each reported at its own word), each with whether
+    the build refuses it, derived per build world (:class:`ByVersion`: the tables that refuse it; unknown in the
+    builds outside the tables). With the build known it is set directly: true on a tabled build, unknown on an
+    untabled one (its neighbouring tables disagree, or a build between them may differ from both)."""
     facts = deployment.facts
     words: list[Word] = getattr(deployment, _WORDS, [])
     version_fact = facts.get("engine.version")
@@ -470,34 +478,48 @@ def check_options(deployment: Deployment) -> None:
                                                        note="llama-server's option tables for the build(s)"))
     else:  # a build inside a bracket the tables cannot split (b6112-b8501): unknown, never unset
         facts.unknown("llama.flash_attn_takes_value")
-    problems = llamacpp_flags.check([w.text for w in words], version)
+    texts = [w.text for w in words]
+    table = llamacpp_flags.table()
+    exact = table.build_worlds(version).exact
+    versions = table.versions()
+    options = llamacpp_flags.written_options(texts)
+    problems = llamacpp_flags.check(texts, version)
     env = {k[4:]: f for k, f in facts.facts.items() if k.startswith("env.LLAMA_ARG_") and isinstance(f.value, str)}
-    env_problems = llamacpp_flags.check_env({k: str(f.value) for k, f in env.items()}, [w.text for w in words],
-                                            version)
-    for kind, key in _CHECKS:
-        found = [p for p in problems if p.kind == kind]
-        facts.instances.pop(key, None)
-        instances: list[dict[str, Fact | None]] = []
+    env_problems = llamacpp_flags.check_env({k: str(f.value) for k, f in env.items()}, texts, version)
+
+    for kind, key, derived in _CHECKS:
+        facts.drop_instances(key)
+        found: list[tuple[Fact, llamacpp_flags.Problem, str | None]] = []
         if kind == "value":  # the variables come first: the parser reads them before the command line
-            for name, problem in env_problems.items():
-                where = env[name]
-                instances.append({key: replace(where, value=problem.message),
-                                  key + "_certain": replace(where, value=True) if problem.certain else None})
-        for problem in found:
-            word = words[problem.position]
-            instances.append({key: word_fact(problem.message, "flag", word),
-                              key + "_certain": word_fact(True, "flag", word) if problem.certain else None})
-        if not instances:
+            found.extend((replace(env[name], value=problem.message), problem, None)
+                         for name, problem in env_problems.items())
+        found.extend((word_fact(problem.message, "flag", words[problem.position]), problem,
+                      llamacpp_flags.leave_out(texts, problem.position, options))
+                     for problem in problems if problem.kind == kind)
+        if not found:
             facts.set(key, Fact(None, "inferred"))
-            facts.set(key + "_certain", Fact(True, "inferred"))
             continue
-        for group in instances:
-            facts.add_instance(key, group)
+        for where, problem, left_out in found:
+            if version is None:  # the worlds decide, build by build
+                by_version = {derived: ByVersion(frozenset(versions[i] for i in problem.refused), left_out)}
+                facts.add_instance(key, {key: where, derived: None}, by_version)
+            else:  # one table: it refuses the word; an untabled build: unknown (its neighbours may differ from it)
+                facts.add_instance(key, {key: where, derived: replace(where, value=True) if exact else None})
+
+
+def written_options(deployment: Deployment) -> list[str]:
+    """The options llama-server's command line writes that some table has (they narrow the build worlds)."""
+    words: list[Word] = getattr(deployment, _WORDS, [])
+    return llamacpp_flags.written_options([w.text for w in words])
 
 
 def apply_defaults(deployment: Deployment) -> None:
     check_options(deployment)
-    facts = deployment.facts
+    version_defaults(deployment.facts)
+
+
+def version_defaults(facts: FactSet) -> None:
+    """llama-server's defaults for what a complete command line leaves out: the same in every tabled build."""
     if "flag.llama.cpp." not in facts.closed:
         return
     for key, value in (("llama.ubatch", 512), ("llama.batch", 2048), ("llama.split_mode", "layer"),

@@ -4,12 +4,16 @@ llama.cpp's parser (``common/arg.cpp``) looks every command-line word up whole: 
 nor the value of the option before it is an error (``invalid argument: WORD``), and so is an option the build does
 not have. :func:`check` walks a launch's words with each tabled build's option kinds, as the parser does, and
 reports every unknown option, every value the build rejects and every stray word, each at its own word, with the
-certainty the evidence allows:
+tables that refuse it (:attr:`Problem.refused`) among the tables the deployment may run (:attr:`Problem.pool`).
 
-- the build known and tabled: definite;
-- the build unknown: definite where no tabled build accepts it (narrowed, leaving the word out, to the builds
-  that accept the other options present), possible where only some do (naming them);
-- the build between two tables, or newer than the newest: possible.
+Whether a problem holds is decided in the build worlds (``engines/llamacpp_engine.py``), not here:
+
+- the build unknown: every table, narrowed (leaving the word out) to the tables that accept the other options
+  present, and the builds older than the first table and newer than the last, where it is unknown;
+- the build stated and tabled: that table's answer (definite);
+- a stated build between two tables, beyond them, or a release (:meth:`LlamaTable.build_worlds`): the tables that
+  can neighbour it say whether there is a problem at all, and whether the build itself has it is unknown
+  (possible), since it is none of them.
 """
 
 from __future__ import annotations
@@ -36,20 +40,48 @@ _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
 
 
 class Problem(Frozen):
-    """One word llama-server rejects: ``kind`` is ``unknown``, ``value`` or ``stray``."""
+    """One word llama-server rejects: ``kind`` is ``unknown``, ``value`` or ``stray``; ``refused``: the tables
+    (indices) that reject it, among ``pool``, the tables the deployment may run once the other options present have
+    narrowed them (leave one out)."""
 
     kind: str
     position: int
     message: str
-    certain: bool
+    refused: frozenset[int]
+    pool: frozenset[int]
 
-    _fields = ("kind", "position", "message", "certain")
+    _fields = ("kind", "position", "message", "refused", "pool")
 
-    def __init__(self, kind: str, position: int, message: str, certain: bool) -> None:
+    def __init__(self, kind: str, position: int, message: str, refused: frozenset[int], pool: frozenset[int]) -> None:
         self.kind = kind
         self.position = position
         self.message = message
-        self.certain = certain
+        self.refused = refused
+        self.pool = pool
+
+
+class BuildWorlds(Frozen):
+    """What a stated version (or none) says about the builds a deployment may run: ``tables`` (indices, oldest
+    first) it allows; ``older`` / ``newer``: a build older than the first table / newer than the last may be
+    running; ``own``: the label of a stated build or release that is no table (it lies between the ``tables`` that
+    can neighbour it). ``exact``: the version is one table's build, whose answer is the build's."""
+
+    tables: tuple[int, ...]
+    older: bool
+    newer: bool
+    own: str | None
+
+    _fields = ("tables", "older", "newer", "own")
+
+    def __init__(self, tables: tuple[int, ...], older: bool, newer: bool, own: str | None) -> None:
+        self.tables = tables
+        self.older = older
+        self.newer = newer
+        self.own = own
+
+    @property
+    def exact(self) -> bool:
+        return len(self.tables) == 1 and not (self.older or self.newer or self.own)
 
 
 class LlamaTable:
@@ -77,6 +109,26 @@ class LlamaTable:
             if lo <= index <= hi:
                 return words, integer
         return None
+
+    def versions(self) -> tuple[Version, ...]:
+        """Each table as a version world's version, oldest first, labelled by its build text: ``b4579``, or
+        ``@4227c9be4`` for a table known only within a bracket of builds (b6111-b8501), whose key (the bracket's
+        lowest build, then the commit) equals no build number, so that a stated build never matches it."""
+        out: list[Version] = []
+        for (lo, _), build in zip(self.brackets, self.builds, strict=True):
+            label = str(build["label"])
+            key: tuple[object, ...] = (lo,) if label == f"b{lo}" else (lo, label)
+            out.append(Version("build", label, key))
+        return tuple(out)
+
+    def narrow(self, options: list[str], leave_out: str | None = None) -> list[int]:
+        """The tables that accept every written option (but ``leave_out``) that some table has: a build that
+        refuses one would not start. An option no table has narrows nothing (it is a finding of its own), and
+        options no single table accepts together narrow nothing either (every table)."""
+        every = range(len(self.builds))
+        real = [spelling(o) for o in options if o != leave_out]
+        real = [o for o in real if any(self.option(o, i) is not None for i in every)]
+        return [i for i in every if all(self.option(o, i) is not None for o in real)] or list(every)
 
     def where(self, indices: list[int]) -> str:
         """Table indices as build text (``b4579-@4227c9be4, b11312``)."""
@@ -115,6 +167,28 @@ class LlamaTable:
             hi = min(after) if after else last
             return list(range(lo, hi + 1)), False
         return list(range(last + 1)), False
+
+    def build_worlds(self, version: Version | None) -> BuildWorlds:
+        """The builds a deployment of ``version`` may run (:class:`BuildWorlds`): the tables :meth:`worlds`
+        allows, and whether builds outside them may run. The version unknown: every table, and builds older than
+        the first and newer than the last. A build number below the first table's (or above the last's) lies
+        outside the tables, beside the edge table; one between two tables, and a release, lie between the tables
+        that can neighbour them and are none of them (``own``)."""
+        last = len(self.builds) - 1
+        if version is None or version.scheme not in ("build", "release"):
+            return BuildWorlds(tuple(range(last + 1)), True, True, None)
+        tables, exact = self.worlds(version)
+        if exact:
+            return BuildWorlds(tuple(tables), False, False, None)
+        if version.scheme == "build":
+            number = int(str(version.key[0]))
+            if number < self.brackets[0][0]:
+                return BuildWorlds(tuple(tables), True, False, None)
+            if number > self.brackets[last][1]:
+                return BuildWorlds(tuple(tables), False, True, None)
+        elif tables == [last] and (_dev_versions(self.builds)[last] or (0,)) < tuple(int(str(n)) for n in version.key):
+            return BuildWorlds(tuple(tables), False, True, None)  # a release after the newest table's version
+        return BuildWorlds(tuple(tables), False, False, version.text)
 
 
 def _dev_versions(builds: list[dict[str, Any]]) -> list[tuple[int, ...] | None]:
@@ -250,30 +324,44 @@ def fits(value: str, words: list[str], integer: bool) -> bool:
     return integer and re.fullmatch(r"\s*[-+]?\d+.*", value) is not None  # std::stoi reads a leading integer
 
 
-def check(words: list[str | None], version: Version | None) -> list[Problem]:
-    """Every word of a llama-server command line (after the program) that the build(s) reject."""
+def written_options(words: list[str | None]) -> list[str]:
+    """The options of a llama-server command line as written that some table has, but those a table's walk
+    takes as another option's value: what narrows the build worlds (:meth:`LlamaTable.narrow`)."""
     t = table()
-    worlds, exact = t.worlds(version)
+    every = range(len(t.builds))
+    walks = [_walk(words, i) for i in every]
+    return [str(w) for j, w in enumerate(words) if w is not None and w.startswith("-") and len(w) > 1
+            and not _NUMBER.match(w) and "=" not in w and any(t.option(spelling(w), i) is not None for i in every)
+            and not any(j in walk.consumed for walk in walks)]
+
+
+def leave_out(words: list[str | None], position: int, options: list[str]) -> str | None:
+    """The written option a problem at ``position`` is about, left out of the narrowing of its own worlds."""
+    word = words[position]
+    return word if word is not None and word in options else None
+
+
+def check(words: list[str | None], version: Version | None) -> list[Problem]:
+    """Every word of a llama-server command line (after the program) that some table the version allows rejects,
+    with the tables that reject it among those that accept the other options present (leave one out: a build
+    that refuses another option of the line would not start, so it is not one this word can fail on)."""
+    t = table()
+    worlds = list(t.build_worlds(version).tables)
     walks = {i: _walk(words, i) for i in range(len(t.builds))}
-    options = [j for j, w in enumerate(words) if w is not None and w.startswith("-") and len(w) > 1
-               and not _NUMBER.match(w) and "=" not in w
-               and any(t.option(spelling(w), i) is not None for i in range(len(t.builds)))]
+    options = written_options(words)
     positions = sorted({p for i in worlds for p in walks[i].problems})
     out: list[Problem] = []
     for p in positions:
-        # leave one out: the builds that accept every other option present
-        others = [j for j in options if j != p and not any(j in walks[i].consumed for i in worlds)]
-        narrowed = [i for i in worlds if all(t.option(spelling(str(words[j])), i) is not None for j in others)]
+        narrowed = [i for i in t.narrow(options, leave_out(words, p, options)) if i in worlds]
         pool = narrowed or worlds
         bad = [i for i in pool if p in walks[i].problems]
         if not bad:
             continue
         kind, detail = next(walks[i].problems[p] for i in bad)
-        certain = len(bad) == len(pool) and (exact or version is None)
         message = _message(kind, detail, str(words[p]), words, p, bad, pool)
         if narrowed and len(narrowed) < len(worlds):
             message += " (narrowed to the builds that accept the other options here)"
-        out.append(Problem(kind, p, message, certain))
+        out.append(Problem(kind, p, message, frozenset(bad), frozenset(pool)))
     return out
 
 
@@ -281,13 +369,11 @@ def check_env(env: dict[str, str], words: list[str | None], version: Version | N
     """``LLAMA_ARG_*`` values the build rejects: the parser hands every variable of an option to its handler before it
     reads the command line, and a value the handler refuses (``LLAMA_ARG_SPLIT_MODE=tensor`` before ``tensor``
     existed) stops the start-up. Only the options whose values the table records, and only where the option takes
-    a value (a switch's variable is only tested for truth). Keyed by variable name."""
+    a value (a switch's variable is only tested for truth). Keyed by variable name; the tables are narrowed to
+    those that accept every option on the command line."""
     t = table()
-    worlds, exact = t.worlds(version)
-    present = [w for w in words if w is not None and w.startswith("-") and "=" not in w and not _NUMBER.match(w)]
-    narrowed = [i for i in worlds if all(t.option(spelling(w), i) is not None for w in present
-                                         if any(t.option(spelling(w), j) is not None for j in range(len(t.builds))))]
-    pool = narrowed or worlds
+    worlds = list(t.build_worlds(version).tables)
+    pool = [i for i in t.narrow(written_options(words)) if i in worlds] or worlds
     out: dict[str, Problem] = {}
     for name, value in sorted(env.items()):
         bad: list[int] = []
@@ -302,17 +388,16 @@ def check_env(env: dict[str, str], words: list[str | None], version: Version | N
         if not bad:
             continue
         canonical = next(r[2] for r in t.env[name] if r[0] <= bad[-1] <= r[1])
-        accepted = t.accepted(canonical, bad[-1])
-        assert accepted is not None
+        words_ok, integer = t.accepted(canonical, bad[-1]) or ([], True)  # set: the value was checked against it
         scope = f"llama-server {t.where(bad)}"
         if len(bad) < len(pool):
             scope += f" (the builds {t.where([i for i in pool if i not in bad])} accept it)"
-        takes = ", ".join(accepted[0]) + (" or an integer" if accepted[1] and accepted[0] else "")
-        if not accepted[0]:
+        takes = ", ".join(words_ok) + (" or an integer" if integer and words_ok else "")
+        if not words_ok:
             takes = "an integer only"
         message = (f"`{name}={value}` is not a value of `{canonical}` on {scope}: it takes {takes} (the variable is "
                    f"read before the command line, so the start-up stops even where a flag sets the option)")
-        out[name] = Problem("value", -1, message, len(bad) == len(pool) and (exact or version is None))
+        out[name] = Problem("value", -1, message, frozenset(bad), frozenset(pool))
     return out
 
 

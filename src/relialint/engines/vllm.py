@@ -23,6 +23,7 @@ from relialint.engines.common import (
     program,
     word_fact,
 )
+from relialint.engines.versioning import parse_engine_version
 from relialint.engines.vllm_args import (
     BOOLEAN_FLAGS,
     JSON_FLAGS,
@@ -41,7 +42,7 @@ from relialint.engines.vllm_defaults import _truthy, apply_defaults
 from relialint.facts import Fact, FactSet, Origin, Value
 from relialint.plain import replace
 from relialint.readers.located import Command, FileResult, ReadError, Span, Word
-from relialint.versions import Version, VersionError, parse_engine_version
+from relialint.versions import Version, VersionError
 
 if TYPE_CHECKING:
     from relialint.engines.inference import Inferred

@@ -14,8 +14,9 @@ from typing import Any
 from relialint import bounds
 from relialint.engines import flagcheck
 from relialint.engines.common import model_slot_variable
+from relialint.engines.versioning import parse_engine_version
 from relialint.readers.located import Span, Word
-from relialint.versions import Version, parse_engine_version
+from relialint.versions import Version
 
 BOOLEAN_FLAGS = {
     "enforce-eager", "trust-remote-code", "enable-prefix-caching", "disable-log-requests", "enable-log-requests",

@@ -15,10 +15,11 @@ from functools import lru_cache
 
 from relialint.deployment import Deployment
 from relialint.engines import flagcheck
+from relialint.engines.versioning import parse_engine_version
 from relialint.engines.vllm_args import _number
 from relialint.facts import Fact, FactSet, Value
 from relialint.plain import Frozen
-from relialint.versions import Version, parse_engine_version
+from relialint.versions import Version
 
 
 def _truthy(value: object) -> bool | None:

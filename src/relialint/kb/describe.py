@@ -185,18 +185,19 @@ def leaves(pred: Predicate | Mapping[str, Any]) -> list[Leaf]:
 
 
 def per_version_facts(trigger: Trigger | Mapping[str, Any]) -> list[str]:
-    """The facts of a trigger that depend on the deployment's engine version."""
-    from relialint.facts import VOCABULARY
+    """The facts of a trigger that depend on the deployment's engine version (a fact derived per version world
+    is named by the located fact it decides)."""
+    from relialint.facts import PER_VERSION, VOCABULARY
 
     out: list[str] = []
     compiled = trigger if isinstance(trigger, Trigger) else compile_trigger(trigger)
     for leaf in compiled.leaves:
         key = leaf.key
         spec = VOCABULARY.get(key)
-        version_fact = key in ("engine.version", "engine.version_range")
+        version_fact = key in ("engine.version", "engine.version_range") or key in PER_VERSION
         if not (version_fact or (spec is not None and _PER_VERSION_FACT.search(spec.description))):
             continue
-        key = key.removesuffix("_certain")  # `X_certain` says whether X holds in every version: name X
+        key = PER_VERSION.get(key, key)
         if key not in out:
             out.append(key)
     return out

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from relialint.facts import spec_for
+from relialint.engines.versioning import parse_engine_version
+from relialint.facts import FactValueError, spec_for
 from relialint.kb import gates, links, witness
 from relialint.kb.loader import LoadedRecord, LoadResult, Problem
 from relialint.kb.model import IMPACT_BY_HUNDRED
@@ -82,9 +83,24 @@ def _one_trigger(loaded: LoadedRecord, name: str) -> list[Problem]:
     for leaf, _ in leaves(compiled.when):
         problems.extend(problem(loaded, (name, "when", *leaf.loc, *where), code, message)
                         for where, code, message in leaf.problems)
-    for index, rng in enumerate(compiled.affected):
-        problems.extend(problem(loaded, (name, "affected", index, *where), code, message)
-                        for where, code, message in rng.problems)
+        if leaf.key == "engine.name" and not leaf.problems and leaf.op != "present":
+            for item in leaf.arg if isinstance(leaf.arg, list) else [leaf.arg]:
+                try:
+                    _engine_name(leaf.key, item)
+                except FactValueError as exc:
+                    problems.append(problem(loaded, (name, "when", *leaf.loc, leaf.op), "KB006", str(exc)))
+    for index, rng in enumerate(trigger.get("affected") or []):
+        for field in ("introduced", "fixed", "last_affected", "last_known_good"):
+            if rng.get(field):
+                try:
+                    parse_engine_version(rng["engine"], str(rng[field]))
+                except VersionError as exc:
+                    problems.append(problem(loaded, (name, "affected", index, field), "KB007", str(exc)))
+        for j, observed in enumerate(rng.get("observed") or []):
+            try:
+                parse_engine_version(rng["engine"], str(observed))
+            except VersionError as exc:
+                problems.append(problem(loaded, (name, "affected", index, "observed", j), "KB007", str(exc)))
     for index, key in enumerate(trigger.get("locate") or []):
         if spec_for(key) is None:
             problems.append(problem(loaded, (name, "locate", index), "KB006", f"fact {key!r} is not in the "
@@ -132,3 +148,14 @@ def example_path_problem(name: str) -> str | None:
     if len(name) > 200 or any(len(part) > 100 for part in pure.parts):
         return "is too long"
     return None
+
+
+def _engine_name(key: str, value: object) -> None:
+    """``engine.name`` takes the name of an engine relialint ships (``FactValueError`` otherwise)."""
+    if key != "engine.name":
+        return
+    from relialint.engines.registry import default_registry
+
+    names = default_registry().versioned()
+    if str(value) not in {engine.name for engine in names}:
+        raise FactValueError(f"{key} takes one of {', '.join(engine.name for engine in names)}, not {value!r}")

@@ -71,7 +71,8 @@ def load_results(directory: Path, record_id: str) -> tuple[dict[int, dict[str, A
 
 
 def _same(engine: str, a: str, b: str) -> bool:
-    from relialint.versions import VersionError, parse_engine_version
+    from relialint.engines.versioning import parse_engine_version
+    from relialint.versions import VersionError
 
     if a == b:
         return True
@@ -193,7 +194,10 @@ class _RangeCheck:
     def _adjacent(self, older: Row, newer: Row) -> bool:
         """No engine version lies strictly between two checked releases (always so for wheels: every release is
         checked; for llama.cpp builds only when the numbers follow each other)."""
-        if self.engine != "llama.cpp":
+        from relialint.engines.registry import default_registry
+
+        model = default_registry().get(self.engine)
+        if model is None or model.scheme != "build":  # numbered builds: the only versions with gaps between them
             return True
         try:
             return int(newer.high.lstrip("b")) - int(older.low.lstrip("b")) <= 1

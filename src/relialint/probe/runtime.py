@@ -47,7 +47,7 @@ def findings(deployment: Deployment, records: list[dict[str, Any]], select: list
 
     chosen = runtime_records(records)
     memo = Evaluator()
-    found = evaluate(deployment, chosen, memo)
+    found = evaluate(deployment, chosen, None, memo)  # the host runs no engine: no version worlds
     triggers = {r["id"]: trigger for r in chosen if (trigger := memo.trigger(r)) is not None}
     for finding in found:
         trigger = triggers[finding.code]

@@ -1,0 +1,72 @@
+"""The benchmark tools (``vllm bench serve``, ``llama-bench``, ``guidellm``, ...) behind the Engine protocol: they
+have ``bench.*`` facts but no versions, defaults or option tables of their own."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from relialint.deployment import Deployment
+from relialint.readers.located import FileResult
+from relialint.versions import Version, VersionError
+
+if TYPE_CHECKING:
+    from relialint.engines.common import FileOpener
+    from relialint.evaluate import FactView
+    from relialint.facts import FactSet
+
+
+class BenchEngine:
+    """Benchmark runs, as deployments with ``bench.*`` facts (``engine.name`` ``bench``)."""
+
+    name = "bench"
+    label = "a benchmark"
+    scheme = "none"
+    takes_version = False
+    shares_gpu_memory = False
+
+    def may_launch(self, result: FileResult) -> bool:
+        return True
+
+    def extract(self, result: FileResult, read_file: FileOpener | None, limit: int | None) -> list[Deployment]:
+        from relialint.engines import bench
+
+        return bench.extract(result, read_file, limit)
+
+    def parse_version(self, text: str) -> Version:
+        raise VersionError(f"benchmark runs have no engine version: {text!r}")
+
+    def own_version(self, version: Version) -> Version | None:
+        return None
+
+    def finish(self, deployment: Deployment) -> None:
+        return None
+
+    def tabled_versions(self) -> Sequence[Version]:
+        return ()
+
+    def choice_points(self) -> Sequence[Version]:
+        return ()
+
+    def allowed_versions(self, facts: FactView, options: Sequence[str], leave_out: str | None) -> list[Version]:
+        return []
+
+    def version_class(self, version: Version) -> tuple[object, ...]:
+        return (version,)
+
+    def version_defaults(self, facts: FactSet) -> None:
+        return None
+
+    def varying(self) -> frozenset[str]:
+        return frozenset({"engine.version"})
+
+    def written_options(self, deployment: Deployment) -> list[str]:
+        return []
+
+    def fill_settings(self, message: str, deployment: Deployment) -> str:
+        from relialint.engines import fixedit
+
+        return fixedit.fill_settings(message, deployment)
+
+    def option_flags(self, key: str) -> list[str]:
+        return []

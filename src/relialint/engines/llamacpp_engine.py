@@ -1,0 +1,133 @@
+"""llama.cpp behind the Engine protocol (``engines.protocol``): its launches, its versions (builds ``b6327`` and
+releases ``v0.3.0``), its defaults, and its build worlds. The modules that hold them (``llamacpp``,
+``llamacpp_flags``) are imported on first use: a file without a llama.cpp launch never loads the option tables.
+
+**Build worlds.** One world per option table (``data/llamacpp_flags.json``: 16 builds from b4579, January 2025, to
+b11312), labelled by its build text (``b4579``; ``@4227c9be4`` for a table known only within a bracket of builds),
+narrowed by the options the deployment writes (a build that refuses one would not start;
+:meth:`~relialint.engines.llamacpp_flags.LlamaTable.narrow`, leaving out the option an instance is about) and by a
+stated build or release (:meth:`~relialint.engines.llamacpp_flags.LlamaTable.build_worlds`); beside them the
+worlds adds the builds older than the first table and newer than the last, where what the tables decide is
+unknown. The facts derived per build world are whether the build refuses a word (``llama.option_refused``,
+``llama.value_refused``, ``llama.stray_word_refused``), one per located instance (``llama.unknown_option``,
+``llama.bad_value``, ``llama.stray_word``; :func:`relialint.engines.llamacpp.check_options`), so that
+``worlds.judge`` decides definite / possible and writes the "holds on llama.cpp b4579-b9874" note.
+
+``engine.version`` is not among the keys a build world changes (:meth:`LlamaCppEngine.varying`): three tables are
+known only within a bracket of build numbers (``@4227c9be4``: b6111-b8501), which a record's build threshold
+(RL506's b8502, RL320's) cannot be compared with; those records decide from the stated build and from
+``llama.flash_attn_takes_value``, which the option tables of every build the version allows decide. llama.cpp's
+defaults do not depend on the build: one defaults class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from relialint.deployment import Deployment
+from relialint.readers.located import FileResult
+from relialint.versions import Version, VersionError, llamacpp_release, parse_version
+
+if TYPE_CHECKING:
+    from relialint.engines.common import FileOpener
+    from relialint.evaluate import FactView
+    from relialint.facts import FactSet
+
+
+class LlamaCppEngine:
+    """llama.cpp's ``llama-server`` (its program, images and ``LLAMA_ARG_*`` variables)."""
+
+    name = "llama.cpp"
+    label = "llama.cpp"
+    scheme = "build"
+    takes_version = True
+    shares_gpu_memory = False
+
+    def may_launch(self, result: FileResult) -> bool:
+        from relialint.engines.common import may_launch_llama
+
+        return may_launch_llama(result)
+
+    def extract(self, result: FileResult, read_file: FileOpener | None, limit: int | None) -> list[Deployment]:
+        from relialint.engines import llamacpp
+
+        return llamacpp.extract(result, read_file, limit)
+
+    def parse_version(self, text: str) -> Version:
+        """A build (``b6327``) or a release (``v0.3.0``, ``0.3.0``); ``VersionError`` for anything else."""
+        release = llamacpp_release(text)
+        if release is not None:
+            return release
+        version = parse_version(text)
+        if version.scheme != "build":
+            raise VersionError(f"llama.cpp versions are builds like b6327 or releases like v0.3.0, not {text!r}")
+        return version
+
+    def own_version(self, version: Version) -> Version | None:
+        """A build or a release as it is; a version parsed without an engine (``0.3.0``, PEP 440 until a llama.cpp
+        deployment takes it) as a release; ``None`` for anything else."""
+        if version.scheme in ("build", "release"):
+            return version
+        return llamacpp_release(version.text)
+
+    def finish(self, deployment: Deployment) -> None:
+        from relialint.engines import llamacpp
+
+        llamacpp.apply_defaults(deployment)
+
+    # -- build worlds ---------------------------------------------------------------------------------------------
+
+    def tabled_versions(self) -> Sequence[Version]:
+        """Each option table as a version, oldest first, labelled by its build text."""
+        from relialint.engines import llamacpp_flags
+
+        return llamacpp_flags.table().versions()
+
+    def choice_points(self) -> Sequence[Version]:
+        from relialint.engines import llamacpp_flags
+
+        return [parse_version(f"b{int(b['build'][0])}") for b in llamacpp_flags.table().builds
+                if b["build"][0] == b["build"][1]]
+
+    def allowed_versions(self, facts: FactView, options: Sequence[str], leave_out: str | None) -> list[Version]:
+        """The tables that accept every written option (but ``leave_out``) that some table has; ``facts`` narrows
+        nothing more (the values the tables check are findings of their own, RL521)."""
+        del facts
+        from relialint.engines import llamacpp_flags
+
+        table = llamacpp_flags.table()
+        versions = table.versions()
+        return [versions[i] for i in table.narrow(list(options), leave_out)]
+
+    def version_class(self, version: Version) -> tuple[object, ...]:
+        """One class: llama-server's defaults are the same in every tabled build."""
+        del version
+        return ()
+
+    def version_defaults(self, facts: FactSet) -> None:
+        from relialint.engines import llamacpp
+
+        llamacpp.version_defaults(facts)
+
+    def varying(self) -> frozenset[str]:
+        """Only the facts derived per build world (the worlds add them) differ between build worlds (module
+        docstring: why not ``engine.version``)."""
+        return frozenset()
+
+    def written_options(self, deployment: Deployment) -> list[str]:
+        from relialint.engines import llamacpp
+
+        return llamacpp.written_options(deployment)
+
+    def fill_settings(self, message: str, deployment: Deployment) -> str:
+        from relialint.engines import fixedit
+
+        return fixedit.fill_settings(message, deployment)
+
+    def option_flags(self, key: str) -> list[str]:
+        from relialint.engines.llamacpp import FACTS
+
+        if key.startswith("flag.llama.cpp."):
+            return [key[len("flag.llama.cpp."):]]
+        return [f"--{flag}" for flag, (fact, _kind) in FACTS.items() if fact == key]

@@ -1,0 +1,103 @@
+"""vLLM behind the Engine protocol (``engines.protocol``): its extract, version scheme, defaults by version and
+option tables, from the modules that hold them (``vllm``, ``vllm_defaults``, ``flagcheck``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from relialint.deployment import Deployment
+from relialint.readers.located import FileResult
+from relialint.results import VERSION_DEFAULTED
+from relialint.versions import Version, VersionError, parse_version
+
+if TYPE_CHECKING:
+    from relialint.engines.common import FileOpener
+    from relialint.evaluate import FactView
+    from relialint.facts import FactSet
+
+_VARYING = VERSION_DEFAULTED | {"engine.version"}
+
+
+class VllmEngine:
+    """vLLM (``vllm serve``, its OpenAI api_server module, its images)."""
+
+    name = "vllm"
+    label = "vLLM"
+    scheme = "pep440"
+    takes_version = True
+    shares_gpu_memory = True
+
+    def may_launch(self, result: FileResult) -> bool:
+        return True  # an image, an entrypoint, a config file: no cheap test rules vLLM out
+
+    def extract(self, result: FileResult, read_file: FileOpener | None, limit: int | None) -> list[Deployment]:
+        from relialint.engines import vllm
+
+        return vllm.extract(result, read_file, limit)
+
+    def parse_version(self, text: str) -> Version:
+        version = parse_version(text)
+        if version.scheme != "pep440":
+            raise VersionError(f"vLLM versions are PEP 440 like 0.30.0, not {text!r}")
+        return version
+
+    def own_version(self, version: Version) -> Version | None:
+        return version if version.scheme == "pep440" else None
+
+    def finish(self, deployment: Deployment) -> None:
+        from relialint.engines import vllm
+
+        vllm.apply_defaults(deployment)
+
+    def tabled_versions(self) -> Sequence[Version]:
+        from relialint.engines import flagcheck
+
+        return flagcheck.vllm_table().parsed
+
+    def choice_points(self) -> Sequence[Version]:
+        return self.tabled_versions()
+
+    def allowed_versions(self, facts: FactView, options: Sequence[str], leave_out: str | None) -> list[Version]:
+        """The tabled releases that accept every written option some release accepts (but ``leave_out``, by the
+        option string the parser looks up) and every value written (``flagcheck.VALUE_SINCE``)."""
+        from relialint.engines import flagcheck
+
+        left = flagcheck.option_head(leave_out) if leave_out is not None else None
+        real = [o for o in options if flagcheck.versions_accepting(self.name, [o])
+                and (left is None or flagcheck.option_head(o) != left)]
+        allowed = flagcheck.versions_accepting(self.name, real) or list(flagcheck.vllm_table().parsed)
+        floor = flagcheck.value_floor(facts, left)
+        if floor is not None:  # a value only later releases accept (an MTP speculative method from 0.11.0)
+            allowed = [v for v in allowed if not v < floor] or allowed
+        return allowed
+
+    def version_class(self, version: Version) -> tuple[object, ...]:
+        from relialint.engines.vllm_defaults import version_class
+
+        return version_class(version)
+
+    def version_defaults(self, facts: FactSet) -> None:
+        from relialint.engines.vllm_defaults import version_defaults
+
+        version_defaults(facts)
+
+    def varying(self) -> frozenset[str]:
+        return _VARYING
+
+    def written_options(self, deployment: Deployment) -> list[str]:
+        from relialint.engines import flagcheck
+
+        return flagcheck.written_options(deployment)
+
+    def fill_settings(self, message: str, deployment: Deployment) -> str:
+        from relialint.engines import fixedit, vllm
+
+        return fixedit.fill_settings(message, deployment, vllm.setting_text)
+
+    def option_flags(self, key: str) -> list[str]:
+        from relialint.engines.vllm import OPTION_FACTS
+
+        if key.startswith("flag.vllm."):
+            return ["--" + key[len("flag.vllm."):]]
+        return [f"--{flag}" for flag, facts in OPTION_FACTS.items() if key in facts and flag != "model"]

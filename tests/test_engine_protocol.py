@@ -15,8 +15,8 @@ from relialint.engines.registry import Registry, default_registry
 from relialint.facts import ByVersion, Fact, FactSet
 from relialint.lint import Options, lint_file_result
 from relialint.readers import shell
-from relialint.readers.opener import MemoryOpener
 from relialint.readers.located import FileResult
+from relialint.readers.opener import MemoryOpener
 from relialint.results import RunResult, Target
 from relialint.targets import target_facts
 from relialint.versions import Version, VersionError, parse_version
@@ -185,7 +185,8 @@ class OneDefaultsClass(ToyServe):
 def test_versions_of_one_defaults_class_are_not_merged_when_a_derived_fact_differs() -> None:
     registry = Registry([OneDefaultsClass()])
     run = RunResult()
-    lint_file_result(shell.read("toyserve --turbo\n", "toy.sh", MemoryOpener({})), {}, RECORDS[:1], Options(), run, registry)
+    lint_file_result(shell.read("toyserve --turbo\n", "toy.sh", MemoryOpener({})), {}, RECORDS[:1], Options(), run,
+                     registry)
     assert [(f.code, f.certainty, f.column, f.message) for f in run.findings] == [
         ("RL990", "possible", 10, "`--turbo` is not an option (possible: depends on engine.version: holds on ToyServe "
                                   "1.0; unknown on older than 1.0; set --engine-version V)")]

@@ -35,7 +35,8 @@ def is_chart_vllm(root: YMap) -> bool:
 
 def read_chart_vllm(root: YMap, result: FileResult) -> None:
     image_node = root.get("image")
-    assert isinstance(image_node, YMap)
+    if not isinstance(image_node, YMap):
+        return  # (is_chart_vllm said it is one)
     image = image_word(image_node)
     command = [Word(render_yaml(item), item.span) if isinstance(item, YScalar) else Word(None, item.span)
                for item in seq_items(image_node.get("command"))]  # toYaml of the list
@@ -58,9 +59,9 @@ def is_llama_server(root: YMap) -> bool:
 
 def read_llama_server(root: YMap, result: FileResult) -> None:
     llama = root.get("llama")
-    assert isinstance(llama, YMap)
-    args = llama.get("args")
-    assert isinstance(args, YMap)
+    args = llama.get("args") if isinstance(llama, YMap) else None
+    if not isinstance(llama, YMap) or not isinstance(args, YMap):
+        return  # (is_llama_server said they are mappings)
     args_key = next(k for k, _ in llama.items if k.text == "args")
     argv: list[Word] = []
     service = root.get("service")

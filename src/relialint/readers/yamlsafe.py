@@ -211,12 +211,12 @@ def _compose_all(text: str) -> Iterator[Any]:
         try:
             import yaml
         except ImportError:  # pragma: no cover - PyYAML is a dependency
-            yaml = None
-        loader = getattr(yaml, "CSafeLoader", None) if yaml is not None else None
-        if loader is not None:
-            assert yaml is not None
-            yield from yaml.compose_all(text, Loader=loader)
-            return
+            pass
+        else:
+            loader = getattr(yaml, "CSafeLoader", None)
+            if loader is not None:
+                yield from yaml.compose_all(text, Loader=loader)
+                return
     from ruamel.yaml import YAML
 
     yield from YAML(typ="safe", pure=True).compose_all(text)

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 import pytest
 
 from relialint.engines import flagcheck
+from relialint.engines.versioning import parse_engine_version
 from relialint.engines.vllm_defaults import (
     ROWS,
     THRESHOLDS,
@@ -19,7 +20,7 @@ from relialint.engines.vllm_defaults import (
     version_defaults,
 )
 from relialint.facts import Fact, FactSet
-from relialint.versions import Version, parse_engine_version
+from relialint.versions import Version
 
 LOCATED = ("serve.sh", 2, 8)
 

@@ -3,7 +3,7 @@ option findings and defaults by version (no other module knows ``toyserve``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -111,6 +111,9 @@ class ToyServe:
 
     def fill_settings(self, message: str, deployment: Deployment) -> str:
         return message
+
+    def fix_edits(self, result: FileResult, deployment: Deployment, fix_set: Mapping[str, Any]) -> None:
+        return None
 
     def option_flags(self, key: str) -> list[str]:
         return []

@@ -6,8 +6,17 @@ from typing import Any
 
 import pytest
 
+from relialint.deployment import Deployment
 from relialint.engines import fixedit
+from relialint.engines.registry import default_registry
 from relialint.lint import Options, Target, lint_text, load_records, read_file
+from relialint.readers.located import FileResult
+
+
+def _fix_edits(result: FileResult, deployment: Deployment, fix_set: dict[str, Any]) -> list[fixedit.TextEdit] | None:
+    """A record's fix as edits, by the deployment's engine (as the language server and the site ask for them)."""
+    engine = default_registry().get(deployment.engine)
+    return engine.fix_edits(result, deployment, fix_set) if engine is not None else None
 
 
 def apply(text: str, edits: list[fixedit.TextEdit]) -> str:
@@ -31,7 +40,7 @@ def fix(text: str, name: str, kind: str, code: str, gpu: str = "RTX 4090") -> tu
     finding = next(f for f in run.findings if f.code == code)
     deployment = next(d for d in run.deployments
                       if (finding.about in d.facts.facts and d.facts.facts[finding.about].line == finding.line))
-    edits = fixedit.fix_edits(read_file(text, name, kind), deployment, records[code]["trigger"]["fix_edit"]["set"])
+    edits = _fix_edits(read_file(text, name, kind), deployment, records[code]["trigger"]["fix_edit"]["set"])
     if edits is None:
         return None, codes
     fixed = apply(text, edits)

@@ -8,13 +8,22 @@ from typing import Any
 
 import pytest
 
+from relialint.deployment import Deployment
 from relialint.engines import fixedit, flagcheck
+from relialint.engines.registry import default_registry
 from relialint.engines.versioning import parse_engine_version
 from relialint.facts import Fact, FactSet
 from relialint.lint import Options, Target, lint_text, load_records, read_file
+from relialint.readers.located import FileResult
 
 RUN = 'vllm refuses to start ("unrecognized arguments")'.replace("vllm", "vLLM")
 SILENT = "the setting silently does nothing"
+
+
+def _fix_edits(result: FileResult, deployment: Deployment, fix_set: dict[str, Any]) -> list[fixedit.TextEdit] | None:
+    """A record's fix as edits, by the deployment's engine (as the language server and the site ask for them)."""
+    engine = default_registry().get(deployment.engine)
+    return engine.fix_edits(result, deployment, fix_set) if engine is not None else None
 
 
 def _found(text: str, version: str | None = None, codes: tuple[str, ...] = ("RL504", "RL507")) -> list[tuple[Any, ...]]:
@@ -204,7 +213,7 @@ def _rl207_edits(text: str, version: str) -> list[fixedit.TextEdit] | None:
     options = Options(target=Target(engine_version=version))
     run = lint_text(text, "serve.sh", "shell", options)
     records = {r["id"]: r for r in load_records(options)[0]}
-    return fixedit.fix_edits(read_file(text, "serve.sh", "shell"), run.deployments[0],
+    return _fix_edits(read_file(text, "serve.sh", "shell"), run.deployments[0],
                              records["RL207"]["trigger"]["fix_edit"]["set"])
 
 

@@ -438,6 +438,7 @@ class RelialintServer(Server):
     def fix_action(self, uri: str, linted: Linted, finding: Finding,
                    diagnostic: Diagnostic) -> dict[str, Any] | None:
         from relialint.engines import fixedit
+        from relialint.engines.registry import default_registry
         from relialint.files import DiskOpener, read_file
 
         record = self.records().get(finding.code)
@@ -450,7 +451,8 @@ class RelialintServer(Server):
             return None
         opener = linted.opener or self.opener_over(DiskOpener())
         result = read_file(linted.text, linted.display, linted.kind, opener)
-        edits = fixedit.fix_edits(result, deployment, fix_set)
+        engine = default_registry().get(deployment.engine)
+        edits = engine.fix_edits(result, deployment, fix_set) if engine is not None else None
         if not edits:
             return None
         document = Document(uri, linted.text, linted.version, self.encoding)  # the text the findings are of

@@ -130,7 +130,7 @@ def _apply(content: str, edits: list[Any]) -> str:
 
 
 def _quick_fix(record: dict[str, Any], example: dict[str, Any]) -> str | None:
-    from relialint.engines import fixedit
+    from relialint.engines.registry import default_registry
 
     fix_set = ((record.get("trigger") or {}).get("fix_edit") or {}).get("set") or {}
     if not fix_set:
@@ -140,7 +140,8 @@ def _quick_fix(record: dict[str, Any], example: dict[str, Any]) -> str | None:
         return None
     run, result = linted
     for deployment in run.deployments:
-        edits = fixedit.fix_edits(result, deployment, fix_set)
+        engine = default_registry().get(deployment.engine)
+        edits = engine.fix_edits(result, deployment, fix_set) if engine is not None else None
         if edits:
             return _apply(str(example["content"]), edits)
     return None

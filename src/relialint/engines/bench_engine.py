@@ -3,7 +3,7 @@ have ``bench.*`` facts but no versions, defaults or option tables of their own."
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from relialint.deployment import Deployment
@@ -12,6 +12,7 @@ from relialint.versions import Version, VersionError
 
 if TYPE_CHECKING:
     from relialint.engines.common import FileOpener
+    from relialint.engines.fixedit import FixValue, TextEdit
     from relialint.evaluate import FactView
     from relialint.facts import FactSet
 
@@ -67,6 +68,10 @@ class BenchEngine:
         from relialint.engines import fixedit
 
         return fixedit.fill_settings(message, deployment)
+
+    def fix_edits(self, result: FileResult, deployment: Deployment, fix_set: Mapping[str, FixValue]
+                  ) -> list[TextEdit] | None:
+        return None  # a benchmark tool's command is not fixed by records
 
     def option_flags(self, key: str) -> list[str]:
         return []

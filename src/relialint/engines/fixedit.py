@@ -10,7 +10,7 @@ whose syntax is not handled) gives ``None``: no quick fix rather than a wrong on
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from relialint.deployment import Deployment
 from relialint.plain import Frozen
@@ -38,15 +38,6 @@ class TextEdit(Frozen):
         self.end_line = end_line
         self.end_column = end_column
         self.new_text = new_text
-
-
-def fix_edits(result: FileResult, deployment: Deployment, fix_set: Mapping[str, FixValue]) -> list[TextEdit] | None:
-    """The edits that make ``fix_set`` true for this deployment, or ``None`` when they cannot be made safely."""
-    if deployment.engine == "vllm":
-        from relialint.engines import vllm
-
-        return vllm.fix_edits(result, deployment, fix_set)
-    return None
 
 
 _SETTING = re.compile(r"\{set:([A-Za-z0-9_.\-]+)=([^{}]+)\}")

@@ -18,9 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from relialint.engines.versioning import parse_engine_version
 from relialint.plain import Frozen
-from relialint.versions import Version
+from relialint.versions import Version, parse_in_family
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -43,7 +42,7 @@ class OptionInfo(Frozen):
 class VllmTable:
     def __init__(self, data: dict[str, Any]) -> None:
         self.versions: list[str] = data["versions"]
-        self.parsed: list[Version] = [parse_engine_version("vllm", v) for v in self.versions]
+        self.parsed: list[Version] = [parse_in_family(False, v) for v in self.versions]
         self.options: dict[str, list[list[Any]]] = data["options"]
         self.env: dict[str, list[list[int]]] = data["env"]
         self.incomplete: set[str] = set(data.get("incomplete") or [])
@@ -252,7 +251,7 @@ def value_floor(facts: Any, leave_out: str | None = None) -> Version | None:
         fact = facts.get(key)
         text = since.get(str(fact.value)) if fact is not None and fact.value is not None else None
         if text is not None:
-            version = parse_engine_version("vllm", text)
+            version = parse_in_family(False, text)
             floor = version if floor is None or floor < version else floor
     return floor
 

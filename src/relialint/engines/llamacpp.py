@@ -24,11 +24,10 @@ from relialint.engines.common import (
     word_fact,
 )
 from relialint.engines.inference import Inferred, engine_of
-from relialint.engines.versioning import parse_engine_version
 from relialint.facts import ByVersion, Fact, FactSet
 from relialint.plain import replace
 from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
-from relialint.versions import Version, VersionError
+from relialint.versions import Version, VersionError, parse_in_family
 
 BINARIES = {"llama-server", "llama-cli", "llama-bench", "llama-perplexity", "server", "main", "llama-completion"}
 _IMAGE = lazyre.compile(r"^(?:ghcr\.io/)?(?:ggml-org|ggerganov)/llama\.cpp(?::(?P<tag>[\w.\-]+))?(?:@.*)?$")
@@ -148,7 +147,7 @@ def recognise(command: Command) -> Launch | None:
         args = command.argv
         if tag is not None:
             if tag.version is not None:
-                version = (parse_engine_version("llama.cpp", tag.version), command.image)
+                version = (parse_in_family(True, tag.version), command.image)
             if tag.backend is not None:
                 backend = (tag.backend, command.image)
             if tag.kind == "full" and command.entrypoint is None:
@@ -446,7 +445,7 @@ def release_build(start: Word) -> Version | None:
     if found is None:
         return None
     try:
-        return parse_engine_version("llama.cpp", found.group(1))
+        return parse_in_family(True, found.group(1))
     except VersionError:
         return None
 

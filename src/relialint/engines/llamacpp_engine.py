@@ -22,7 +22,7 @@ defaults do not depend on the build: one defaults class.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from relialint.deployment import Deployment
@@ -31,6 +31,7 @@ from relialint.versions import Version, VersionError, llamacpp_release, parse_ve
 
 if TYPE_CHECKING:
     from relialint.engines.common import FileOpener
+    from relialint.engines.fixedit import FixValue, TextEdit
     from relialint.evaluate import FactView
     from relialint.facts import FactSet
 
@@ -124,6 +125,10 @@ class LlamaCppEngine:
         from relialint.engines import fixedit
 
         return fixedit.fill_settings(message, deployment)
+
+    def fix_edits(self, result: FileResult, deployment: Deployment, fix_set: Mapping[str, FixValue]
+                  ) -> list[TextEdit] | None:
+        return None  # no quick fix spells llama.cpp's settings yet
 
     def option_flags(self, key: str) -> list[str]:
         from relialint.engines.llamacpp import FACTS

@@ -37,11 +37,12 @@ definite / possible and write the "holds on vLLM 0.6.6-0.8.2" note like for ever
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from relialint.deployment import Deployment
 from relialint.engines.common import FileOpener
+from relialint.engines.fixedit import FixValue, TextEdit
 from relialint.findings import FindingsEngine
 from relialint.readers.located import FileResult
 from relialint.versions import Version
@@ -84,3 +85,9 @@ class Engine(FindingsEngine, Protocol):
 
     def choice_points(self) -> Sequence[Version]:
         """The versions a user may pick from on the site (the tabled ones), oldest first."""
+
+    def fix_edits(self, result: FileResult, deployment: Deployment, fix_set: Mapping[str, FixValue]
+                  ) -> list[TextEdit] | None:
+        """The edits of ``result``'s text that make a record's ``fix_edit`` settings true for this deployment (the
+        language server's quick fix, the site's before/after), or ``None`` where the engine cannot make them
+        safely."""

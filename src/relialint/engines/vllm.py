@@ -23,7 +23,6 @@ from relialint.engines.common import (
     program,
     word_fact,
 )
-from relialint.engines.versioning import parse_engine_version
 from relialint.engines.vllm_args import (
     BOOLEAN_FLAGS,
     JSON_FLAGS,
@@ -42,7 +41,7 @@ from relialint.engines.vllm_defaults import _truthy, apply_defaults
 from relialint.facts import Fact, FactSet, Origin, Value
 from relialint.plain import replace
 from relialint.readers.located import Command, FileResult, ReadError, Span, Word
-from relialint.versions import Version, VersionError
+from relialint.versions import Version, VersionError, parse_in_family
 
 if TYPE_CHECKING:
     from relialint.engines.inference import Inferred
@@ -74,7 +73,7 @@ _MIRROR = lazyre.compile(
 """A registry mirror of the vLLM image under another path (``registry.example.com/mirror/vllm-openai:v0.9.2``)."""
 _TAG_VERSION = lazyre.compile(r"^v(\d+\.\d+\.\d+(?:\.post\d+)?(?:rc\d+)?)(?:-.*)?$")
 _ROCM_TAG = lazyre.compile(r"rocm[\d.]+_(?:instinct_)?vllm_?(\d+(?:\.\d+)+)_\d{8}")
-SERVE_ENTRYPOINT_FROM = parse_engine_version("vllm", "0.11.1")
+SERVE_ENTRYPOINT_FROM = parse_in_family(False, "0.11.1")
 
 
 class Launch:
@@ -154,7 +153,7 @@ def _recognise_image(command: Command, image: Word) -> Launch | None:
     found = _TAG_VERSION.match(tag) or _ROCM_TAG.search(tag)
     if found:
         try:
-            version = (parse_engine_version("vllm", found.group(1)), image)
+            version = (parse_in_family(False, found.group(1)), image)
         except VersionError:
             version = None
     backend = ("hip", image) if "rocm" in repo or "rocm" in tag else None
@@ -306,7 +305,7 @@ def _tag_version(image: Word) -> tuple[Version, Word] | None:
     if len(found) != 1:
         return None
     try:
-        return parse_engine_version("vllm", found.pop()), image
+        return parse_in_family(False, found.pop()), image
     except VersionError:
         return None
 
@@ -327,7 +326,7 @@ def _pip_pin(command: Command) -> tuple[Version | str, Span] | None:
         match = re.fullmatch(r"vllm(?:\[[\w,]+\])?==([\w.]+)", word.text or "")
         if match:
             try:
-                return parse_engine_version("vllm", match.group(1)), word.span
+                return parse_in_family(False, match.group(1)), word.span
             except VersionError:
                 return None
         ranged = _REQUIREMENT.fullmatch((word.text or "").strip())

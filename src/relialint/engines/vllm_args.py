@@ -14,9 +14,8 @@ from typing import Any
 from relialint import bounds
 from relialint.engines import flagcheck
 from relialint.engines.common import model_slot_variable
-from relialint.engines.versioning import parse_engine_version
 from relialint.readers.located import Span, Word
-from relialint.versions import Version
+from relialint.versions import Version, parse_in_family
 
 BOOLEAN_FLAGS = {
     "enforce-eager", "trust-remote-code", "enable-prefix-caching", "disable-log-requests", "enable-log-requests",
@@ -268,8 +267,8 @@ def config_file_opts(text: str, display: str, line_offset: int = 0) -> list[Opt]
 # the option's dest is passed on with its false value, so the false is not dropped for these spellings.
 _STORE_BOOLEAN_DESTS = {"enable_chunked_prefill", "multi_step_stream_outputs", "disable_logprobs_during_spec_decoding",
                         "disable_chunked_mm_input"}
-_STORE_BOOLEAN_UNTIL = parse_engine_version("vllm", "0.8.5")
-_FALSE_PASSED_FROM = parse_engine_version("vllm", "0.28.0")
+_STORE_BOOLEAN_UNTIL = parse_in_family(False, "0.8.5")
+_FALSE_PASSED_FROM = parse_in_family(False, "0.28.0")
 
 
 def config_false(opts: list[Opt]) -> Opt | None:

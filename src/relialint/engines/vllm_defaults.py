@@ -15,11 +15,10 @@ from functools import lru_cache
 
 from relialint.deployment import Deployment
 from relialint.engines import flagcheck
-from relialint.engines.versioning import parse_engine_version
 from relialint.engines.vllm_args import _number
 from relialint.facts import Fact, FactSet, Value
 from relialint.plain import Frozen
-from relialint.versions import Version
+from relialint.versions import Version, parse_in_family
 
 
 def _truthy(value: object) -> bool | None:
@@ -69,7 +68,7 @@ class Versions(Frozen):
 
 
 def _v(text: str) -> Version:
-    return parse_engine_version("vllm", text)
+    return parse_in_family(False, text)
 
 
 def since(text: str) -> Versions:

@@ -3,7 +3,7 @@ option tables, from the modules that hold them (``vllm``, ``vllm_defaults``, ``f
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from relialint.deployment import Deployment
@@ -13,6 +13,7 @@ from relialint.versions import Version, VersionError, parse_version
 
 if TYPE_CHECKING:
     from relialint.engines.common import FileOpener
+    from relialint.engines.fixedit import FixValue, TextEdit
     from relialint.evaluate import FactView
     from relialint.facts import FactSet
 
@@ -94,6 +95,12 @@ class VllmEngine:
         from relialint.engines import fixedit, vllm
 
         return fixedit.fill_settings(message, deployment, vllm.setting_text)
+
+    def fix_edits(self, result: FileResult, deployment: Deployment, fix_set: Mapping[str, FixValue]
+                  ) -> list[TextEdit] | None:
+        from relialint.engines import vllm
+
+        return vllm.fix_edits(result, deployment, fix_set)
 
     def option_flags(self, key: str) -> list[str]:
         from relialint.engines.vllm import OPTION_FACTS

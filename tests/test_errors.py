@@ -69,7 +69,7 @@ def test_no_exception_class_is_defined_inside_a_function() -> None:
 @pytest.mark.parametrize(("name", "standard"), [
     ("relialint.bounds.BoundError", ValueError),
     ("relialint.config.ConfigError", ValueError),
-    ("relialint.evaluate.PredicateError", ValueError),
+    ("relialint.triggers.PredicateError", ValueError),
     ("relialint.facts.FactValueError", ValueError),
     ("relialint.hardware.UnknownGpu", LookupError),
     ("relialint.lsptext.InvalidParams", ValueError),

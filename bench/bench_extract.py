@@ -11,9 +11,9 @@ import statistics
 import time
 
 from relialint.engines import extract
-from relialint.lint import finish
 from relialint.readers import shell
 from relialint.readers.opener import MemoryOpener
+from relialint.run.lint import finish
 
 SMALL = """#!/usr/bin/env bash
 set -euo pipefail

@@ -36,30 +36,30 @@ N = int(sys.argv[1])
 # name -> (what it is, sizes n, 2n, 4n, the script: builds the input from N, then times `work()`)
 CASES: dict[str, tuple[str, tuple[int, int, int], str]] = {
     "env-quote": ("env file, unterminated quote over N lines (lint_text)", (75_000, 150_000, 300_000), """
-from relialint.lint import lint_text
-from relialint.results import Options
+from relialint.run.lint import lint_text
+from relialint.core.results import Options
 text = 'A="\\n' + "x\\n" * N
 lint_text("A=1\\n", "/tmp/b/.env", "env", Options())  # imports and records, once
 def work(): lint_text(text, "/tmp/b/.env", "env", Options())
 """),
     "env-blanks": ("env file, a value with N blanks inside (lint_text)", (50_000, 100_000, 200_000), """
-from relialint.lint import lint_text
-from relialint.results import Options
+from relialint.run.lint import lint_text
+from relialint.core.results import Options
 text = "A=x" + " " * N + "y\\n"
 lint_text("A=1\\n", "/tmp/b/.env", "env", Options())
 def work(): lint_text(text, "/tmp/b/.env", "env", Options())
 """),
     "systemd": ("systemd ExecStart continued to the end of the file, N lines (lint_text)",
                 (50_000, 100_000, 200_000), """
-from relialint.lint import lint_text
-from relialint.results import Options
+from relialint.run.lint import lint_text
+from relialint.core.results import Options
 text = "[Service]\\nExecStart=/usr/bin/vllm serve m \\\\\\n" + "  --x y \\\\\\n" * N
 lint_text("[Service]\\nExecStart=vllm serve m\\n", "/tmp/b/vllm.service", "systemd", Options())
 def work(): lint_text(text, "/tmp/b/vllm.service", "systemd", Options())
 """),
     "tree": ("a folder of N one-line scripts (lint_paths)", (1_000, 2_000, 4_000), """
-from relialint.lint import lint_paths
-from relialint.results import Options
+from relialint.run.lint import lint_paths
+from relialint.core.results import Options
 folder = Path(tempfile.mkdtemp(prefix="relialint-bench-"))
 for i in range(N):
     (folder / f"serve{i}.sh").write_text("vllm serve Qwen/Qwen3-8B --kv-cache-dtype fp8\\n")
@@ -69,7 +69,7 @@ lint_paths([str(one)], Options())
 def work(): lint_paths([str(folder)], Options())
 """),
     "probe": ("nvidia-smi CSV capture of N GPUs (probe)", (5_000, 10_000, 20_000), """
-from relialint.probe.run import ProbeOptions, probe
+from relialint.run.probing import ProbeOptions, probe
 path = Path(tempfile.mkdtemp(prefix="relialint-bench-")) / "q.csv"
 path.write_text("index, uuid, utilization.gpu [%], clocks_event_reasons.active\\n"
                 + "".join(f"{i}, GPU-{i:08d}, 99 %, 0x4\\n" for i in range(N)))
@@ -82,18 +82,18 @@ text = json.dumps({"facts": {f"key.{i}": i for i in range(N)}}, indent=1)
 def work(): factsfile.read_text_as(text, "facts.json", ".json")
 """),
     "globs": ("glob **/ x 20 + x against a path N folders deep", (20_000, 40_000, 80_000), """
-from relialint.config import glob_match
+from relialint.run.config import glob_match
 pattern, path = "**/" * 20 + "x", "a/" * N + "y"
 def work(): glob_match(pattern, path)
 """),
     "glob-stars": ("glob *a x 20 + b against a name of N characters", (100_000, 200_000, 400_000), """
-from relialint.config import glob_match
+from relialint.run.config import glob_match
 pattern, path = "*a" * 20 + "b", "a" * N
 def work(): glob_match(pattern, path)
 """),
     "lsp-edits": ("N keystrokes all over a 4 MB document (Document.apply)", (500, 1_000, 2_000), """
 import random
-from relialint.lsptext import Document
+from relialint.lsp.text import Document
 line = "vllm serve Qwen/Qwen3-8B --max-model-len 8192  # a line of a large script, about eighty characters\\n"
 document = Document("file:///b/big.sh", line * (4_000_000 // len(line)), 1)
 rng = random.Random(7)
@@ -108,7 +108,7 @@ def work():
 """),
     "lsp-size": ("2,000 keystrokes to a document of N MB (Document.apply)", (1, 2, 4), """
 import random
-from relialint.lsptext import Document
+from relialint.lsp.text import Document
 line = "vllm serve Qwen/Qwen3-8B --max-model-len 8192  # a line of a large script, about eighty characters\\n"
 document = Document("file:///b/big.sh", line * (N * 1_000_000 // len(line)), 1)
 rng = random.Random(7)

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relialint import bounds
+from relialint.base import bounds
 from relialint.readers.located import FileResult
 from relialint.readers.opener import MemoryOpener
 from tests.cli_run import invoke
@@ -145,7 +145,7 @@ def test_a_400_digit_value_in_a_capture_is_unknown(tmp_path: Path, name: str, te
     path.write_text(text)
     result = invoke(["probe", "--from-nvidia-smi", str(path), "--format", "json"])
     assert (result.exception, result.exit_code in (0, 1), json.loads(result.stdout)["errors"]) == (None, True, [])
-    from relialint.probe.run import ProbeOptions, probe
+    from relialint.run.probing import ProbeOptions, probe
 
     host, _ = probe(ProbeOptions(files=[path]))
     assert host.facts.get("gpu.count").value == 1  # type: ignore[union-attr]
@@ -165,7 +165,7 @@ def test_probe_writes_only_what_check_reads(tmp_path: Path) -> None:
 
 
 def test_a_facts_file_never_holds_a_number_that_is_not_finite() -> None:
-    from relialint.facts import Fact, FactSet
+    from relialint.core.facts import Fact, FactSet
     from relialint.probe.factsfile import render
 
     facts = FactSet({"runtime.power_draw_w": Fact(float("inf"), "probe"), "gpu.count": Fact(2, "probe")})
@@ -181,7 +181,7 @@ def test_a_facts_file_never_holds_a_number_that_is_not_finite() -> None:
     ("metric.json", _amd_json(20_000)),
 ])
 def test_probe_time_is_linear_in_the_gpus(tmp_path: Path, name: str, capture: str) -> None:
-    from relialint.probe.run import ProbeOptions, probe
+    from relialint.run.probing import ProbeOptions, probe
 
     path = tmp_path / name
     path.write_text(capture)
@@ -251,7 +251,7 @@ def test_a_configured_facts_file_that_fails_is_one_error_and_the_files_are_linte
     ("**" + "/**" * 25 + "/*.sh", "d/" * 1500 + "serve.py"),
 ])
 def test_globs_match_in_linear_time(pattern: str, path: str) -> None:
-    from relialint.config import glob_match
+    from relialint.run.config import glob_match
 
     # a fraction of a second; a backtracking regular expression: exponential in the stars
     hit = cpu(5, lambda: glob_match(pattern, path))
@@ -275,7 +275,7 @@ def _reference(pattern: str, rel: str) -> bool:
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet="ab/*?.", max_size=8), st.text(alphabet="ab/.", max_size=10))
 def test_globs_mean_what_they_meant(pattern: str, rel: str) -> None:
-    from relialint.config import glob_match
+    from relialint.run.config import glob_match
 
     assert glob_match(pattern, rel) is _reference(pattern, rel)
 

@@ -206,7 +206,7 @@ def test_the_last_value_of_a_single_option_wins() -> None:
 
 
 def test_an_unexpected_exception_is_one_line_and_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
-    from relialint import lint
+    from relialint.run import lint
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("simulated bug")
@@ -216,7 +216,7 @@ def test_an_unexpected_exception_is_one_line_and_exit_2(monkeypatch: pytest.Monk
 
 
 def test_a_closed_pipe_exits_2_quietly(monkeypatch: pytest.MonkeyPatch) -> None:
-    from relialint import lint
+    from relialint.run import lint
 
     def closed(*args: object, **kwargs: object) -> None:
         raise BrokenPipeError(32, "Broken pipe")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from relialint import config
+from relialint.run import config
 from tests.cli_run import invoke
 from tests.conftest import ROOT
 

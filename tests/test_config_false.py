@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from relialint.lint import Options, lint_paths
 from relialint.readers.detect import yaml_kind
+from relialint.run.lint import Options, lint_paths
 
 
 def facts(path: Path) -> dict[str, tuple[str | None, str, int | None, int | None]]:

@@ -8,21 +8,21 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from relialint.deployment import Deployment
+from relialint.core.deployment import Deployment
+from relialint.core.facts import ByVersion, Fact, FactSet
+from relialint.core.results import RunResult, Target
+from relialint.core.versions import Version, VersionError, parse_version
 from relialint.engines.common import FileOpener
 from relialint.engines.protocol import Engine
 from relialint.engines.registry import Registry, default_registry
-from relialint.facts import ByVersion, Fact, FactSet
-from relialint.lint import Options, lint_file_result
 from relialint.readers import shell
 from relialint.readers.located import FileResult
 from relialint.readers.opener import MemoryOpener
-from relialint.results import RunResult, Target
-from relialint.targets import target_facts
-from relialint.versions import Version, VersionError, parse_version
+from relialint.run.lint import Options, lint_file_result
+from relialint.run.targets import target_facts
 
 if TYPE_CHECKING:
-    from relialint.evaluate import FactView
+    from relialint.core.evaluate import FactView
 
 V1, V2 = parse_version("1.0"), parse_version("2.0")
 OPTIONS = {"--model": (V1, V2), "--turbo": (V2,)}  # --turbo is new in 2.0

@@ -7,12 +7,12 @@ from typing import NamedTuple
 
 import pytest
 
-from relialint.deployment import Deployment
+from relialint.core.deployment import Deployment
 from relialint.engines import vllm
 from relialint.engines.common import extract_launches, launch_deployment, program
 from relialint.engines.inference import Inferred
-from relialint.files import read_file
 from relialint.readers.located import Command, Span, Word
+from relialint.run.files import read_file
 
 
 class ToyLaunch(NamedTuple):

@@ -10,8 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from relialint import cli, errors, lint, results
-from relialint.errors import InternalError, RelialintError, UsageError
+from relialint import cli
+from relialint.base import errors
+from relialint.base.errors import InternalError, RelialintError, UsageError
+from relialint.core import results
+from relialint.run import lint
 from tests.cli_run import Result, invoke
 from tests.conftest import ROOT
 
@@ -47,9 +50,10 @@ def test_every_exception_class_in_src_derives_from_the_base() -> None:
     found = _exception_classes()
     assert not [name for name, cls in found.items() if not issubclass(cls, RelialintError)]
     # the walk finds them (a walk that found none would pass the line above)
-    assert {"relialint.config.ConfigError", "relialint.versions.VersionError", "relialint.errors.UsageError",
-            "relialint.targets.FactsFileError", "relialint.readers.yamlsafe.YamlError",
-            "relialint.errors.InternalError", "relialint.bounds._Over"} <= set(found)
+    assert {"relialint.run.config.ConfigError", "relialint.core.versions.VersionError",
+            "relialint.base.errors.UsageError",
+            "relialint.run.targets.FactsFileError", "relialint.readers.yamlsafe.YamlError",
+            "relialint.base.errors.InternalError", "relialint.base.bounds._Over"} <= set(found)
     assert len(found) >= 20
 
 
@@ -67,20 +71,20 @@ def test_no_exception_class_is_defined_inside_a_function() -> None:
 
 
 @pytest.mark.parametrize(("name", "standard"), [
-    ("relialint.bounds.BoundError", ValueError),
-    ("relialint.config.ConfigError", ValueError),
-    ("relialint.triggers.PredicateError", ValueError),
-    ("relialint.facts.FactValueError", ValueError),
-    ("relialint.hardware.UnknownGpu", LookupError),
-    ("relialint.lsptext.InvalidParams", ValueError),
+    ("relialint.base.bounds.BoundError", ValueError),
+    ("relialint.run.config.ConfigError", ValueError),
+    ("relialint.core.triggers.PredicateError", ValueError),
+    ("relialint.core.facts.FactValueError", ValueError),
+    ("relialint.core.hardware.UnknownGpu", LookupError),
+    ("relialint.lsp.text.InvalidParams", ValueError),
     ("relialint.probe.nvml.NvmlUnavailable", RuntimeError),
     ("relialint.probe.nvsmi_xml.XmlError", ValueError),
-    ("relialint.safewrite.RefusedTarget", OSError),
-    ("relialint.site_cite.CitationError", ValueError),
-    ("relialint.suppress.BaselineError", ValueError),
-    ("relialint.versions.VersionError", ValueError),
-    ("relialint.errors.UsageError", ValueError),
-    ("relialint.targets.FactsFileError", ValueError),
+    ("relialint.base.safewrite.RefusedTarget", OSError),
+    ("relialint.site.cite.CitationError", ValueError),
+    ("relialint.run.suppress.BaselineError", ValueError),
+    ("relialint.core.versions.VersionError", ValueError),
+    ("relialint.base.errors.UsageError", ValueError),
+    ("relialint.run.targets.FactsFileError", ValueError),
 ])
 def test_each_keeps_the_standard_base_its_callers_catch(name: str, standard: type[BaseException]) -> None:
     assert issubclass(_exception_classes()[name], standard)
@@ -88,7 +92,8 @@ def test_each_keeps_the_standard_base_its_callers_catch(name: str, standard: typ
 
 def test_there_is_one_usage_error() -> None:
     assert cli.UsageError is results.UsageError is lint.UsageError is errors.UsageError
-    assert [name for name in _exception_classes() if name.endswith(".UsageError")] == ["relialint.errors.UsageError"]
+    usage = [name for name in _exception_classes() if name.endswith(".UsageError")]
+    assert usage == ["relialint.base.errors.UsageError"]
 
 
 def test_never_none_raises_an_internal_error() -> None:
@@ -125,7 +130,7 @@ def test_a_bad_value_found_while_running_is_one_line(command: list[str]) -> None
 
 @pytest.mark.usefixtures("_at_root")
 def test_an_error_relialint_raises_on_purpose_is_its_message(monkeypatch: pytest.MonkeyPatch) -> None:
-    from relialint.versions import VersionError
+    from relialint.core.versions import VersionError
 
     def broken(*args: object, **kwargs: object) -> None:
         raise VersionError("a version that parses in no scheme")

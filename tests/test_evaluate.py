@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from relialint.evaluate import (
+from relialint.core.evaluate import (
     FALSE,
     TRUE,
     Verdict,
@@ -20,8 +20,8 @@ from relialint.evaluate import (
     kleene_not,
     kleene_or,
 )
-from relialint.facts import Fact, FactSet
-from relialint.versions import parse_version
+from relialint.core.facts import Fact, FactSet
+from relialint.core.versions import parse_version
 
 UNKNOWN = Verdict(None, frozenset({"x"}))
 VALUES = {True: TRUE, False: FALSE, None: UNKNOWN}

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from relialint.examples import run_example
 from relialint.kb.loader import compile_record, load_dir, shipped_dir
+from relialint.run.examples import run_example
 
 
 def _examples() -> list[tuple[str, int, dict[str, Any]]]:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from relialint.facts import json_value
-from relialint.targets import facts_file_facts
+from relialint.core.facts import json_value
+from relialint.run.targets import facts_file_facts
 from tests.cli_run import invoke
 from tests.conftest import H200, ROOT
 

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from relialint.deployment import Deployment
+from relialint.core.deployment import Deployment
 from relialint.engines import fixedit
 from relialint.engines.registry import default_registry
-from relialint.lint import Options, Target, lint_text, load_records, read_file
 from relialint.readers.located import FileResult
+from relialint.run.lint import Options, Target, lint_text, load_records, read_file
 
 
 def _fix_edits(result: FileResult, deployment: Deployment, fix_set: dict[str, Any]) -> list[fixedit.TextEdit] | None:

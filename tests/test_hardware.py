@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from relialint import hardware
-from relialint.versions import parse_sm
+from relialint.core import hardware
+from relialint.core.versions import parse_sm
 from tests.conftest import H200
 
 

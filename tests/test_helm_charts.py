@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from relialint.deployment import Deployment
-from relialint.facts import render
-from relialint.lint import Options, RunResult, lint_paths
+from relialint.core.deployment import Deployment
+from relialint.core.facts import render
 from relialint.readers.helmvalues import go_float
+from relialint.run.lint import Options, RunResult, lint_paths
 
 
 def lint(tmp_path: Path, values: str, chart: str | None = None, name: str = "values.yaml") -> RunResult:

@@ -135,7 +135,7 @@ def test_options_that_only_later_releases_have_give_the_version_range(tmp_path: 
 
 
 def test_an_env_file_that_is_a_device_is_a_located_warning(tmp_path: Path) -> None:
-    from relialint.lint import Options, lint_paths
+    from relialint.run.lint import Options, lint_paths
 
     script = tmp_path / "run.sh"
     script.write_text("docker run --env-file /dev/zero vllm/vllm-openai:v0.30.0 --model m\n")

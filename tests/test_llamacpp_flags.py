@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from relialint.core.versions import Version, VersionError
 from relialint.engines import llamacpp_flags
 from relialint.engines.versioning import parse_engine_version
-from relialint.lint import Finding, Options, Target, lint_text
-from relialint.versions import Version, VersionError
+from relialint.run.lint import Finding, Options, Target, lint_text
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from relialint.engines.llamacpp_image import TYPES, LlamaTag, parse_tag
-from relialint.lint import Options, Target, lint_text
+from relialint.run.lint import Options, Target, lint_text
 
 
 @pytest.mark.parametrize(("tag", "expected"), [

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from relialint.lint import Finding, Options, Target, lint_text
+from relialint.run.lint import Finding, Options, Target, lint_text
 from tests.test_launch_shapes import facts
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from relialint.engines import llamacpp_flags
 from relialint.engines.llamacpp_engine import LlamaCppEngine
 from relialint.engines.versioning import parse_engine_version
-from relialint.lint import Finding, Options, Target, lint_text
+from relialint.run.lint import Finding, Options, Target, lint_text
 
 ENGINE = LlamaCppEngine()
 EVERY = "older than b4579"
@@ -151,7 +151,7 @@ def test_a_stray_word() -> None:
 def test_no_certain_fact_and_the_refusal_derived_per_build() -> None:
     """``relialint facts`` shows the located instance and no ``*_certain`` fact; the refusal is unknown with the
     build unknown (the worlds decide it) and true on a tabled build."""
-    from relialint.facts import VOCABULARY
+    from relialint.core.facts import VOCABULARY
 
     assert not [k for k in VOCABULARY if k.startswith("llama.") and k.endswith("_certain")]
     unknown = lint_text(N_CTX, "serve.sh", "shell", Options()).deployments[0].facts

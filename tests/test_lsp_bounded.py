@@ -21,10 +21,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relialint.lsp import RelialintServer
-from relialint.lspdebounce import Debounce
-from relialint.lsprpc import process
-from relialint.lsptext import Document, code_points
+from relialint.lsp.debounce import Debounce
+from relialint.lsp.rpc import process
+from relialint.lsp.server import RelialintServer
+from relialint.lsp.text import Document, code_points
 from tests.conftest import ROOT
 from tests.test_lsp_server import SERVE_CMD, Recorder, did_open, initialize
 from tests.work import HANG_S, cpu_budget
@@ -139,7 +139,7 @@ def _offset(text: str, line: int, character: int) -> int:
 def test_the_rope_is_the_text(text: str, edits: list[tuple[int, int, str]]) -> None:
     import re
 
-    from relialint import lsprope
+    from relialint.lsp import rope as lsprope
 
     real_chunk = lsprope.MAX_CHUNK
     lsprope.MAX_CHUNK = 4  # chunk boundaries everywhere: between `\r` and `\n`, inside the edits

@@ -13,7 +13,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from relialint.lsp import MAX_DOCUMENT_CHARS
+from relialint.lsp.server import MAX_DOCUMENT_CHARS
 from tests.work import HANG_S
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")

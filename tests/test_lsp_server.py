@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from relialint.lsp import RelialintServer
-from relialint.lspdebounce import Debounce
-from relialint.lspframe import Frames
-from relialint.lsprpc import Output, process, serve
-from relialint.lsptext import Document, InvalidParams, choose_encoding, path_of
+from relialint.lsp.debounce import Debounce
+from relialint.lsp.frame import Frames
+from relialint.lsp.rpc import Output, process, serve
+from relialint.lsp.server import RelialintServer
+from relialint.lsp.text import Document, InvalidParams, choose_encoding, path_of
 from tests.conftest import ROOT
 from tests.work import HANG_S
 
@@ -301,9 +301,9 @@ def test_start_up_loads_no_heavy_module_until_used(tmp_path: Path) -> None:
     uri = (tmp_path / "serve-cmd.sh").as_uri()
     script = textwrap.dedent(f"""
         import json, sys
-        from relialint.lsp import RelialintServer
-        from relialint.lspframe import Frames
-        from relialint.lsprpc import Output, serve
+        from relialint.lsp.server import RelialintServer
+        from relialint.lsp.frame import Frames
+        from relialint.lsp.rpc import Output, serve
 
         class Kept(Output):
             def __init__(self):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from relialint.engines.model_name import infer
-from relialint.lint import Options, lint_text
+from relialint.run.lint import Options, lint_text
 
 PLAIN = "no quantization token, and {} publishes full-precision weights under plain names"
 

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relialint.printable import field, json_text, lines
+from relialint.base.printable import field, json_text, lines
 from tests.cli_run import invoke
 
 REGISTERED = {"error", "warning", "notice", "debug", "group", "endgroup", "add-mask", "stop-commands", "echo",

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from relialint.facts import Fact, FactSet, fill_message
-from relialint.reach import project_root
-from relialint.secrets import hidden, secret_name
+from relialint.base.secrets import hidden, secret_name
+from relialint.core.facts import Fact, FactSet, fill_message
+from relialint.run.reach import project_root
 from tests.cli_run import invoke
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from relialint.facts import json_value
-from relialint.probe.run import ProbeOptions, probe
+from relialint.core.facts import json_value
+from relialint.run.probing import ProbeOptions, probe
 from tests.cli_run import invoke
 from tests.conftest import H200
 
@@ -304,7 +304,7 @@ def test_duration_with_files_is_a_usage_error() -> None:
 def test_the_linter_does_not_import_the_probe() -> None:
     import subprocess
 
-    code = ("import sys, relialint.cli, relialint.lint; "
+    code = ("import sys, relialint.cli, relialint.run.lint; "
             "print(any(m.startswith(('relialint.probe', 'pynvml')) for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

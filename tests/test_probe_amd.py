@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from relialint.facts import json_value
-from relialint.probe.run import ProbeOptions, probe
+from relialint.core.facts import json_value
+from relialint.run.probing import ProbeOptions, probe
 from tests.cli_run import invoke
 from tests.conftest import ROOT
 

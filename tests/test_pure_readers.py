@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from relialint.engines import extract
-from relialint.files import read_file
-from relialint.lint import finish
 from relialint.readers import compose, helm, systemd
 from relialint.readers.opener import FileOpener, MemoryOpener, Opened
+from relialint.run.files import read_file
+from relialint.run.lint import finish
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "relialint"
 
@@ -27,8 +27,9 @@ DISK_METHODS = frozenset({
 PURE_OS = frozenset({"path.join", "path.basename", "path.dirname", "path.split", "path.splitext", "path.normcase",
                      "fspath", "fsencode", "fsdecode"})
 """Functions of ``os`` / ``os.path`` that only compute with strings."""
-DISK_MODULES = frozenset({"relialint.reach", "relialint.disk", "relialint.files", "relialint.cache",
-                          "relialint.config", "relialint.lint", "shutil", "glob", "tempfile", "io", "subprocess"})
+DISK_MODULES = frozenset({"relialint.run.reach", "relialint.disk", "relialint.run.files", "relialint.base.cache",
+                          "relialint.run.config", "relialint.run.lint", "shutil", "glob", "tempfile", "io",
+                          "subprocess"})
 """Modules whose job is to read or write the disk (or run something that does)."""
 
 ALLOWED = {

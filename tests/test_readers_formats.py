@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from relialint.deployment import Deployment
-from relialint.facts import render
-from relialint.lint import Options, Target, lint_paths, lint_text
+from relialint.core.deployment import Deployment
+from relialint.core.facts import render
+from relialint.run.lint import Options, Target, lint_paths, lint_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "readers"
 

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from relialint.files import reader
-from relialint.lint import Options, lint_text
 from relialint.readers.opener import MemoryOpener
+from relialint.run.files import reader
+from relialint.run.lint import Options, lint_text
 from tests.work import HANG_S, cpu_budget
 
 KINDS = ["shell", "compose", "kubernetes", "helm", "env", "systemd", "dockerfile", "vllm-config"]
@@ -101,7 +101,7 @@ def test_regex_safety_check_never_raises_and_accepts_only_what_compiles_or_is_in
     import re
     import warnings
 
-    from relialint.bounds import regex_problem
+    from relialint.base.bounds import regex_problem
 
     problem = regex_problem(pattern)
     if problem is None:
@@ -120,7 +120,7 @@ def test_regex_safety_check_never_raises_and_accepts_only_what_compiles_or_is_in
 def test_bounded_json_raises_only_value_errors(text: str) -> None:
     import contextlib
 
-    from relialint.bounds import json_loads
+    from relialint.base.bounds import json_loads
 
     with contextlib.suppress(ValueError):
         json_loads(text)
@@ -135,7 +135,7 @@ def test_bounded_json_raises_only_value_errors(text: str) -> None:
 def test_lsp_framing_yields_only_clean_frames(chunks: list[bytes]) -> None:
     import io
 
-    from relialint.lspframe import Frames
+    from relialint.lsp.frame import Frames
 
     whole = b"".join(chunks)
     frames = Frames(io.BytesIO(whole))

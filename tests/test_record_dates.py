@@ -1,4 +1,4 @@
-"""Records' published/modified dates come from their git history (relialint.record_dates)."""
+"""Records' published/modified dates come from their git history (relialint.kb.record_dates)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from relialint import record_dates
+from relialint.kb import record_dates
 from tests.conftest import ROOT
 
 RECORDS = ROOT / "records"
@@ -28,7 +28,7 @@ def _in_checkout() -> bool:
 @pytest.mark.skipif(not _in_checkout(), reason="not a git checkout (record dates come from its history)")
 def test_every_record_date_is_its_history() -> None:
     problems = [str(s) for s in record_dates.stale(RECORDS)]
-    assert problems == [], "run `python -m relialint.record_dates`:\n" + "\n".join(problems)
+    assert problems == [], "run `python -m relialint.kb.record_dates`:\n" + "\n".join(problems)
 
 
 def _git(repo: Path, *args: str, date: str | None = None) -> None:

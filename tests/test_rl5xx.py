@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from relialint.facts import Fact
-from relialint.lint import Finding, Options, Target, lint_text
+from relialint.core.facts import Fact
+from relialint.run.lint import Finding, Options, Target, lint_text
 
 
 def _lint(text: str, version: str | None = None, kind: str = "shell", name: str = "serve.sh") -> list[Finding]:

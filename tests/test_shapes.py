@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from relialint.deployment import Deployment
+from relialint.core.deployment import Deployment
+from relialint.core.facts import json_value
 from relialint.engines import extract
-from relialint.facts import json_value
-from relialint.lint import finish
 from relialint.readers import shell
 from relialint.readers.opener import MemoryOpener
+from relialint.run.lint import finish
 
 Expected = tuple[object, ...]
 """A fact a shape should yield: ``(value, anchor)``, ``(value, anchor, origin)`` or ``(value, anchor, origin,

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from relialint.engines import extract
-from relialint.lint import finish
 from relialint.readers import shell
 from relialint.readers.opener import MemoryOpener
+from relialint.run.lint import finish
 
 
 def facts_of(script: str, path: str = "s.sh") -> list[dict[str, Any]]:
@@ -58,7 +58,7 @@ def test_equivalent_spellings_give_the_same_fact(tmp_path: Any) -> None:
     (tmp_path / "cfg.yaml").write_text("kv_cache_dtype: fp8\nenforce-eager: true\n")
     script.write_text("vllm serve m --config cfg.yaml\n")
     from relialint.engines import extract as run_extract
-    from relialint.files import DiskOpener
+    from relialint.run.files import DiskOpener
 
     opener = DiskOpener()
     (dep,) = run_extract(shell.read(script.read_text(), str(script), opener), opener)

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from relialint import SITE_URL, record_url, site
+from relialint import SITE_URL, record_url
 from relialint.kb.loader import record_files
+from relialint.site import build as site
 from tests.conftest import ROOT
 
 RECORDS = ROOT / "records"

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from relialint import site
+from relialint.site import build as site
 from tests.conftest import ROOT
 from tests.work import HANG_S
 

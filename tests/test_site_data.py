@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
-from relialint import SITE_URL, record_url, site, site_feed
+from relialint import SITE_URL, record_url
+from relialint.site import build as site
+from relialint.site import feed as site_feed
 from tests.conftest import ROOT
 
 RECORDS = ROOT / "records"

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 import yaml
 
-from relialint import site
-from relialint.examples import validate_dirs
-from relialint.site_markup import fold
+from relialint.run.examples import validate_dirs
+from relialint.site import build as site
+from relialint.site.markup import fold
 from tests.conftest import ROOT
 from tests.markup_scan import LIVE_TAGS, MARKER, live_markup, parse, render, tags
 from tests.test_site_markup import expected_text

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from relialint import site
-from relialint.site_markup import fold
+from relialint.site import build as site
+from relialint.site.markup import fold
 from tests.test_site_browser import _require_browser, build_site, chromium, local_tab, served
 from tests.test_site_hostile import HOSTILE, hostile_folder
 

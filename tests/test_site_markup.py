@@ -1,4 +1,4 @@
-"""Record text is never live markup on the site (issue 22): each escaping context of ``relialint.site_markup``,
+"""Record text is never live markup on the site (issue 22): each escaping context of ``relialint.site.markup``,
 with the attack strings of the issue and more, and as properties over any text. Markdown is rendered with the
 extensions and settings of ``mkdocs.yml`` (attr_list, md_in_html, admonition, details, superfences, ...)."""
 
@@ -13,7 +13,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relialint.site_markup import (
+from relialint.site.markup import (
     REPLACEMENT,
     cell,
     code,

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from relialint import site
-from relialint.site_cite import SEED_CHAPTERS, CitationError, reference_markdown, seed_citation
-from relialint.site_fix import before_after, names_the_fix
-from relialint.site_versions import range_status, versions
+from relialint.site import build as site
+from relialint.site.cite import SEED_CHAPTERS, CitationError, reference_markdown, seed_citation
+from relialint.site.fix import before_after, names_the_fix
+from relialint.site.versions import range_status, versions
 from tests.conftest import ROOT
 from tests.seed_excerpts import excerpts
 
@@ -214,7 +214,7 @@ def test_knowledge_records_have_no_before_after(records: dict[str, dict[str, Any
 
 def test_the_after_never_fires(records: dict[str, dict[str, Any]]) -> None:
     """Every after shown is linted again here, independently of how it was found."""
-    from relialint.examples import run_example
+    from relialint.run.examples import run_example
 
     for rid, data in records.items():
         pair = before_after(data)

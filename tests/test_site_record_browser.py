@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from relialint import record_url
-from relialint.site_fix import before_after
+from relialint.site.fix import before_after
 from tests.test_site_browser import (  # noqa: F401  (the fixtures of the browser set-up, shared)
     ARTIFACTS,
     base_url,

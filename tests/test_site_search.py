@@ -1,4 +1,4 @@
-"""What search finds each record by (relialint.site_search): the GPUs its trigger holds on, never a GPU it names only
+"""What search finds each record by (relialint.site.search): the GPUs its trigger holds on, never a GPU it names only
 as a passing example; flags as one token; the fields merged into the built index."""
 
 from __future__ import annotations
@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from relialint import hardware, site, site_search
+from relialint.core import hardware
+from relialint.site import build as site
+from relialint.site import search as site_search
 from tests.conftest import ROOT
 
 HOPPER = ["H100", "H200", "H800", "GH200", "H20"]

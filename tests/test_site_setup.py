@@ -1,4 +1,4 @@
-"""The "my setup" view's verdicts (relialint.site_setup): the linter's own evaluation per engine, version and GPU,
+"""The "my setup" view's verdicts (relialint.site.setup): the linter's own evaluation per engine, version and GPU,
 evaluated by classes and written compactly; the hardware page's records per GPU come from the same verdicts."""
 
 from __future__ import annotations
@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 
-from relialint import hardware, site, site_setup
+from relialint.core import hardware
+from relialint.core.findings import evaluate
 from relialint.engines.registry import default_registry
-from relialint.findings import evaluate
+from relialint.site import build as site
+from relialint.site import setup as site_setup
 from tests.conftest import ROOT
 
 RECORDS = ROOT / "records"

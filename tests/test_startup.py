@@ -20,7 +20,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 WATCHED = ("dataclasses", "difflib", "pydantic", "ruamel.yaml", "jsonschema", "tomllib", "packaging.specifiers",
-           "relialint.kb.model", "relialint.kb.validate", "relialint.site", "relialint.lsp", "relialint.probe",
+           "relialint.kb.model", "relialint.kb.validate", "relialint.site.build", "relialint.lsp.server",
+           "relialint.probe",
            "relialint.report.sarif", "relialint.readers.shell", "relialint.readers.compose",
            "relialint.readers.kubernetes", "relialint.readers.dockerfile", "relialint.readers.helm", "tree_sitter",
            "yaml", "relialint.engines.llamacpp", "click", "inspect", "ast", "dis", "tokenize", "uuid", "platform")
@@ -70,6 +71,6 @@ def test_a_json_report_loads_no_sarif_writer_and_no_record_model(cache_home: str
                                   ["examples/serve-cmd.sh", "--os", "beos"]])
 def test_version_help_and_usage_errors_load_no_command(cache_home: str, args: list[str]) -> None:
     """Printing the version, a help or a usage error imports nothing of the pipeline."""
-    pipeline = ("relialint.lint", "relialint.config", "relialint.readers", "relialint.report", "relialint.kb.loader",
-                "relialint.probe", "click")
+    pipeline = ("relialint.run.lint", "relialint.run.config", "relialint.readers", "relialint.report",
+                "relialint.kb.loader", "relialint.probe", "click")
     assert loaded(cache_home, *args, watched=WATCHED + pipeline) == []

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from relialint import suppress
+from relialint.run import suppress
 from tests.cli_run import invoke
 from tests.conftest import ROOT
 

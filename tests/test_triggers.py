@@ -1,5 +1,5 @@
-"""Triggers compiled at load (``relialint.triggers``) and the memo of one run (``relialint.evaluator``): the compiled
-evaluation gives what a plain reading of the dict form gives, two evaluators share nothing, and no module of
+"""Triggers compiled at load (``relialint.core.triggers``) and the memo of one run (``relialint.core.evaluator``): the
+compiled evaluation gives what a plain reading of the dict form gives, two evaluators share nothing, and no module of
 ``src/`` keeps mutable state at module level."""
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relialint.evaluate import PredicateError, Verdict, eval_predicate, eval_trigger
-from relialint.evaluator import Evaluator
-from relialint.facts import Fact, FactSet
-from relialint.findings import evaluate
+from relialint.core.evaluate import PredicateError, Verdict, eval_predicate, eval_trigger
+from relialint.core.evaluator import Evaluator
+from relialint.core.facts import Fact, FactSet
+from relialint.core.findings import evaluate
+from relialint.core.triggers import CompiledRecord, Leaf, Trigger, compile_predicate, compile_trigger, leaves
+from relialint.core.worlds import Worlds, judge
 from relialint.kb.loader import compiled, shipped_dir
-from relialint.triggers import CompiledRecord, Leaf, Trigger, compile_predicate, compile_trigger, leaves
-from relialint.worlds import Worlds, judge
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "relialint"
 
@@ -224,7 +224,7 @@ def test_two_evaluators_share_no_memo() -> None:
 def test_a_trigger_changed_between_two_runs_gives_the_new_result() -> None:
     """The same record dict, changed in place between two runs of one process: the second run (its own evaluator)
     judges the new trigger. (Module-level memos keyed by ``id()`` of the dict answered with the old one.)"""
-    from relialint.deployment import Deployment
+    from relialint.core.deployment import Deployment
     from relialint.readers.located import Span
 
     record: dict[str, Any] = {

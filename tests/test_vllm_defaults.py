@@ -8,6 +8,8 @@ from collections.abc import Mapping
 
 import pytest
 
+from relialint.core.facts import Fact, FactSet
+from relialint.core.versions import Version
 from relialint.engines import flagcheck
 from relialint.engines.versioning import parse_engine_version
 from relialint.engines.vllm_defaults import (
@@ -19,8 +21,6 @@ from relialint.engines.vllm_defaults import (
     version_class,
     version_defaults,
 )
-from relialint.facts import Fact, FactSet
-from relialint.versions import Version
 
 LOCATED = ("serve.sh", 2, 8)
 

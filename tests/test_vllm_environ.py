@@ -11,7 +11,7 @@ import pytest
 
 from relialint.engines import flagcheck
 from relialint.engines.versioning import parse_engine_version
-from relialint.lint import Options, Target, lint_text
+from relialint.run.lint import Options, Target, lint_text
 
 REFUSES = 'with --fail-on-environ-validation vLLM refuses to start ("Unknown vLLM environment variable detected")'
 
@@ -103,7 +103,7 @@ def test_only_the_option_set_last_stops_and_only_where_it_exists() -> None:
 def test_the_option_in_a_config_file(tmp_path: Any) -> None:
     (tmp_path / "serve.yaml").write_text("model: Qwen/Qwen3-8B\nfail-on-environ-validation: true\n")
     (tmp_path / "serve.sh").write_text("export VLLM_TEAM=inference\nvllm serve --config serve.yaml\n")
-    from relialint.lint import lint_paths
+    from relialint.run.lint import lint_paths
 
     run = lint_paths([str(tmp_path / "serve.sh")], Options(target=Target(engine_version="0.25.0")))
     assert [(f.code, f.certainty, f.line, f.column) for f in run.findings if f.code == "RL514"] == [

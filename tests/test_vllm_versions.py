@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from relialint.deployment import Deployment
+from relialint.core.deployment import Deployment
+from relialint.core.facts import Fact, FactSet
 from relialint.engines import fixedit, flagcheck
 from relialint.engines.registry import default_registry
 from relialint.engines.versioning import parse_engine_version
-from relialint.facts import Fact, FactSet
-from relialint.lint import Options, Target, lint_text, load_records, read_file
 from relialint.readers.located import FileResult
+from relialint.run.lint import Options, Target, lint_text, load_records, read_file
 
 RUN = 'vllm refuses to start ("unrecognized arguments")'.replace("vllm", "vLLM")
 SILENT = "the setting silently does nothing"

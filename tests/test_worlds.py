@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relialint.evaluate import eval_range, eval_trigger
-from relialint.facts import Fact, FactSet
-from relialint.lint import Finding, Options, Target, lint_text
-from relialint.versions import VersionBound, parse_version
-from relialint.worlds import Overlay, gpu_worlds
+from relialint.core.evaluate import eval_range, eval_trigger
+from relialint.core.facts import Fact, FactSet
+from relialint.core.versions import VersionBound, parse_version
+from relialint.core.worlds import Overlay, gpu_worlds
+from relialint.run.lint import Finding, Options, Target, lint_text
 from tests.cli_run import invoke
 
 

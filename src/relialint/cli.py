@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from relialint import __version__
-from relialint.errors import InternalError, RelialintError, UsageError
-from relialint.printable import field, json_text, lines
+from relialint.base.errors import InternalError, RelialintError, UsageError
+from relialint.base.printable import field, json_text, lines
 
 FAIL_LEVELS = {"blocker": 3, "major": 2, "minor": 1, "never": 99}
 OS_NAMES = ("linux", "windows", "macos")
@@ -136,7 +136,7 @@ def _facts(values: Sequence[str] | None) -> dict[str, str]:
 
 def _writable(what: str, target: str) -> None:
     """A target that will not be written (a symlink, a FIFO: ``safewrite``) stops the command before it works."""
-    from relialint.safewrite import refusal
+    from relialint.base.safewrite import refusal
 
     why = refusal(Path(target))
     if why is not None:
@@ -223,8 +223,8 @@ def check(args: argparse.Namespace) -> int:
                           ("--write-baseline", args.write_baseline)):
         _check_path(option, value)
 
-    from relialint.lint import Options, Target, lint_paths, lint_text
     from relialint.report import formatter
+    from relialint.run.lint import Options, Target, lint_paths, lint_text
 
     paths: list[str] = args.paths
     gpu: list[str] = args.gpu or []
@@ -263,7 +263,7 @@ def check(args: argparse.Namespace) -> int:
     else:
         run = lint_paths(paths, options)
     if args.write_baseline:
-        from relialint.suppress import write_baseline as write
+        from relialint.run.suppress import write_baseline as write
 
         try:
             count = write(Path(args.write_baseline), run)
@@ -296,7 +296,7 @@ def _stdin_name(paths: list[str], stdin_filename: str | None) -> str | None:
 
 
 def _records() -> list[dict[str, Any]]:
-    from relialint.lint import Options, load_records
+    from relialint.run.lint import Options, load_records
 
     records, errors = load_records(Options())
     for error in errors:
@@ -382,9 +382,9 @@ def facts(args: argparse.Namespace) -> int:
     _check_choice("--os", args.os_name, OS_NAMES)
     _check_path("--facts", args.facts_file)
     _check_choice("--format", args.fmt, ("text", "json"))
-    from relialint.facts import json_value, render, shown
-    from relialint.lint import Options, Target, lint_paths
-    from relialint.secrets import secret_name
+    from relialint.base.secrets import secret_name
+    from relialint.core.facts import json_value, render, shown
+    from relialint.run.lint import Options, Target, lint_paths
 
     gpu: str | None = args.gpu
     engine_version: str | None = args.engine_version
@@ -448,8 +448,8 @@ def validate_parser() -> Parser:
 
 def validate(args: argparse.Namespace) -> int:
     """Validate record files (schema, semantic checks, examples); the shipped ones by default."""
-    from relialint.examples import validate_dirs
     from relialint.kb.loader import load_dir, shipped_dir
+    from relialint.run.examples import validate_dirs
 
     dirs: list[str] = args.dirs
     folders = [Path(d) for d in dirs] or [shipped_dir()]
@@ -469,7 +469,7 @@ def lsp_parser() -> Parser:
 
 def lsp(args: argparse.Namespace) -> int:
     """Run the language server over stdio (for editors)."""
-    from relialint.lsp import main as serve
+    from relialint.lsp.server import main as serve
 
     serve()
     return 0
@@ -526,8 +526,8 @@ def probe(args: argparse.Namespace) -> int:
     _check_path("--write-facts", args.write_facts)
     _check_choice("--format", args.fmt, ("text", "json", "sarif", "github"))
     _check_choice("--fail-on", args.fail_on, list(FAIL_LEVELS))
-    from relialint.probe import run as probe_run
     from relialint.report import formatter
+    from relialint.run import probing as probe_run
 
     write_facts: str | None = args.write_facts
     options = probe_run.ProbeOptions([Path(f) for f in files], duration, interval, _facts(args.fact),
@@ -614,7 +614,7 @@ def _report(exc: RelialintError, parser: Parser, name: str) -> int:
         if exc.command_line:
             _echo(parser.format_usage() + f"Try 'relialint {name} -h' for help.", err=True)
     else:
-        from relialint.config import ConfigError  # not imported for a usage error: nothing of the pipeline is
+        from relialint.run.config import ConfigError  # not imported for a usage error: nothing of the pipeline is
 
         if isinstance(exc, ConfigError):
             _echo(f"{field(str(exc.path))}:{exc.line}:{exc.column}: error: invalid configuration: "

@@ -3,7 +3,7 @@ the Engine protocol (``engines.protocol``), listed by a ``Registry`` (``engines.
 
 from __future__ import annotations
 
-from relialint.deployment import Deployment
+from relialint.core.deployment import Deployment
 from relialint.readers.located import FileResult
 
 

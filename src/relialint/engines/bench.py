@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from relialint.deployment import Deployment
+from relialint.core.deployment import Deployment
+from relialint.core.facts import Fact
 from relialint.engines.common import FileOpener, at, program, word_fact
-from relialint.facts import Fact
 from relialint.readers.located import Command, FileResult, Span, Word
 
 VLLM_DEFAULT_PERCENTILES = "99"

@@ -6,13 +6,13 @@ import re
 from collections.abc import Callable
 from typing import Literal, Protocol, TypeVar
 
-from relialint import bounds, lazyre
-from relialint.deployment import Deployment
-from relialint.facts import Fact, FactSet, Origin, Value
-from relialint.plain import replace
+from relialint.base import bounds, lazyre
+from relialint.base.plain import replace
+from relialint.core.deployment import Deployment
+from relialint.core.facts import Fact, FactSet, Origin, Value
+from relialint.core.versions import VersionError, parse_version
 from relialint.readers.located import Branch, Command, EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.opener import FileOpener as FileOpener  # the one opener type; engines take it from here
-from relialint.versions import VersionError, parse_version
 
 LLAMA_OPTIONS = frozenset({
     "-ngl", "--n-gpu-layers", "--gpu-layers", "--ctx-size", "-ctk", "-ctv", "--cache-type-k", "--cache-type-v",

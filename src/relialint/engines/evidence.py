@@ -21,9 +21,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from relialint import lazyre
-from relialint.deployment import Deployment
-from relialint.facts import Fact, Origin, Value, render
+from relialint.base import lazyre
+from relialint.core.deployment import Deployment
+from relialint.core.facts import Fact, Origin, Value, render
 from relialint.readers.located import Command, EnvVar, Span, Word
 
 KEYS = ("gpu.vendor", "engine.backend", "gpu.arch", "host.os")

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from relialint.deployment import Deployment
-from relialint.plain import Frozen
+from relialint.base.plain import Frozen
+from relialint.core.deployment import Deployment
 from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
 
 FixValue = str | bool | int | float

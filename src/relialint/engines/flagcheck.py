@@ -18,8 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from relialint.plain import Frozen
-from relialint.versions import Version, parse_in_family
+from relialint.base.plain import Frozen
+from relialint.core.versions import Version, parse_in_family
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -581,8 +581,8 @@ def negative_of(name: str) -> str | None:
 def record_vllm_launch(deployment: Any, form: str, args: list[Any], opts: list[Any], positionals: list[Any],
                        command: Any) -> None:
     """Facts of a vLLM launch that need no version; remembers the options as written for :func:`finish_vllm`."""
+    from relialint.core.facts import Fact
     from relialint.engines.common import word_fact
-    from relialint.facts import Fact
 
     facts = deployment.facts
     facts.set("launch.form", word_fact(form, "inferred", args[0]) if args else Fact(form, "inferred"))
@@ -635,8 +635,8 @@ def finish_vllm(deployment: Any) -> None:
     """Option and env-var checks against the final ``engine.version`` (after command-line facts are applied): one
     instance of ``args.unknown_option`` per unknown option and of ``args.unread_env`` per unread variable, each
     at its own token (``FactSet.instances``)."""
+    from relialint.core.facts import Fact
     from relialint.engines.common import word_fact
-    from relialint.facts import Fact
 
     facts = deployment.facts
     version_fact = facts.get("engine.version")
@@ -682,7 +682,7 @@ def _add(facts: Any, key: str, problem: Any, derived: str, true: Any, version: V
     beyond or between the tables); with it unknown, true in the tabled versions ``holds``, decided by the worlds
     (``leave_out``: the written option the instance is about, which does not narrow its own worlds, nor does
     ``options_range``, the version range the options gave)."""
-    from relialint.facts import ByVersion
+    from relialint.core.facts import ByVersion
 
     if version is not None:
         facts.add_instance(key, {key: problem, derived: true if certain else None})
@@ -707,7 +707,7 @@ def _vllm_env_in_order(facts: Any) -> list[tuple[str, tuple[Any, ...]]]:
 def _check_environ_validation(facts: Any, version: Version | None, texts: list[str]) -> None:
     """``args.unlisted_env``: one instance per ``VLLM_*`` variable a release that validates the environment
     (``--fail-on-environ-validation`` set, on the command line or in a ``--config`` file) refuses to start on."""
-    from relialint.facts import Fact
+    from relialint.core.facts import Fact
 
     facts.drop_instances("args.unlisted_env")
     flag = facts.get("flag.vllm." + ENVIRON_VALIDATION[2:])

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from relialint import lazyre
+from relialint.base import lazyre
 from relialint.engines.common import LLAMA_OPTIONS as _LLAMA_OPTIONS
 from relialint.readers.located import Command, Span
 

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import re
 
-from relialint import lazyre
-from relialint.deployment import Deployment
+from relialint.base import lazyre
+from relialint.base.plain import replace
+from relialint.core.deployment import Deployment
+from relialint.core.facts import ByVersion, Fact, FactSet
+from relialint.core.versions import Version, VersionError, parse_in_family
 from relialint.engines import evidence, llamacpp_flags, llamacpp_image
 from relialint.engines.common import (
     FileOpener,
@@ -24,10 +27,7 @@ from relialint.engines.common import (
     word_fact,
 )
 from relialint.engines.inference import Inferred, engine_of
-from relialint.facts import ByVersion, Fact, FactSet
-from relialint.plain import replace
 from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
-from relialint.versions import Version, VersionError, parse_in_family
 
 BINARIES = {"llama-server", "llama-cli", "llama-bench", "llama-perplexity", "server", "main", "llama-completion"}
 _IMAGE = lazyre.compile(r"^(?:ghcr\.io/)?(?:ggml-org|ggerganov)/llama\.cpp(?::(?P<tag>[\w.\-]+))?(?:@.*)?$")

@@ -25,15 +25,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from relialint.deployment import Deployment
+from relialint.core.deployment import Deployment
+from relialint.core.versions import Version, VersionError, llamacpp_release, parse_version
 from relialint.readers.located import FileResult
-from relialint.versions import Version, VersionError, llamacpp_release, parse_version
 
 if TYPE_CHECKING:
+    from relialint.core.evaluate import FactView
+    from relialint.core.facts import FactSet
     from relialint.engines.common import FileOpener
     from relialint.engines.fixedit import FixValue, TextEdit
-    from relialint.evaluate import FactView
-    from relialint.facts import FactSet
 
 
 class LlamaCppEngine:

@@ -24,9 +24,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from relialint.plain import Fields, Frozen
-from relialint.secrets import secret_name
-from relialint.versions import Version
+from relialint.base.plain import Fields, Frozen
+from relialint.base.secrets import secret_name
+from relialint.core.versions import Version
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 # Options llama.cpp replaced by another spelling (engine reference §7: PR #20834 folded the loading switches into
@@ -458,8 +458,8 @@ def fa_words() -> set[str]:
 
 def record_launch(deployment: Any, args: list[Any]) -> None:
     """``--flag=value`` tokens (RL505) and what follows ``-fa`` (RL506); none of it depends on the build."""
+    from relialint.core.facts import Fact
     from relialint.engines.common import word_fact
-    from relialint.facts import Fact
 
     facts = deployment.facts
     words = fa_words()

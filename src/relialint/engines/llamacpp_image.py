@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from relialint import lazyre
+from relialint.base import lazyre
 
 TYPES: dict[str, tuple[str | None, str | None]] = {
     # TYPE -> (engine.backend, gpu.vendor); openvino's devices (CPU, GPU, NPU) are not a backend of the vocabulary

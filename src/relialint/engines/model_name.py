@@ -33,7 +33,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from relialint import lazyre
+from relialint.base import lazyre
 
 Value = str | bool | None
 
@@ -169,7 +169,7 @@ _DIRTY: list[str] = []
 
 def _save() -> None:
     """Write the names read in this process to the cache, once, at exit."""
-    from relialint import cache
+    from relialint.base import cache
 
     cache.write("model-names", _seen_key(), _seen())
 
@@ -177,14 +177,14 @@ def _save() -> None:
 def _seen_key() -> str:
     from pathlib import Path
 
-    from relialint import cache
+    from relialint.base import cache
 
     return cache.digest([Path(__file__)])
 
 
 @lru_cache(maxsize=1)
 def _seen() -> dict[str, list[list[Value]]]:
-    from relialint import cache
+    from relialint.base import cache
 
     data = cache.read("model-names", _seen_key())
     return data if isinstance(data, dict) else {}

@@ -4,8 +4,8 @@ An engine (vLLM, llama.cpp, a benchmark tool, a test's toy) is an object with th
 rest of relialint asks a :class:`~relialint.engines.registry.Registry` for it by name (the ``engine.name`` fact
 value, the ``engines:`` entry of a record) and never names an engine itself. The core (facts, versions, evaluate,
 worlds, findings) does not import ``engines/``: it receives the engine object and types it by the smaller
-protocols it declares (:class:`relialint.worlds.WorldsEngine`, :class:`relialint.findings.FindingsEngine`), which
-this one extends.
+protocols it declares (:class:`relialint.core.worlds.WorldsEngine`,
+:class:`relialint.core.findings.FindingsEngine`), which this one extends.
 
 **Version worlds.** An engine that tables its versions supplies them through
 
@@ -28,7 +28,8 @@ there, every version-derived fact is unknown.
 instance (option ``--foo`` is refused, variable ``VLLM_X`` is not read), is not decided by the engine: the engine
 publishes the located instance fact (``args.unknown_option``, value = the text of the problem, located at its
 word) and, beside it, a per-world boolean declared in the vocabulary as ``per_version`` (``args.option_refused``),
-with :meth:`relialint.facts.FactSet.add_instance`'s ``by_version``: a :class:`relialint.facts.ByVersion` listing
+with :meth:`relialint.core.facts.FactSet.add_instance`'s ``by_version``: a
+:class:`relialint.core.facts.ByVersion` listing
 the tabled versions in which the boolean holds (it is false in the other tabled versions and unknown in the worlds
 beyond the tables) and the written option to leave out of the narrowing. When the version is known the engine sets
 the boolean directly (true for a tabled version; unknown for one outside the tables). The worlds then decide
@@ -40,19 +41,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from relialint.deployment import Deployment
+from relialint.core.deployment import Deployment
+from relialint.core.findings import FindingsEngine
+from relialint.core.versions import Version
 from relialint.engines.common import FileOpener
 from relialint.engines.fixedit import FixValue, TextEdit
-from relialint.findings import FindingsEngine
 from relialint.readers.located import FileResult
-from relialint.versions import Version
 
 
 class Engine(FindingsEngine, Protocol):
     """One serving engine (or benchmark tool). The version-world methods come from
-    :class:`relialint.worlds.WorldsEngine` (``name``, ``label``, ``tabled_versions``, ``allowed_versions``,
+    :class:`relialint.core.worlds.WorldsEngine` (``name``, ``label``, ``tabled_versions``, ``allowed_versions``,
     ``version_class``, ``version_defaults``, ``varying``) and ``fill_settings`` from
-    :class:`relialint.findings.FindingsEngine`."""
+    :class:`relialint.core.findings.FindingsEngine`."""
 
     scheme: str
     """How its versions are written: ``pep440`` (vLLM), ``build`` (llama.cpp bNNNN), ``none`` (no versions)."""

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from relialint.deployment import Deployment
+from relialint.core.deployment import Deployment
 from relialint.readers.located import FileResult
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ never which engine writes which."""
 
 from __future__ import annotations
 
-from relialint.versions import Version, parse_version
+from relialint.core.versions import Version, parse_version
 
 
 def parse_engine_version(engine: str, text: str) -> Version:

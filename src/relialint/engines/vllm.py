@@ -9,8 +9,11 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from relialint import lazyre
-from relialint.deployment import Deployment
+from relialint.base import lazyre
+from relialint.base.plain import replace
+from relialint.core.deployment import Deployment
+from relialint.core.facts import Fact, FactSet, Origin, Value
+from relialint.core.versions import Version, VersionError, parse_in_family
 from relialint.engines import evidence, flagcheck
 from relialint.engines.common import (
     FileOpener,
@@ -38,10 +41,7 @@ from relialint.engines.vllm_args import (
     parse_args,
 )
 from relialint.engines.vllm_defaults import _truthy, apply_defaults
-from relialint.facts import Fact, FactSet, Origin, Value
-from relialint.plain import replace
 from relialint.readers.located import Command, FileResult, ReadError, Span, Word
-from relialint.versions import Version, VersionError, parse_in_family
 
 if TYPE_CHECKING:
     from relialint.engines.inference import Inferred

@@ -11,11 +11,11 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from relialint import bounds
+from relialint.base import bounds
+from relialint.core.versions import Version, parse_in_family
 from relialint.engines import flagcheck
 from relialint.engines.common import model_slot_variable
 from relialint.readers.located import Span, Word
-from relialint.versions import Version, parse_in_family
 
 BOOLEAN_FLAGS = {
     "enforce-eager", "trust-remote-code", "enable-prefix-caching", "disable-log-requests", "enable-log-requests",

@@ -13,12 +13,12 @@ from bisect import bisect_right
 from collections.abc import Callable
 from functools import lru_cache
 
-from relialint.deployment import Deployment
+from relialint.base.plain import Frozen
+from relialint.core.deployment import Deployment
+from relialint.core.facts import Fact, FactSet, Value
+from relialint.core.versions import Version, parse_in_family
 from relialint.engines import flagcheck
 from relialint.engines.vllm_args import _number
-from relialint.facts import Fact, FactSet, Value
-from relialint.plain import Frozen
-from relialint.versions import Version, parse_in_family
 
 
 def _truthy(value: object) -> bool | None:

@@ -8,9 +8,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from relialint import record_url
-from relialint.triggers import All, Leaf, Not, Predicate, PredicateError, Trigger, compile_predicate, compile_trigger
-from relialint.triggers import Any as AnyOf
-from relialint.triggers import leaves as walk
+from relialint.core.triggers import (
+    All,
+    Leaf,
+    Not,
+    Predicate,
+    PredicateError,
+    Trigger,
+    compile_predicate,
+    compile_trigger,
+)
+from relialint.core.triggers import Any as AnyOf
+from relialint.core.triggers import leaves as walk
 
 _PHRASES: dict[str, str] = {
     "engine.name": "the engine is {v}",
@@ -187,7 +196,7 @@ def leaves(pred: Predicate | Mapping[str, Any]) -> list[Leaf]:
 def per_version_facts(trigger: Trigger | Mapping[str, Any]) -> list[str]:
     """The facts of a trigger that depend on the deployment's engine version (a fact derived per version world
     is named by the located fact it decides)."""
-    from relialint.facts import PER_VERSION, VOCABULARY
+    from relialint.core.facts import PER_VERSION, VOCABULARY
 
     out: list[str] = []
     compiled = trigger if isinstance(trigger, Trigger) else compile_trigger(trigger)

@@ -1,7 +1,7 @@
 """``KB020``: the links a record carries are links a reader can follow safely.
 
 Records come from contributors and their text reaches the published site. The site generator escapes everything
-(:mod:`relialint.site_markup`), so no record can put a live script on a page; this check refuses, earlier and with
+(:mod:`relialint.site.markup`), so no record can put a live script on a page; this check refuses, earlier and with
 a location, what has no business in a record at all:
 
 - a reference ``url`` that is not a plain ``http``/``https`` URL with a host, or that carries a character a URL

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from relialint.base.errors import never_none
+from relialint.base.plain import Frozen
 from relialint.disk import read_text
-from relialint.errors import never_none
-from relialint.plain import Frozen
 from relialint.readers.located import Span
 
 if TYPE_CHECKING:
@@ -144,12 +144,12 @@ def compile_record(loaded: LoadedRecord) -> dict[str, Any]:
 
 def compiled(directories: list[Path]) -> tuple[list[dict[str, Any]], list[Problem]]:
     """The records of these folders in compiled form, from the cache when the files have not changed, each
-    trigger compiled into its typed tree (:func:`relialint.triggers.attach`, after the cache is written: the cache
+    trigger compiled into its typed tree (:func:`relialint.core.triggers.attach`, after the cache is written: the cache
     holds plain data)."""
     import json
 
-    from relialint import cache
-    from relialint.triggers import attach
+    from relialint.base import cache
+    from relialint.core.triggers import attach
 
     files = [p for d in directories for p in record_files(d)] if directories else []
     key = cache.digest(files)

@@ -36,7 +36,7 @@ class Leaf(_Strict):
         if len(used) != 1:
             raise ValueError(f"a leaf takes exactly one of {', '.join(OPERATORS)}; got {used or 'none'}")
         if self.matches is not None:
-            from relialint.bounds import regex_problem
+            from relialint.base.bounds import regex_problem
 
             problem = regex_problem(self.matches)
             if problem is not None:

@@ -1,17 +1,17 @@
 """Semantic checks over a folder of records, each with its own code (the examples are run by
-``relialint.examples``, in the run layer: running one is a lint)."""
+``relialint.run.examples``, in the run layer: running one is a lint)."""
 
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
+from relialint.core.facts import FactValueError, spec_for
+from relialint.core.triggers import compile_trigger, leaves
+from relialint.core.versions import VersionError
 from relialint.engines.versioning import parse_engine_version
-from relialint.facts import FactValueError, spec_for
 from relialint.kb import gates, links, witness
 from relialint.kb.loader import LoadedRecord, LoadResult, Problem
 from relialint.kb.model import IMPACT_BY_HUNDRED
-from relialint.triggers import compile_trigger, leaves
-from relialint.versions import VersionError
 
 DEFAULT_FILENAMES = {
     "shell": "serve.sh", "compose": "compose.yaml", "kubernetes": "deployment.yaml", "helm": "values.yaml",
@@ -129,7 +129,7 @@ def _example_checks(loaded: LoadedRecord) -> list[Problem]:
                                                                                 "vocabulary"))
         if example.get("engine_version"):
             try:
-                from relialint.versions import parse_version
+                from relialint.core.versions import parse_version
 
                 parse_version(str(example["engine_version"]))
             except VersionError as exc:

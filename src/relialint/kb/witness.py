@@ -71,8 +71,8 @@ def load_results(directory: Path, record_id: str) -> tuple[dict[int, dict[str, A
 
 
 def _same(engine: str, a: str, b: str) -> bool:
+    from relialint.core.versions import VersionError
     from relialint.engines.versioning import parse_engine_version
-    from relialint.versions import VersionError
 
     if a == b:
         return True

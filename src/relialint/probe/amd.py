@@ -21,7 +21,7 @@ import math
 import re
 from typing import Any
 
-from relialint import bounds
+from relialint.base import bounds
 from relialint.probe.reading import Capture, Sample
 from relialint.probe.units import convert
 from relialint.readers.located import ReadError

@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from relialint import bounds
+from relialint.base import bounds
+from relialint.core.facts import FactSet, json_value
 from relialint.disk import read_text
-from relialint.facts import FactSet, json_value
 from relialint.probe.entries import Entry, FactsFile
 from relialint.readers.located import ReadError
 
@@ -160,6 +160,6 @@ def write(path: Path, facts: FactSet, sources: list[str]) -> None:
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise ValueError(f"--write-facts {path}: the file name ends in .json or .toml")
-    from relialint.safewrite import write_text
+    from relialint.base.safewrite import write_text
 
     write_text(path, render(facts, suffix, sources))

@@ -15,7 +15,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 
-from relialint.facts import Fact, FactSet, Value
+from relialint.core.facts import Fact, FactSet, Value
 from relialint.probe.reading import Capture, Reading, Sample
 
 LOAD_ONLY = {
@@ -110,7 +110,7 @@ def _first(facts: FactSet, key: str, samples: list[Sample], name: str, notes: li
 
 
 def _model(out: HostFacts, gpus: dict[str, list[Sample]]) -> None:
-    from relialint import hardware
+    from relialint.core import hardware
 
     facts = out.facts
     names = {str(s.get("name")) for group in gpus.values() for s in group if s.get("name")}
@@ -141,7 +141,7 @@ def _model(out: HostFacts, gpus: dict[str, list[Sample]]) -> None:
     elif vendors and len({r.value for r in vendors}) == 1:
         facts.set("gpu.vendor", _fact(vendors[0].value, vendors[0]))
     if len({r.value for r in caps}) == 1:
-        from relialint.versions import VersionError, parse_sm
+        from relialint.core.versions import VersionError, parse_sm
 
         try:
             read = parse_sm(str(caps[0].value))

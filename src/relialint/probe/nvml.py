@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from relialint.errors import RelialintError
+from relialint.base.errors import RelialintError
 from relialint.probe.reading import Capture, Reading, Sample
 from relialint.readers.located import ReadError
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from xml.parsers import expat
 
-from relialint.errors import RelialintError
+from relialint.base.errors import RelialintError
 from relialint.probe.reading import REASON_BITS, Capture, Sample
 from relialint.probe.units import convert
 from relialint.readers.located import ReadError

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from relialint.errors import InternalError
+from relialint.base.errors import InternalError
 from relialint.readers.located import ReadError
 
 Value = str | bool | int | float

@@ -1,4 +1,4 @@
-"""The bounds of ``relialint.bounds`` applied to what a reader returns: the expansion budget of one file and the
+"""The bounds of ``relialint.base.bounds`` applied to what a reader returns: the expansion budget of one file and the
 warnings, located in the file, for what was not read past a bound (too many words, too many commands)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from relialint import bounds
+from relialint.base import bounds
 from relialint.readers.located import FileResult, ReadError, Span, Word
 
 F = TypeVar("F", bound=Callable[..., Any])

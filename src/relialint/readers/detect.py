@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from relialint import lazyre
+from relialint.base import lazyre
 
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "env", "__pycache__", ".tox", ".mypy_cache",
              ".ruff_cache", ".pytest_cache", "site-packages", ".cache"}

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from relialint import bounds
-from relialint.plain import Fields
+from relialint.base import bounds
+from relialint.base.plain import Fields
 from relialint.readers import bounded
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.opener import FileOpener

@@ -12,7 +12,7 @@ import math
 import re
 from decimal import Decimal
 
-from relialint.plain import Frozen
+from relialint.base.plain import Frozen
 from relialint.readers.located import EnvVar, Span, Word
 from relialint.readers.opener import FileOpener
 from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq, load_all

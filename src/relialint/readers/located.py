@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from relialint.plain import Frozen
+from relialint.base.plain import Frozen
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 """Files larger than this are not read: an error, never a slow parse."""

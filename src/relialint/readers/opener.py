@@ -4,7 +4,7 @@ A compose file names its ``.env``, ``env_file:`` and the Dockerfile it builds; a
 ``EnvironmentFile=``; ``docker run --env-file``; Helm values the ``Chart.yaml`` beside them; vLLM ``--config`` and a
 local checkpoint's ``config.json``. Readers and engines never touch the file system themselves: they are pure
 functions of (text, path, opener), and the opener the caller builds decides what a name reads. The run builds one
-over the disk, limited to the project root (``relialint.files.DiskOpener``); the language server one that serves the
+over the disk, limited to the project root (``relialint.run.files.DiskOpener``); the language server one that serves the
 editor's unsaved buffers first; tests a dictionary (``MemoryOpener``).
 
 A name is resolved as the files that name them do: relative to the folder of the referring file (an absolute name
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import PurePath
 
-from relialint.plain import Frozen
+from relialint.base.plain import Frozen
 from relialint.readers.located import MAX_FILE_BYTES, ReadError, lone_surrogate
 
 

@@ -14,8 +14,8 @@ from bisect import bisect_left
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from relialint import bounds
-from relialint.plain import replace
+from relialint.base import bounds
+from relialint.base.plain import replace
 from relialint.readers import bounded
 from relialint.readers.dockerrun import docker_run
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word, file_name_tail

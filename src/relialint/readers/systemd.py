@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from relialint import bounds
+from relialint.base import bounds
 from relialint.readers import bounded, envfile
 from relialint.readers.dockerrun import docker_run
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word, file_name_tail

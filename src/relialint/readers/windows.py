@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from relialint import bounds
+from relialint.base import bounds
 from relialint.readers import bounded
 from relialint.readers.located import Command, EnvVar, FileResult, Span, Word, file_name_tail
 from relialint.readers.opener import FileOpener

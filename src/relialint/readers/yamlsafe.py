@@ -19,9 +19,9 @@ import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from relialint import bounds
-from relialint.errors import RelialintError
-from relialint.plain import Fields
+from relialint.base import bounds
+from relialint.base.errors import RelialintError
+from relialint.base.plain import Fields
 from relialint.readers.located import ReadError, Span
 
 MAX_NODES = 200_000

@@ -13,7 +13,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from typing import NamedTuple, Protocol, runtime_checkable
 
-from relialint import bounds
+from relialint.base import bounds
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.opener import FileOpener
 from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq, load_all

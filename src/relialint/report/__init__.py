@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from relialint.results import RunResult
+from relialint.core.results import RunResult
 
 Formatter = Callable[[RunResult, bool, bool], str]
 """``render(run, color, show_ignored)``."""

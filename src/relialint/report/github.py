@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from relialint.printable import field, lines, no_legacy_commands
+from relialint.base.printable import field, lines, no_legacy_commands
+from relialint.core.results import RunResult
 from relialint.report import repo_relative, repository_root
-from relialint.results import RunResult
 
 COMMANDS = {"blocker": "error", "major": "warning", "minor": "notice"}
 _DOWN = {"error": "warning", "warning": "notice", "notice": "notice"}

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from relialint import __version__
-from relialint.plain import as_dict
-from relialint.printable import json_text
-from relialint.results import Finding, RunResult
+from relialint.base.plain import as_dict
+from relialint.base.printable import json_text
+from relialint.core.results import Finding, RunResult
 
 _EXTENSIONS = ("target", "service")
 _INTERNAL = ("about",)

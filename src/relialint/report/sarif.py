@@ -15,9 +15,9 @@ from typing import Any
 from urllib.parse import quote
 
 from relialint import SITE_URL, __version__
-from relialint.printable import json_text
+from relialint.base.printable import json_text
+from relialint.core.results import Finding, RunResult
 from relialint.report import repo_relative, repository_root
-from relialint.results import Finding, RunResult
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {"blocker": "error", "major": "warning", "minor": "note"}

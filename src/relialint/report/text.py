@@ -7,8 +7,8 @@ workflow command in a CI log.
 
 from __future__ import annotations
 
-from relialint.printable import field, lines
-from relialint.results import VERSION_DEFAULTED, Finding, RunResult
+from relialint.base.printable import field, lines
+from relialint.core.results import VERSION_DEFAULTED, Finding, RunResult
 
 _COLORS = {"blocker": "\033[1;31m", "major": "\033[33m", "minor": "\033[36m", "dim": "\033[2m", "bold": "\033[1m"}
 _RESET = "\033[0m"

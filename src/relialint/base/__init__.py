@@ -1,0 +1,1 @@
+"""The plain building blocks every layer uses; nothing here imports the rest of relialint."""

@@ -1,0 +1,1 @@
+"""The language server: the run, over JSON-RPC, for editors."""

@@ -1,0 +1,1 @@
+"""One run of the linter: files, configuration, suppressions, targets, the lint itself."""

@@ -1,0 +1,1 @@
+"""The published catalogue: pages, search index and data generated from the records."""

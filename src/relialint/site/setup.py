@@ -1,0 +1,437 @@
+"""The catalogue's "my setup" view: which records apply to an engine, a version and a GPU, decided at build time.
+
+Each record's trigger is evaluated by the linter itself (:func:`relialint.core.findings.evaluate`) over a deployment
+that states only which engine runs, with the target facts ``--gpu NAME`` and ``--engine-version V`` give
+(:func:`relialint.run.targets.target_facts`, :func:`relialint.run.targets.apply_target`). Everything the configuration
+would say (flags, model, env) stays unknown, so a record that also needs a flag is *possible*, and says which
+facts decide it. A benchmark command is not a serving setup: ``bench.`` facts are known to be unset, as the linter
+has them for every serving deployment.
+
+A trigger compares the version only with the versions it names (its leaves and affected ranges), so versions that
+compare alike with every one of them get the same verdict: each record is evaluated once per class of versions and
+once per class of GPUs that agree on every ``gpu.*`` fact it reads, not once per pair.
+
+The page (``docs/setup.md``) and its data file (``docs/data/setup.json``) are generated; the page's script only
+looks verdicts up in the file (``docs/javascripts/setup.js``). The hardware reference lists each GPU's records from
+the same verdicts, and the search indexes a record under the GPUs its trigger holds on (``site_search``).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from relialint.core.hardware import Gpu
+
+if TYPE_CHECKING:
+    from relialint.engines.protocol import Engine
+from relialint.core.versions import Version, VersionBound
+
+SETUP_PAGE = "setup.md"
+SETUP_DATA = "data/setup.json"
+NOT_SURE = ""
+"""The value of the "not sure" choice of a version or a GPU: that fact stays unknown."""
+SETUP_PATH = "(my setup)"
+"""The path of the deployment the view evaluates (it is never shown)."""
+NEWEST = 10**9
+"""The upper end of the build numbers of the newest llama.cpp choice."""
+
+if TYPE_CHECKING:
+    from relialint.core.evaluator import Evaluator
+
+
+# -- the choices -----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VersionChoice:
+    """One entry of the version list: a release, a run of builds, a version beyond the known ones, or not sure."""
+
+    value: str
+    label: str
+    version: Version | VersionBound | None
+    builds: tuple[int, int] | None = None
+    """llama.cpp: the build numbers the entry stands for, so that ``?version=b7000`` finds its entry."""
+
+
+def engine_names() -> tuple[str, ...]:
+    """The engines of the view: those relialint ships that have versions."""
+    from relialint.engines.registry import default_registry
+
+    return tuple(engine.name for engine in default_registry().versioned())
+
+
+def _engine(name: str) -> Engine:
+    from relialint.engines.registry import default_registry
+
+    engine = default_registry().get(name)
+    if engine is None:
+        raise ValueError(f"no engine {name!r} in the registry")
+    return engine
+
+
+def _literals(engine: str, records: Iterable[Mapping[str, Any]]) -> list[Version]:
+    """The versions of ``engine`` that some record's trigger names."""
+    from relialint.core.triggers import of
+
+    model = _engine(engine)
+    out: set[Version] = set()
+    for record in records:
+        trigger = of(record)
+        if trigger is None or (record.get("engines") and engine not in record["engines"]):
+            continue
+        for literal in trigger.literals:
+            fitted = model.own_version(literal)
+            if fitted is not None and fitted.scheme == model.scheme:
+                out.add(fitted)
+    return sorted(out)
+
+
+def version_choices(engine: str, records: Sequence[Mapping[str, Any]]) -> list[VersionChoice]:
+    """The versions to choose from: "not sure", then every tabled release and every version a record names, in
+    order, with one entry below and one above them. llama.cpp builds between two named builds are one entry (every
+    build in the run compares alike with every version a record names)."""
+    from relialint.core.versions import parse_version
+
+    choices = [VersionChoice(NOT_SURE, "not sure", None)]
+    model = _engine(engine)
+    if model.scheme != "build":
+        points = sorted(set(model.choice_points()) | set(_literals(engine, records)))
+        choices.append(VersionChoice(f"<{points[0]}", f"older than {points[0]}", VersionBound(points[0], False)))
+        choices += [VersionChoice(v.text, v.text, v) for v in points]
+        choices.append(VersionChoice(f">{points[-1]}", f"newer than {points[-1]}", VersionBound(points[-1], True)))
+        return choices
+    # build numbers: the builds between two named ones are one entry
+    tabled = {int(str(v.key[0])) for v in model.choice_points()}
+    numbers = sorted(tabled | {int(str(v.key[0])) for v in _literals(engine, records)})
+    first, last = numbers[0], numbers[-1]
+    choices.append(VersionChoice(f"<b{first}", f"older than b{first}", VersionBound(parse_version(f"b{first}"), False),
+                                 (0, first - 1)))
+    for i, number in enumerate(numbers):
+        choices.append(VersionChoice(f"b{number}", f"b{number}", parse_version(f"b{number}"), (number, number)))
+        following = numbers[i + 1] if i + 1 < len(numbers) else None
+        if following is not None and following - number > 1:
+            lo, hi = number + 1, following - 1
+            label = f"b{lo}" if lo == hi else f"b{lo} to b{hi}"
+            choices.append(VersionChoice(f"b{lo}-b{hi}", label, parse_version(f"b{lo}"), (lo, hi)))
+    choices.append(VersionChoice(f">b{last}", f"newer than b{last}", VersionBound(parse_version(f"b{last}"), True),
+                                 (last + 1, NEWEST)))
+    return choices
+
+
+def gpu_choices() -> list[Gpu | None]:
+    """``None`` ("not sure"), then every GPU of the hardware catalogue."""
+    from relialint.core.hardware import catalogue
+
+    return [None, *catalogue()]
+
+
+# -- one verdict -------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A record on one setup: ``definite`` or ``possible``, and the facts that would decide a possible one."""
+
+    certainty: str
+    missing: tuple[str, ...] = ()
+
+    def gpu_decides(self) -> bool:
+        """Whether the GPU's facts leave it open (a catalogue row that does not know the GPU's FP4 support)."""
+        from relialint.core.worlds import ROW_KEYS
+
+        return any(m in ROW_KEYS for m in self.missing)
+
+
+def setup_deployment(engine: str, gpu: Gpu | None, version: Version | VersionBound | None) -> Any:
+    """A deployment of ``engine`` that says nothing else, with the GPU and the version given as the linter's
+    ``--gpu`` and ``--engine-version`` give them (a version beyond the known ones as the linter's own worlds do)."""
+    from relialint.core.deployment import Deployment
+    from relialint.core.facts import Fact
+    from relialint.core.results import Target
+    from relialint.readers.located import Span
+    from relialint.run.targets import apply_target, target_facts
+
+    deployment = Deployment(engine, "setup", Span(SETUP_PATH, 1, 1, 1, 1))
+    deployment.facts.set("engine.name", Fact(engine, "inferred"))
+    deployment.facts.closed.add("bench.")
+    text = version.text if isinstance(version, Version) else None
+    apply_target(deployment, target_facts(Target(gpu=gpu.name if gpu else None, engine_version=text)), [])
+    if isinstance(version, VersionBound):
+        deployment.facts.set("engine.version", Fact(version, "inferred", note="a version beyond the known ones"))
+    return deployment
+
+
+def verdict(record: Mapping[str, Any], engine: str, gpu: Gpu | None,
+            version: Version | VersionBound | None, evaluator: Evaluator | None = None) -> Verdict | None:
+    """The linter's verdict on ``record`` for the setup; ``None`` where it does not apply. ``evaluator``: the memo
+    shared by the setups of one record (its trigger compiled once)."""
+    from relialint.core.findings import evaluate
+    from relialint.engines.registry import default_registry
+
+    found = evaluate(setup_deployment(engine, gpu, version), [dict(record)], default_registry().get(engine),
+                     evaluator)
+    if not found:
+        return None
+    if any(f.certainty == "definite" for f in found):
+        return Verdict("definite")
+    return Verdict("possible", tuple(sorted({m for f in found for m in f.missing_facts})))
+
+
+# -- every setup, by classes -----------------------------------------------------------------------------------------
+
+
+def _order(version: Version | VersionBound | None, literal: Version) -> object:
+    if version is None:
+        return "unknown"
+    if isinstance(version, VersionBound):
+        return version.order(literal)
+    if not version.comparable(literal):
+        return "other scheme"
+    return -1 if version < literal else (1 if literal < version else 0)
+
+
+def _gpu_key(gpu: Gpu | None, keys: Sequence[str]) -> object:
+    if gpu is None:
+        return None
+    facts = gpu.facts()
+    return tuple((k, str(facts[k]) if k in facts else "?") for k in keys)
+
+
+@dataclass
+class RecordSetups:
+    """One record's verdict on every setup: ``cells[engine][g][v]`` for GPU choice ``g`` and version choice ``v``
+    (``None``: does not apply)."""
+
+    record: Mapping[str, Any]
+    cells: dict[str, list[list[Verdict | None]]] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return str(self.record["id"])
+
+    def engines(self) -> list[str]:
+        return list(self.cells)
+
+    def applies(self) -> bool:
+        return any(c is not None for rows in self.cells.values() for row in rows for c in row)
+
+    def by_gpu(self, engine: str) -> bool:
+        """Whether the GPU changes the verdict for some version (the "not sure" GPU left aside)."""
+        rows = self.cells.get(engine) or []
+        return any(len({_cell_key(row[v]) for row in rows[1:]}) > 1 for v in range(len(rows[0]) if rows else 0))
+
+    def by_version(self, engine: str) -> bool:
+        """Whether the version changes the verdict for some GPU (the "not sure" version left aside)."""
+        return any(len({_cell_key(c) for c in row[1:]}) > 1 for row in self.cells.get(engine) or [])
+
+    def gpus(self, gpus: Sequence[Gpu | None]) -> dict[str, bool]:
+        """The catalogue GPUs this record is about: it applies on them for some engine and version, and not on some
+        other GPU. ``True``: the GPU's facts satisfy the trigger's GPU conditions; ``False``: its catalogue row
+        leaves one of them open (the record is possible there because of the GPU)."""
+        out: dict[str, bool] = {}
+        for engine, rows in self.cells.items():
+            if not self.by_gpu(engine):
+                continue
+            for g, row in enumerate(rows):
+                gpu = gpus[g]
+                if gpu is None:
+                    continue
+                applying = [c for c in row if c is not None]
+                if applying:
+                    out[gpu.name] = out.get(gpu.name, False) or any(not c.gpu_decides() for c in applying)
+        return out
+
+
+def _cell_key(cell: Verdict | None) -> object:
+    return None if cell is None else (cell.certainty, cell.missing)
+
+
+def record_setups(record: Mapping[str, Any], gpus: Sequence[Gpu | None],
+                  versions: Mapping[str, Sequence[VersionChoice]]) -> RecordSetups:
+    """The record's verdict for every engine, GPU choice and version choice, evaluating one setup per class."""
+    from relialint.core.evaluator import Evaluator
+
+    out = RecordSetups(record)
+    evaluator = Evaluator()
+    trigger = evaluator.trigger(record)
+    if trigger is None or record.get("status") == "withdrawn":
+        return out
+    keys = sorted(k for k in trigger.keys if k.startswith("gpu."))
+    engines = [e for e in engine_names() if not record.get("engines") or e in record["engines"]]
+    for engine in engines:
+        model = _engine(engine)
+        literals = [f for f in (model.own_version(v) for v in trigger.literals) if f is not None]
+        vkeys = [tuple(_order(c.version, lit) for lit in literals) if c.version is not None else None
+                 for c in versions[engine]]
+        memo: dict[tuple[object, object], Verdict | None] = {}
+        grid: list[list[Verdict | None]] = []
+        for gpu in gpus:
+            gkey = _gpu_key(gpu, keys)
+            row: list[Verdict | None] = []
+            for choice, vkey in zip(versions[engine], vkeys, strict=True):
+                key = (gkey, vkey)
+                if key not in memo:
+                    memo[key] = verdict(record, engine, gpu, choice.version, evaluator)
+                row.append(memo[key])
+            grid.append(row)
+        out.cells[engine] = grid
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _cached(record_json: str) -> RecordSetups:
+    record = json.loads(record_json)
+    versions = {e: version_choices(e, [record]) for e in engine_names()}
+    return record_setups(record, gpu_choices(), versions)
+
+
+def record_gpus(record: Mapping[str, Any]) -> dict[str, bool]:
+    """The catalogue GPUs a record is about (:meth:`RecordSetups.gpus`), for one record on its own."""
+    return _cached(json.dumps(record, sort_keys=True, default=str)).gpus(gpu_choices())
+
+
+# -- the data file and the page --------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1024)
+def _depends(missing: tuple[str, ...]) -> str:
+    """What decides a possible verdict, in the words of the configuration: the fact and the options that set it."""
+    from relialint.engines.vllm import OPTION_FACTS
+
+    parts: list[str] = []
+    for key in missing:
+        flags = [f"--{flag}" for flag, facts in OPTION_FACTS.items() if key in facts]
+        if key.startswith("flag.vllm.") or key.startswith("flag.llama.cpp."):
+            flags = ["--" + key.split(".", 2)[2] if key.startswith("flag.vllm.") else key.split(".", 3)[3]]
+        elif key.startswith(("env.", "build.")):
+            flags = [key.split(".", 1)[1]]
+        parts.append(f"{key} ({', '.join(flags)})" if flags else key)
+    return ", ".join(parts)
+
+
+def _kind(record: Mapping[str, Any]) -> str:
+    if record.get("trigger"):
+        return "trigger"
+    return "runtime" if record.get("runtime_trigger") else "knowledge"
+
+
+def setup_data(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The view's data file: the choices, and per record and engine the verdicts as runs of version choices for
+    groups of GPU choices that share them. Outcomes: ``d`` definite, ``p`` possible (with the index of what decides
+    it in ``depends``); a setup a record does not apply to is left out."""
+    gpus = gpu_choices()
+    versions = {e: version_choices(e, records) for e in engine_names()}
+    depends: dict[str, int] = {}
+    out_records: list[dict[str, Any]] = []
+    for record in sorted(records, key=lambda r: str(r["id"])):
+        setups = record_setups(record, gpus, versions)
+        entry: dict[str, Any] = {
+            "id": record["id"], "title": " ".join(str(record["title"]).split()), "severity": record["severity"],
+            "impact": record["impact"], "engines": list(record.get("engines") or []), "kind": _kind(record),
+            "url": f"records/{record['id']}/",
+        }
+        if record.get("status") == "withdrawn":
+            entry["withdrawn"] = True
+        cells: dict[str, Any] = {}
+        specific: dict[str, list[str]] = {}
+        for engine, grid in setups.cells.items():
+            groups: dict[tuple[object, ...], list[int]] = {}
+            runs_of: dict[tuple[object, ...], list[list[Any]]] = {}
+            for g, row in enumerate(grid):
+                runs: list[list[Any]] = []
+                for v, cell in enumerate(row):
+                    if cell is None:
+                        continue
+                    code = "d" if cell.certainty == "definite" else "p"
+                    dep = -1
+                    if cell.missing:
+                        text = _depends(cell.missing)
+                        dep = depends.setdefault(text, len(depends))
+                    if runs and runs[-1][1] == v - 1 and runs[-1][2:] == [code, dep]:
+                        runs[-1][1] = v
+                    else:
+                        runs.append([v, v, code, dep])
+                key = tuple(tuple(r) for r in runs)
+                groups.setdefault(key, []).append(g)
+                runs_of[key] = runs
+            rows = [[members, runs_of[key]] for key, members in groups.items() if runs_of[key]]
+            if rows:
+                cells[engine] = rows
+                specific[engine] = [w for w, on in (("gpu", setups.by_gpu(engine)),
+                                                     ("version", setups.by_version(engine))) if on]
+        entry["cells"] = cells
+        entry["by"] = specific
+        out_records.append(entry)
+    return {
+        "generator": "python -m relialint.site",
+        "engines": [{"id": e, "label": _engine(e).label,
+                     "versions": [{"value": c.value, "label": c.label, **({"builds": list(c.builds)}
+                                                                          if c.builds else {})}
+                                  for c in versions[e]]} for e in engine_names()],
+        "gpus": [{"value": NOT_SURE, "label": "not sure"}] + [
+            {"value": g.name, "label": g.name, "vendor": g.vendor, **({"family": g.family} if g.family else {}),
+             "aliases": list(g.aliases)} for g in gpus if g is not None],
+        "depends": list(depends),
+        "records": out_records,
+    }
+
+
+def data_json(records: Sequence[Mapping[str, Any]]) -> str:
+    return json.dumps(setup_data(records), indent=None, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+def gpu_records(records: Sequence[Mapping[str, Any]]) -> dict[str, list[tuple[str, bool]]]:
+    """Per catalogue GPU, the records about it (:meth:`RecordSetups.gpus`) in id order: ``(id, True)`` where the
+    GPU's facts meet the record's GPU conditions, ``(id, False)`` where its catalogue row leaves one open."""
+    out: dict[str, list[tuple[str, bool]]] = {}
+    for record in sorted(records, key=lambda r: str(r["id"])):
+        for name, sure in record_gpus(record).items():
+            out.setdefault(name, []).append((str(record["id"]), sure))
+    return out
+
+
+def setup_page(banner: str) -> str:
+    """``docs/setup.md``: the form and the place the results go; ``docs/javascripts/setup.js`` fills it from
+    ``docs/data/setup.json``."""
+    def select(name: str, label: str) -> str:
+        return (f'<div class="rl-field"><label for="rl-setup-{name}">{html.escape(label)}</label>'
+                f'<select id="rl-setup-{name}" name="{name}"></select></div>')
+
+    return "\n".join([
+        "---",
+        "title: My setup",
+        "description: Choose an engine, a version and a GPU to see the records that apply to that setup.",
+        "---",
+        "",
+        banner,
+        "",
+        "# My setup",
+        "",
+        "Choose the engine, its version and the GPU you serve on: the list shows every record that applies to that "
+        "setup, *definitely* or *possibly*. The verdicts were computed when the site was built, by the linter's own "
+        "evaluation of each record's trigger, as `relialint --gpu NAME --engine-version V` would give them for a "
+        "deployment that says nothing else. Most records also need a flag, a model or an environment variable: those "
+        "are *possible*, and each says which setting decides it. To check an actual deployment file, run "
+        "`relialint FILE --gpu NAME --engine-version V`.",
+        "",
+        f'<form id="rl-setup" class="rl-setup" data-src="../{SETUP_DATA}" role="search" '
+        'aria-label="Choose your setup">',
+        select("engine", "Engine"),
+        select("version", "Version"),
+        select("gpu", "GPU"),
+        "</form>",
+        "",
+        '<p id="rl-setup-notice" class="rl-setup-notice" role="status" hidden></p>',
+        '<p id="rl-setup-summary" class="rl-setup-summary" aria-live="polite"></p>',
+        '<div id="rl-setup-results" class="rl-setup-results"></div>',
+        "",
+        '<noscript>This view needs JavaScript. The same verdicts are in '
+        f'<a href="../{SETUP_DATA}">{SETUP_DATA}</a>, and the <a href="../reference/hardware/">hardware '
+        "catalogue</a> lists each GPU's records.</noscript>",
+        "",
+    ])

@@ -135,15 +135,27 @@ def test_unreadable_file(tmp_path: Path) -> None:
         path.chmod(0)
         return path
 
-    probe = tmp_path / "probe"
-    probe.write_text("x")
-    probe.chmod(0)
-    if os.access(probe, os.R_OK):
-        pytest.skip("running with privileges that read a mode-000 file")
+    if os.geteuid() != 0:
+        try:
+            check(tmp_path, make, 1, 1, "permission denied")
+        finally:
+            (tmp_path / "bad" / "compose.yaml").chmod(0o644)
+        return
+    # root reads a mode-000 file: the same run in a subprocess without the privileges that bypass permissions
+    from tests.test_hostile import relialint, without_file_privileges
+
+    _, bad = setup(tmp_path, make)
     try:
-        check(tmp_path, make, 1, 1, "permission denied")
+        code, out, _ = relialint(str(tmp_path), "--gpu", "H100", "--select", "RL120", "--format", "json",
+                                 prefix=tuple(without_file_privileges()))
     finally:
-        (tmp_path / "bad" / "compose.yaml").chmod(0o644)
+        bad.chmod(0o644)
+    doc = json.loads(out)
+    assert code == 2
+    assert [(Path(e["path"]).name, e["line"], e["column"]) for e in doc["errors"]
+            if "permission denied" in e["message"]] == [("compose.yaml", 1, 1)]
+    assert [(f["code"], Path(f["path"]).parent.name, f["line"], f["column"]) for f in doc["findings"]] == \
+        [("RL120", "good", 4, 44)]
 
 
 def test_deep_nesting_is_an_error_not_a_crash(tmp_path: Path) -> None:

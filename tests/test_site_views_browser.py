@@ -37,10 +37,17 @@ def _results(page: Any, query: str) -> list[str]:
             break
         except PlaywrightTimeout:
             continue
-    page.wait_for_timeout(300)  # the last key's results replace the previous ones
-    hrefs = page.eval_on_selector_all(".md-search-result__item > a.md-search-result__link",
-                                      "links => links.map(a => new URL(a.href).pathname)")
-    return list(dict.fromkeys(h.lstrip("/") for h in hrefs))
+    # The last key's results replace the previous ones when the search worker answers: read until two reads a
+    # moment apart agree (a loaded machine answers later; no fixed wait decides it).
+    hrefs: list[str] | None = None
+    for _poll in range(TIMEOUT_MS // 300):
+        page.wait_for_timeout(300)
+        now = page.eval_on_selector_all(".md-search-result__item > a.md-search-result__link",
+                                        "links => links.map(a => new URL(a.href).pathname)")
+        if now == hrefs:
+            break
+        hrefs = now
+    return list(dict.fromkeys(h.lstrip("/") for h in hrefs or []))
 
 
 def _ids(pages: list[str]) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any, Literal
 
 from relialint.base.errors import RelialintError
@@ -364,6 +365,23 @@ def parse_value(spec: FactSpec, raw: object) -> Value:
 
 
 _PLACEHOLDER = re.compile(r"\{fact:([A-Za-z0-9_.\-|]+)\}")
+
+
+SETTING = re.compile(r"\{set:([A-Za-z0-9_.\-]+)=([^{}]+)\}")
+"""``{set:KEY=VALUE}`` in a record's message: a setting the deployment's engine spells (``Engine.fill_settings``)."""
+
+
+def fill_settings(message: str, spell: Callable[[str, str], str | None] | None = None) -> str:
+    """``{set:KEY=VALUE}`` placeholders replaced by ``spell(KEY, VALUE)``, or ``KEY=VALUE`` as written where it gives
+    nothing (or there is no ``spell``: a deployment of no engine)."""
+    if "{set:" not in message:
+        return message
+
+    def spelled(match: re.Match[str]) -> str:
+        found = spell(match.group(1), match.group(2)) if spell is not None else None
+        return found or f"{match.group(1)}={match.group(2)}"
+
+    return SETTING.sub(spelled, message)
 
 
 def fill_message(message: str, facts: FactSet) -> str:

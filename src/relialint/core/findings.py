@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -14,9 +13,6 @@ from relialint.core.facts import PER_VERSION, Fact, FactSet
 from relialint.core.results import VERSION_DEFAULTED, Finding
 from relialint.core.triggers import Trigger, compile_trigger, leaves
 from relialint.core.worlds import Worlds, WorldsEngine, judge
-
-_SETTING = re.compile(r"\{set:([A-Za-z0-9_.\-]+)=([^{}]+)\}")
-"""``{set:KEY=VALUE}`` in a record's message: spelled by the engine (``fill_settings``), else ``KEY=VALUE``."""
 
 
 class FindingsEngine(WorldsEngine, Protocol):
@@ -142,12 +138,11 @@ def _finding(record: dict[str, Any], trigger: Trigger, deployment: Deployment, e
         end_line, end_column = fact.end_line or line, fact.end_column or column
         about = key
         break
-    from relialint.core.facts import fill_message
+    from relialint.core.facts import fill_message, fill_settings
 
     message = fill_message(record[field]["message"], facts)
     if "{set:" in message:  # a setting spelled as the deployment's versions take it
-        message = engine.fill_settings(message, deployment) if engine is not None else _SETTING.sub(
-            r"\1=\2", message)
+        message = engine.fill_settings(message, deployment) if engine is not None else fill_settings(message)
     if not definite:
         # a fact derived per version world is unknown only because the version is: the version decides it
         missing = sorted({"engine.version" if m in PER_VERSION else m for m in missing})

@@ -466,24 +466,6 @@ def _order_sig(version: Version | VersionBound | None, literal: Version) -> str:
     return "?" if order is None else str(order)
 
 
-def version_literals(trigger: Trigger | Mapping[str, Any]) -> tuple[Version, ...]:
-    """Every version a trigger compares ``engine.version`` with, in its leaves and its affected ranges."""
-    return _compiled(trigger).literals
-
-
-def keys_read(trigger: Trigger | Mapping[str, Any]) -> frozenset[str]:
-    """Every fact key a trigger reads (``engine.version`` too where it has affected ranges)."""
-    return _compiled(trigger).keys
-
-
-def _compiled(trigger: Trigger | Mapping[str, Any]) -> Trigger:
-    if isinstance(trigger, Trigger):
-        return trigger
-    from relialint.core.triggers import compile_trigger
-
-    return compile_trigger(trigger)
-
-
 def judge(trigger: Trigger | Mapping[str, Any], worlds: Worlds, evaluator: Evaluator | None = None) -> Judgement:
     """The trigger over every world the evidence allows. ``evaluator``: the run's memo (a fresh one, kept for this
     call only, when none is given)."""

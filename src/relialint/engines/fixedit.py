@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 
 from relialint.base.plain import Frozen
+from relialint.core import facts
 from relialint.core.deployment import Deployment
 from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
 
@@ -40,22 +41,14 @@ class TextEdit(Frozen):
         self.new_text = new_text
 
 
-_SETTING = re.compile(r"\{set:([A-Za-z0-9_.\-]+)=([^{}]+)\}")
-
-
 def fill_settings(text: str, deployment: Deployment,
                   spell: Callable[[Deployment, str, str], str | None] | None = None) -> str:
     """``{set:KEY=VALUE}`` in a record's message: the setting as the deployment's engine spells it on the versions
     the deployment can be on (``spell``; vLLM: ``--attention-backend FLASH_ATTN`` from 0.13.0,
     ``VLLM_ATTENTION_BACKEND=FLASH_ATTN`` before); ``KEY=VALUE`` as written where the engine does not say."""
-    if "{set:" not in text:
-        return text
-
-    def spelled(match: re.Match[str]) -> str:
-        found = spell(deployment, match.group(1), match.group(2)) if spell is not None else None
-        return found or f"{match.group(1)}={match.group(2)}"
-
-    return _SETTING.sub(spelled, text)
+    if spell is None:
+        return facts.fill_settings(text)
+    return facts.fill_settings(text, lambda key, value: spell(deployment, key, value))
 
 
 # -- shared helpers -------------------------------------------------------------------------------------------------

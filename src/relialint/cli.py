@@ -398,6 +398,8 @@ def facts(args: argparse.Namespace) -> int:
     for d in run.deployments:
         entry: dict[str, Any] = {"path": d.path, "line": d.span.line, "engine": d.engine, "kind": d.kind,
                                  "facts": {}}
+        if d.unseen is not None:
+            entry["launch"] = {"seen": False, "why": d.unseen}  # extends the contract: absent where it is seen
         for key, f in d.facts.items():
             secret = f.value is not None and secret_name(key)
             item: dict[str, Any] = {"value": shown(key, f.value) if secret else json_value(f.value),
@@ -425,7 +427,8 @@ def facts(args: argparse.Namespace) -> int:
             for e in problems:
                 _echo(f"{field(e['path'])}:{e['line']}:{e['column']}: {kind}: {field(e['message'])}")
         for entry in deployments:
-            _echo(f"{field(entry['path'])}:{entry['line']}: {entry['engine']} ({entry['kind']})")
+            unseen = ", launch not in the file" if "launch" in entry else ""
+            _echo(f"{field(entry['path'])}:{entry['line']}: {entry['engine']} ({entry['kind']}{unseen})")
             for key, item in entry["facts"].items():
                 where = f"{field(item['path'])}:{item['line']}:{item['column']}" if "path" in item else ""
                 value = render(item["value"]) if not isinstance(item["value"], str) else item["value"]

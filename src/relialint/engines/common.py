@@ -165,6 +165,12 @@ class InferredSite(Protocol):
     @property
     def note(self) -> str: ...
 
+    @property
+    def unseen(self) -> bool: ...
+
+
+UNSEEN = "the launch is not in the file: the container runs its image's own command, so every option is unknown"
+
 
 class LaunchSite(Protocol):
     """What the shared extract loop reads of an engine's recognised launch: where it starts, and, for an image that
@@ -212,6 +218,8 @@ def launch_deployment(engine: str, kind: str, start: Word, inferred: InferredSit
     deployment = Deployment(engine, kind, start.span, branch=branch)
     if inferred is not None:
         deployment.facts.set("engine.name", at(engine, "inferred", inferred.span, inferred.note))
+        if inferred.unseen:
+            deployment.unseen = UNSEEN
     else:
         deployment.facts.set("engine.name", at(engine, "inferred", start.span))
     return deployment

@@ -384,6 +384,7 @@ def facts(args: argparse.Namespace) -> int:
     _check_choice("--format", args.fmt, ("text", "json"))
     from relialint.base.secrets import secret_name
     from relialint.core.facts import json_value, render, shown
+    from relialint.engines.registry import default_registry
     from relialint.run.lint import Options, Target, lint_paths
 
     gpu: str | None = args.gpu
@@ -420,8 +421,11 @@ def facts(args: argparse.Namespace) -> int:
                                     for e in run.errors]
     warnings: list[dict[str, Any]] = [{"path": w.path, "line": w.line, "column": w.column, "message": w.message}
                                       for w in run.warnings]
+    # the files that gave no deployment, with what they hold: "no deployment found" is a result, never silence
+    empty = [{"path": path, "kind": kind, "saw": saw} for path, kind, saw, found in run.looked_at if not found]
     if args.fmt == "json":
-        _echo_json({"deployments": deployments, "errors": errors, **({"warnings": warnings} if warnings else {})})
+        _echo_json({"deployments": deployments, "errors": errors, **({"warnings": warnings} if warnings else {}),
+                    "no_deployment": empty})
     else:
         for kind, problems in (("error", errors), ("warning", warnings)):
             for e in problems:
@@ -436,6 +440,14 @@ def facts(args: argparse.Namespace) -> int:
                 _echo(f"  {field(key):<34} {field(value):<28} {item['origin']:<12} {where}{note}")
             for line in entry.get("notes", []):
                 _echo(f"  note: {field(line)}")
+        if not deployments:
+            _echo("no deployment found")
+        engines = " or ".join(engine.name for engine in default_registry() if engine.takes_version)
+        for item in empty:
+            why = {"skipped": "", "env": "; an env file launches nothing by itself (it is read where a launch loads "
+                                         "it: env_file:, --env-file, EnvironmentFile=)"}.get(item["kind"],
+                                                                                            f"; none runs {engines}")
+            _echo(f"{field(item['path'])}: no deployment: {field(item['saw'])}{why}")
     return 2 if run.errors else 0
 
 

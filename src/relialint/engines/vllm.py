@@ -72,7 +72,7 @@ _IMAGE = lazyre.compile(
 _MIRROR = lazyre.compile(
     r"^(?:[\w.\-]+(?::\d+)?/)+(?P<repo>vllm-openai(?:-[a-z0-9]+)?)(?P<rest>(?::[\w.\-]+)?(?:@.*)?)$")
 """A registry mirror of the vLLM image under another path (``registry.example.com/mirror/vllm-openai:v0.9.2``)."""
-_TAG_VERSION = lazyre.compile(r"^v(\d+\.\d+\.\d+(?:\.post\d+)?(?:rc\d+)?)(?:-.*)?$")
+_TAG_VERSION = lazyre.compile(r"^v(\d+\.\d+\.\d+(?:\.\d+|\.post\d+)?(?:rc\d+)?)(?:-.*)?$")  # v0.10.1.1 too
 _ROCM_TAG = lazyre.compile(r"rocm[\d.]+_(?:instinct_)?vllm_?(\d+(?:\.\d+)+)_\d{8}")
 SERVE_ENTRYPOINT_FROM = parse_in_family(False, "0.11.1")
 

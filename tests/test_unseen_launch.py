@@ -155,3 +155,17 @@ def test_facts_says_the_launch_is_not_in_the_file(tmp_path: Path) -> None:
     doc = json.loads(invoke(["facts", "--format", "json", str(compose)]).stdout)
     assert doc["deployments"][0]["launch"]["seen"] is False
     assert doc["no_deployment"] == []
+
+
+def test_an_unseen_launch_gets_no_definite_finding_and_shows_only_what_the_file_states(tmp_path: Path) -> None:
+    compose = tmp_path / "docker-compose.yml"
+    reservation = ("    deploy:\n      resources:\n        reservations:\n          devices:\n"
+                   "            - driver: nvidia\n              count: 1\n              capabilities: [gpu]\n")
+    compose.write_text(BUILT + reservation)
+    doc = json.loads(invoke(["check", "--format", "json", "--show-possible", str(compose)]).stdout)
+    assert doc["summary"]["deployments"] == 1
+    findings = doc["findings"]
+    assert len(findings) > 20  # every option-dependent record stays possible: unknown, not absent
+    assert {f["certainty"] for f in findings} == {"possible"}
+    shown = sorted(f["code"] for f in findings if f.get("shown"))
+    assert shown == ["RL122", "RL217"]  # the NVIDIA reservation states the vendor: their only stated condition

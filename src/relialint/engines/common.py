@@ -169,7 +169,8 @@ class InferredSite(Protocol):
     def unseen(self) -> bool: ...
 
 
-UNSEEN = "the launch is not in the file: the container runs its image's own command, so every option is unknown"
+UNSEEN = ("the launch is not in the file: the container runs its image's own command, which may pass any option (each "
+          "one not written here is unknown, not absent)")
 
 
 class LaunchSite(Protocol):

@@ -89,7 +89,7 @@ class Inferred(NamedTuple):  # a NamedTuple: cheaper to create at start-up than 
             what = "an option" if self.token.startswith("-") else "an environment variable"
             told = f"inferred from {self.token}, {what} only {self.engine} has"
         if self.unseen:
-            return f"{told}; the launch is not in this file (the image's own command runs), so its options are unknown"
+            return f"{told}; the launch is not in this file (the image's own command runs, with options unknown)"
         return f"{told} (the image does not say which engine)"
 
 

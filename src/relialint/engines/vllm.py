@@ -16,6 +16,7 @@ from relialint.core.facts import Fact, FactSet, Origin, Value
 from relialint.core.versions import Version, VersionError, parse_in_family
 from relialint.engines import evidence, flagcheck
 from relialint.engines.common import (
+    UNSEEN,
     FileOpener,
     apply_env,
     at,
@@ -71,7 +72,7 @@ _IMAGE = lazyre.compile(
 _MIRROR = lazyre.compile(
     r"^(?:[\w.\-]+(?::\d+)?/)+(?P<repo>vllm-openai(?:-[a-z0-9]+)?)(?P<rest>(?::[\w.\-]+)?(?:@.*)?)$")
 """A registry mirror of the vLLM image under another path (``registry.example.com/mirror/vllm-openai:v0.9.2``)."""
-_TAG_VERSION = lazyre.compile(r"^v(\d+\.\d+\.\d+(?:\.post\d+)?(?:rc\d+)?)(?:-.*)?$")
+_TAG_VERSION = lazyre.compile(r"^v(\d+\.\d+\.\d+(?:\.\d+|\.post\d+)?(?:rc\d+)?)(?:-.*)?$")  # v0.10.1.1 too
 _ROCM_TAG = lazyre.compile(r"rocm[\d.]+_(?:instinct_)?vllm_?(\d+(?:\.\d+)+)_\d{8}")
 SERVE_ENTRYPOINT_FROM = parse_in_family(False, "0.11.1")
 
@@ -225,6 +226,8 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, resu
     if launch.backend is not None:
         facts.set("engine.backend", word_fact(launch.backend[0], "image", launch.backend[1]))
     apply_env(deployment, command, ("VLLM_",))
+    if _unseen(launch):
+        deployment.facts.closed.discard("env.")  # the image's own ENV is not seen either
     _apply_args(deployment, launch, result, opener)
     if facts.get("engine.version") is None and facts.get("engine.version_range") is None:
         # the options the launch passes say which releases it can run on (any other refuses to start)
@@ -395,12 +398,18 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
     _config_false_fact(facts, parsed.opts, opts)
     opts = _drop_config_false(deployment, opts)
     complete = _args_complete(launch, parsed, unread_config)
+    if _unseen(launch):
+        for key in ("args.config_equals", "args.config_false", "launch.positional_model", "launch.serve_repeated",
+                    "launch.form"):
+            facts.unknown(key)  # about the words of a launch this file does not show
     if complete:
         facts.closed.add("flag.vllm.")
     last = _written_options(facts, opts)
     _apply_model(deployment, launch, parsed.positionals, last, opener)
     _option_facts(facts, opts, last)
-    if not complete and not unread_config:
+    if _unseen(launch):
+        deployment.notes.append(UNSEEN)
+    elif not complete and not unread_config:
         deployment.notes.append("arguments spliced from a variable: flags not seen may still be set")
 
 
@@ -427,8 +436,16 @@ def _drop_config_false(deployment: Deployment, opts: list[Opt]) -> list[Opt]:
     return kept
 
 
+def _unseen(launch: Launch) -> bool:
+    """The launch is the image's own command, not in the file (``inference``)."""
+    return launch.inferred is not None and launch.inferred.unseen
+
+
 def _args_complete(launch: Launch, parsed: Parsed, unread_config: bool) -> bool:
-    """Whether every option of the launch is seen: no word that may split into options, no unread ``--config``."""
+    """Whether every option of the launch is seen: no word that may split into options, no unread ``--config``,
+    and a launch that is in the file at all."""
+    if _unseen(launch):
+        return False
     # words before the arguments (program, subcommand) that may split; the arguments' own are in `parsed`
     outside = [w for w in launch.command.argv if w.splice and not any(w is a for a in launch.args)]
     splices = any(w.splice for w in launch.command.argv)  # an env file or a YAML config has no argv to see

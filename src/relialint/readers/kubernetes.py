@@ -143,9 +143,32 @@ def _container(container: YMap, src: Src, result: FileResult, labels: list[tuple
     span = image.span if image is not None else container.span
     if image is None and entrypoint is None and not argv:
         return
-    result.commands.extend(container_commands(image, entrypoint, argv, env, span, src, nodes,
-                                              env_complete=complete, name=name, gpu_count=count,
-                                              gpu_count_span=count_span, gpu_labels=labels + gpu_labels))
+    commands = container_commands(image, entrypoint, argv, env, span, src, nodes, env_complete=complete, name=name,
+                                  gpu_count=count, gpu_count_span=count_span, gpu_labels=labels + gpu_labels)
+    if image is not None and entrypoint is None and not argv and len(commands) == 1:
+        commands[0].argv_from_image = True  # the image's own CMD runs, unseen here
+        commands[0].shows = _shows(container)
+    result.commands.extend(commands)
+
+
+def _shows(container: YMap) -> list[tuple[str, str, Span]]:
+    """The container's name, ports, mounts and probe paths, as written (``Command.shows``)."""
+    shows: list[tuple[str, str, Span]] = []
+    name = container.get("name")
+    if isinstance(name, YScalar) and name.value is not None:
+        shows.append(("name", name.text, name.span))
+    for key, what, field in (("ports", "port", "containerPort"), ("volumeMounts", "volume", "mountPath")):
+        for item in seq_items(container.get(key)):
+            value = item.get(field) if isinstance(item, YMap) else None
+            if isinstance(value, YScalar) and value.value is not None:
+                shows.append((what, value.text, value.span))
+    for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
+        node = container.get(probe)
+        get = node.get("httpGet") if isinstance(node, YMap) else None
+        path = get.get("path") if isinstance(get, YMap) else None
+        if isinstance(path, YScalar) and path.value is not None:
+            shows.append(("probe", path.text, path.span))
+    return shows
 
 
 def _env(container: YMap) -> tuple[list[EnvVar], bool]:

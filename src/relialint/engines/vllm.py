@@ -287,21 +287,27 @@ def _config_file_deployment(result: FileResult) -> list[Deployment]:
 
 
 _CUSTOM_TAG_VERSION = lazyre.compile(r"(?<![\w.])(?:vllm[-_]?)?v?(0\.\d+\.\d+(?:\.post\d+)?)(?![\w.]*\d)", re.I)
+_NAMED_TAG_VERSION = lazyre.compile(r"(?<![a-z0-9])vllm[-_]?v?(0\.\d+\.\d+(?:\.post\d+)?)(?![\w.]*\d)", re.I)
+"""A version the tag itself says is vLLM's (``vllm-0.10.1-cu128``), read in any image named for vLLM."""
 _REQUIREMENT = lazyre.compile(r"vllm(?:\[[\w,\-]+\])?\s*((?:===?|!=|~=|<=?|>=?)\s*[\w.*+!]+"
                           r"(?:\s*,\s*(?:===?|!=|~=|<=?|>=?)\s*[\w.*+!]+)*)", re.I)
 
 
 def _tag_version(image: Word) -> tuple[Version, Word] | None:
-    """The vLLM version in another vLLM image's tag: ``intel/vllm:0.10.2-xpu``, ``intel/llm-scaler-vllm:0.10.2-b6``,
-    a custom ``org/vllm-server:vllm-0.10.1-cu128``. Only a repository named for vLLM, only a 0.x.y version, and
-    only one distinct version in the tag; TPU images are versioned on their own and are left out."""
+    """The vLLM version in another vLLM image's tag: ``intel/vllm:0.10.2-xpu``, ``intel/llm-scaler-vllm:0.10.2-b6``
+    (images whose tags are vLLM's version, ``data/engine_images.yaml``), or a custom
+    ``org/vllm-server:vllm-0.10.1-cu128`` whose tag names vLLM before the number. A bare number in any other image's
+    tag is that image's own version (``ghcr.io/acme/vllm-runtime:0.0.19``), not vLLM's. Only a repository named for
+    vLLM, only a 0.x.y version, and only one distinct version in the tag; TPU images are versioned on their own."""
     from relialint.engines.evidence import parse_image
+    from relialint.engines.image_owners import version_tagged
 
     ref = parse_image(image.text or "")
     last = ref.repo.rsplit("/", 1)[-1]
     if "vllm" not in last or "tpu" in last or not ref.tag:
         return None
-    found = {m.group(1) for m in _CUSTOM_TAG_VERSION.finditer(ref.tag)}
+    pattern = _CUSTOM_TAG_VERSION if ref.repo in version_tagged("vllm") else _NAMED_TAG_VERSION
+    found = {m.group(1) for m in pattern.finditer(ref.tag)}
     if len(found) != 1:
         return None
     try:

@@ -185,3 +185,16 @@ def test_rl133_is_absent_on_an_amd_host() -> None:
     assert _rows(_lint(text, "llama.env", "env"), "RL133") == []
     cuda_host = text.replace("ROCR_VISIBLE_DEVICES=0", "NVIDIA_VISIBLE_DEVICES=0")
     assert _rows(_lint(cuda_host, "llama.env", "env"), "RL133") == [("RL133", "possible", 6, 1, True)]
+
+
+# -- a Linux container ----------------------------------------------------------------------------------------------
+
+
+def test_a_windows_only_record_does_not_show_in_a_linux_container() -> None:
+    argv = "llama-server -m /m/qwen3-30b-a3b-Q4_K_M.gguf -ot .ffn_.*_exps.=CPU -ngl 99"
+    # a bare script: the OS is open, RL231 (Windows releases) possible
+    assert _rows(_lint(argv + "\n", "serve.sh", "shell"), "RL231") == [("RL231", "possible", 1, 46, True)]  # at -ot
+    compose = f"services:\n  l:\n    image: ghcr.io/ggml-org/llama.cpp:server-cuda\n    command: {argv[13:]}\n"
+    assert _rows(_lint(compose, "compose.yaml", "compose"), "RL231") == []
+    docker = f"docker run --gpus all ghcr.io/ggml-org/llama.cpp:server-cuda {argv[13:]}\n"
+    assert _rows(_lint(docker, "run.sh", "shell"), "RL231") == []

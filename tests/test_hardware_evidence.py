@@ -75,6 +75,13 @@ def test_labeller_and_feature_discovery_values_resolve() -> None:
     assert hardware.resolve("AMD_Radeon_8060S_Graphics").arch == "gfx1151"
     assert hardware.resolve("AMD_Instinct_MI300X_OAM").name == "MI300X"
     assert hardware.resolve("NVIDIA-A10G").name == "A10"
+    assert hardware.resolve("A100-SXM4-40GB").name == "A100"  # GFD without the vendor prefix
+
+
+def test_a_single_strategy_mig_product_label_names_the_gpu(tmp_path: Path) -> None:
+    placement = "      nodeSelector:\n        nvidia.com/gpu.product: A100-SXM4-40GB-MIG-1g.5gb\n"
+    facts = _facts(tmp_path, "d.yaml", DEPLOYMENT.format(placement=placement, resource="nvidia.com/gpu"))
+    assert (facts["gpu.model"]["value"], facts["gpu.model"]["line"], facts["gpu.model"]["column"]) == ("A100", 9, 9)
     assert "nvidia.com/gpu.machine" not in hardware.product_labels()  # the node's system name, not a GPU
     assert "accelerator" not in hardware.product_labels()  # a cluster's own label: a hint only
 

@@ -275,6 +275,8 @@ def resolve(name: str) -> Gpu:
         for prefix in ("nvidia", "amd", "intel", "geforce", "radeon", "tesla"):
             if stem.startswith(prefix) and _index().get(stem[len(prefix) :]) is not None:
                 return _index()[stem[len(prefix) :]]
+            if _index().get(prefix + stem) is not None:  # GFD on older drivers: A100-SXM4-40GB, no NVIDIA prefix
+                return _index()[prefix + stem]
     if _GFX.match(name.strip()):
         arch = name.strip().lower()
         named = [g for g in catalogue() if g.arch == arch]

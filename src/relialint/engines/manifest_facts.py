@@ -71,7 +71,8 @@ def label_facts(labels: list[tuple[str, str, Span]]) -> tuple[dict[str, Fact], l
                 facts[key] = fact
             continue
         if label in product:
-            alternatives = value.split("|")
+            # GPU Feature Discovery's single MIG strategy appends the slice: A100-SXM4-40GB-MIG-1g.5gb is an A100
+            alternatives = [name.split("-MIG-", 1)[0] for name in value.split("|")]
             resolved = []
             for name in alternatives:
                 try:

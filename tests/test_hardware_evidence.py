@@ -205,3 +205,12 @@ def test_a_windows_only_record_does_not_show_in_a_linux_container() -> None:
     assert _rows(_lint(compose, "compose.yaml", "compose"), "RL231") == []
     docker = f"docker run --gpus all ghcr.io/ggml-org/llama.cpp:server-cuda {argv[13:]}\n"
     assert _rows(_lint(docker, "run.sh", "shell"), "RL231") == []
+
+
+def test_a_gpu_outside_the_files_candidates_is_not_used() -> None:
+    text = DEPLOYMENT.format(placement=AFFINITY, resource="nvidia.com/gpu")
+    result = lint_text(text, "d.yaml", "kubernetes", Options(target=Target("H100", None, None, {})))
+    assert _rows(result.findings, "RL117") == [("RL117", "definite", 18, 18, True)]  # the file's L4 or A10G
+    assert "d.yaml:13: the file allows only L4, A10; the cli GPU H100 is not used" in result.notes
+    inside = lint_text(text, "d.yaml", "kubernetes", Options(target=Target("L4", None, None, {})))
+    assert _rows(inside.findings, "RL117") == [("RL117", "definite", 18, 18, True)]

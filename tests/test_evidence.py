@@ -154,6 +154,10 @@ def test_llamacpp_sycl_script(tmp_path: Path) -> None:
     ("myorg/server:0.10.1", {}),  # not a vLLM-named repository
     ("ghcr.io/acme-ml/vllm-runtime:0.0.19", {}),  # the image's own version, not vLLM's (issue 25)
     ("myorg/vllm-server:0.10.1", {}),  # a bare number in a user's image: its own version
+    ("lmcache/vllm-openai:v0.3.9", {}),  # LMCache's build of vLLM: LMCache's release
+    ("lmcache/vllm-openai:latest", {}),  # LMCache's newest, not vLLM's
+    ("someorg/vllm-openai:v0.9.2", {}),  # another Docker Hub namespace: that project's tag
+    ("registry.example.com/mirror/vllm-openai:v0.9.2", {"engine.version": "0.9.2"}),  # a mirror keeps vLLM's tags
 ])
 def test_vllm_images(tmp_path: Path, image: str, expected: dict[str, str]) -> None:
     d = only(tmp_path, "compose.yaml", f"services:\n  v:\n    image: {image}\n"

@@ -12,3 +12,13 @@ def version_tagged(engine: str) -> frozenset[str]:
     from relialint.core.hardware import load_data
 
     return frozenset(str(row["repo"]).lower() for row in load_data("engine_images.yaml").get(engine) or [])
+
+
+@lru_cache(maxsize=4)
+def own_tags(engine: str) -> frozenset[str]:
+    """The repositories named like ``engine``'s image (``lmcache/vllm-openai``) that are another project's build of
+    it: their tags are that project's releases, not the engine's."""
+    from relialint.core.hardware import load_data
+
+    rows = load_data("engine_images.yaml").get(f"{engine}_own_tags") or []
+    return frozenset(str(row["repo"]).lower() for row in rows)

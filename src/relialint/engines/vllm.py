@@ -160,6 +160,8 @@ def _recognise_image(command: Command, image: Word) -> Launch | None:
     # the vLLM project's own images: `latest` and `nightly` follow the newest release
     rolling = image if version is None and tag in ("latest", "nightly") and repo.startswith("vllm/vllm-openai") \
         else None
+    if mirror is not None and _own_tags(image):
+        version, rolling = None, None  # another project's build of vLLM: its tag is that project's version
     if command.entrypoint is not None:
         launch = _recognise_words(command, command.entrypoint + command.argv)
         if launch is None:
@@ -184,6 +186,18 @@ def _recognise_image(command: Command, image: Word) -> Launch | None:
     else:
         form = "serve"
     return Launch(command, form, args, image, version, backend, rolling=rolling)
+
+
+def _own_tags(image: Word) -> bool:
+    """Whether a ``vllm-openai`` image outside the vLLM project is another project's build, whose tags are its own
+    releases (``lmcache/vllm-openai:v0.5.4`` is LMCache 0.5.4 on vLLM 0.27.1): a Docker Hub namespace other than
+    ``vllm``, or a repository ``data/engine_images.yaml`` lists. A path on another registry is a mirror of vLLM's
+    image (``registry.example.com/mirror/vllm-openai:v0.9.2``) and keeps vLLM's tags."""
+    from relialint.engines.evidence import parse_image
+    from relialint.engines.image_owners import own_tags
+
+    ref = parse_image(image.text or "")
+    return ref.repo in own_tags("vllm") or (not ref.registry and not ref.repo.startswith("vllm/"))
 
 
 def _vllm_env() -> frozenset[str]:

@@ -61,7 +61,7 @@ spec:
 
 def test_every_row_of_the_gpu_evidence_names_catalogue_gpus_and_has_a_source() -> None:
     data = hardware.load_data("gpu_evidence.yaml")
-    for row in data["mig_profiles"] + data["l4t_releases"]:
+    for row in data["mig_profiles"] + data["l4t_releases"] + data["instance_types"]:
         assert row["source"]
         for name in row["gpus"]:
             assert hardware.resolve(name).name in {g.name for g in hardware.catalogue()}
@@ -214,3 +214,26 @@ def test_a_gpu_outside_the_files_candidates_is_not_used() -> None:
     assert "d.yaml:13: the file allows only L4, A10; the cli GPU H100 is not used" in result.notes
     inside = lint_text(text, "d.yaml", "kubernetes", Options(target=Target("L4", None, None, {})))
     assert _rows(inside.findings, "RL117") == [("RL117", "definite", 18, 18, True)]
+
+
+# -- cloud instance types -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("placement", "expected"), [
+    ("      nodeSelector:\n        node.kubernetes.io/instance-type: g5.2xlarge\n", {"gpu.model": "A10"}),
+    ("      nodeSelector:\n        node.kubernetes.io/instance-type: a3-highgpu-8g\n", {"gpu.model": "H100"}),
+    ("      nodeSelector:\n        node.kubernetes.io/instance-type: Standard_NC24ads_A100_v4\n",
+     {"gpu.model": "A100"}),
+    ("      nodeSelector:\n        karpenter.k8s.aws/instance-family: p5e\n", {"gpu.model": "H200"}),
+    ("      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n"
+     "            nodeSelectorTerms:\n              - matchExpressions:\n"
+     "                  - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5, g6]}\n",
+     {"gpu.candidates": "A10|L4", "gpu.sm": None}),
+    ("      nodeSelector:\n        node.kubernetes.io/instance-type: m5.xlarge\n", {"gpu.model": None}),
+])
+def test_a_cloud_instance_type_names_its_gpu(tmp_path: Path, placement: str, expected: dict[str, str | None]) -> None:
+    facts = _facts(tmp_path, "d.yaml", DEPLOYMENT.format(placement=placement, resource="nvidia.com/gpu"))
+    assert {k: facts.get(k, {}).get("value") for k in expected} == expected
+    for key, value in expected.items():
+        if value is not None:
+            assert facts[key]["origin"] == "manifest" and facts[key]["line"] in (9, 13)  # the label or the expression

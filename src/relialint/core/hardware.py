@@ -217,6 +217,28 @@ def mig_profile(profile: str) -> Named | None:
     return _named(_evidence().get("mig_profiles") or [], "profiles", profile.strip().lower())
 
 
+@lru_cache(maxsize=1)
+def instance_labels() -> dict[str, str]:
+    """Node labels whose value is a cloud instance type or family, each with its source."""
+    return {str(row["label"]): str(row["source"]) for row in _evidence().get("instance_labels") or []}
+
+
+@lru_cache(maxsize=1)
+def _instance_patterns() -> tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...]:
+    return tuple((re.compile(str(row["pattern"])), tuple(str(g) for g in row["gpus"]), str(row["source"]))
+                 for row in _evidence().get("instance_types") or [])
+
+
+@lru_cache(maxsize=128)
+def instance_type(name: str) -> Named | None:
+    """The GPU of a cloud instance type or AWS family (``g5.xlarge``, ``g5``: the A10G), or ``None`` for one the
+    table does not list."""
+    for pattern, gpus, source in _instance_patterns():
+        if pattern.search(name.strip()):
+            return Named(tuple(resolve(g) for g in gpus), source)
+    return None
+
+
 @lru_cache(maxsize=16)
 def l4t_release(release: int) -> Named | None:
     """The Jetson modules an L4T major release (``36``: JetPack 6) runs on, or ``None`` for one not listed."""

@@ -4,7 +4,8 @@ Readers pass on labels as written (``nvidia.com/gpu.product: NVIDIA-H100-80GB-HB
 ``cloud.google.com/gke-accelerator``, ``nvidia.com/gpu.compute.major``/``.minor``, ``nvidia.com/gpu.family``,
 ``nvidia.com/gpu``/``amd.com/gpu`` resource limits, MIG slices such as ``nvidia.com/mig-2g.12gb``, compose
 ``runtime: nvidia`` and device drivers). This module maps them through the hardware catalogue and the table of what
-names a GPU (``data/gpu_evidence.yaml``: which labels name the product, which GPUs have a MIG profile) onto ``gpu.*``
+names a GPU (``data/gpu_evidence.yaml``: which labels name the product, which GPUs have a MIG profile, which GPU a
+cloud instance type such as ``g5.2xlarge`` has) onto ``gpu.*``
 facts with origin ``manifest``. A product label the catalogue does not know gives a located note and leaves the facts
 unknown. Alternatives (``In`` with several values, a MIG profile several GPUs have) give the facts all of them share,
 and ``gpu.candidates`` (the rows, ``|``-joined), which narrows the GPU worlds to exactly those rows.
@@ -51,6 +52,7 @@ def label_facts(labels: list[tuple[str, str, Span]]) -> tuple[dict[str, Fact], l
     major: tuple[str, Span] | None = None
     minor: tuple[str, Span] | None = None
     product = hardware.product_labels()
+    instances = hardware.instance_labels()
     for label, value, span in labels:
         where = f"{span.path}:{span.line}:{span.column}"
         if label in VENDOR_LABELS:
@@ -69,6 +71,15 @@ def label_facts(labels: list[tuple[str, str, Span]]) -> tuple[dict[str, Fact], l
             for key, fact in _gpus_facts(named.gpus, span, f"MIG resource {label}: profile {profile} exists only "
                                          f"on {', '.join(g.name for g in named.gpus)} ({named.source})").items():
                 facts[key] = fact
+            continue
+        if label in instances:
+            found = [hardware.instance_type(name) for name in value.split("|")]
+            by_type = [n for n in found if n is not None]
+            if by_type and len(by_type) == len(found):  # every alternative has a known GPU
+                gpus = tuple(g for n in by_type for g in n.gpus)
+                sources = "; ".join(dict.fromkeys(n.source for n in by_type))
+                facts.update(_gpus_facts(gpus, span, f"from node label {label}={value.replace('|', ' or ')} "
+                                         f"({sources})"))
             continue
         if label in product:
             # GPU Feature Discovery's single MIG strategy appends the slice: A100-SXM4-40GB-MIG-1g.5gb is an A100

@@ -152,6 +152,12 @@ def test_an_l4t_release_names_the_jetson_modules(tmp_path: Path, tag: str, sm: s
         assert "JetPack" in facts["gpu.candidates"]["note"]
 
 
+def test_jetson_containers_on_ghcr_are_jetson_images(tmp_path: Path) -> None:
+    facts = _facts(tmp_path, "compose.yaml", "services:\n  l:\n    image: ghcr.io/nvidia-ai-iot/llama_cpp:r36.4.0\n"
+                   "    command: [\"llama-server\", \"-m\", \"/m/q.gguf\"]\n")
+    assert (facts["engine.backend"]["value"], facts["gpu.sm"]["value"]) == ("cuda", "8.7")
+
+
 def test_jetson_orin_rules_out_a_record_of_old_gpus() -> None:
     text = ("services:\n  l:\n    image: dustynv/llama_cpp:r36.4.0\n    runtime: nvidia\n"
             "    command: [\"llama-server\", \"-m\", \"/m/q.gguf\", \"-fa\", \"on\", \"-np\", \"4\"]\n")

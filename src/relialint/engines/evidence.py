@@ -115,7 +115,8 @@ def image_clues(image: Word) -> list[Clue]:
         return both("cpu", None, f"{repo} is vLLM's CPU build")
     if last == "vllm-tpu":
         return both("tpu", "google", f"{repo} is vLLM's TPU build")
-    if repo.startswith("dustynv/") or (ref.registry == "nvcr.io" and repo.startswith("nvidia/l4t-")):
+    if repo.startswith("dustynv/") or (ref.registry == "nvcr.io" and repo.startswith("nvidia/l4t-")) or \
+            (ref.registry == "ghcr.io" and repo.startswith("nvidia-ai-iot/")):  # jetson-containers' newer home
         return both("cuda", "nvidia", f"{repo} is an NVIDIA Jetson (L4T) image") + l4t_clues(image, ref.tag)
     if (ref.registry == "nvcr.io" and repo.startswith("nvidia/")) or repo.startswith("nvidia/cuda"):
         return both("cuda", "nvidia", f"{ref.registry + '/' if ref.registry else ''}{repo} is an NVIDIA CUDA image")

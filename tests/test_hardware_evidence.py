@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from relialint.core import hardware
 from relialint.core.facts import Fact, FactSet
 from relialint.core.triggers import compile_trigger
 from relialint.core.worlds import OTHER_BACKEND, Worlds, backend_ruled_out, gpu_worlds, judge
+from relialint.engines.evidence import GPU_KEYS, l4t_clues
+from relialint.readers.located import Span, Word
 from relialint.run.lint import Finding, Options, Target, lint_text
 from tests.cli_run import invoke
 
@@ -243,3 +248,26 @@ def test_a_cloud_instance_type_names_its_gpu(tmp_path: Path, placement: str, exp
     for key, value in expected.items():
         if value is not None:
             assert facts[key]["origin"] == "manifest" and facts[key]["line"] in (9, 13)  # the label or the expression
+
+
+# -- the parsers on any text ----------------------------------------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="abcr0123456789.-_", max_size=30), st.sampled_from(["", "-cu128", "-cu126-22.04"]))
+def test_l4t_tags_never_fail_and_read_only_a_delimited_release(prefix: str, suffix: str) -> None:
+    image = Word("dustynv/llama_cpp", Span("c.yaml", 1, 1, 1, 18))
+    clues = l4t_clues(image, prefix + suffix)  # any text: no exception
+    assert all(c.key in GPU_KEYS for c in clues)
+    stem = prefix.rstrip("-_.") + ("-" if prefix.rstrip("-_.") else "")
+    if not re.search(r"r\d{2}\.\d", stem):  # no other release in the tag (two releases: none is read)
+        found = {c.key: c.value for c in l4t_clues(image, f"{stem}r36.4.0{suffix}")}
+        assert found["gpu.candidates"] == "Jetson Orin|Jetson Orin Nano"
+    assert l4t_clues(image, "r35.1-r36.4.0") == []  # two releases: none is read
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=40))
+def test_instance_types_and_mig_profiles_never_fail(name: str) -> None:
+    assert hardware.instance_type(name) is None or hardware.instance_type(name).gpus  # type: ignore[union-attr]
+    assert hardware.mig_profile(name) is None or hardware.mig_profile(name).gpus  # type: ignore[union-attr]

@@ -5,7 +5,11 @@ come together from one catalogue row, and an engine version fixes at once which 
 This module enumerates the worlds the evidence allows (``../shared/design/possible-worlds.md``):
 
 * **GPU worlds**: the catalogue rows that agree with the known ``gpu.*`` facts, plus one "GPU the catalogue does
-  not know" in which the unknown GPU facts stay unknown;
+  not know" in which the unknown GPU facts stay unknown; where the file names the rows (``gpu.candidates``: a node
+  affinity list, a MIG profile, a Jetson L4T release), those rows only;
+* **backend worlds**: an unknown ``engine.backend`` is any backend the stated ``gpu.vendor`` can run (CUDA needs
+  NVIDIA, HIP AMD: ``backend_vendors`` of the catalogue); a record whose every named backend needs another vendor
+  is judged on a backend it does not name (:func:`backend_ruled_out`);
 * **version worlds**: the released versions of the engine's option tables that accept every option the deployment
   passes (a version that lacks one would refuse to start) and satisfy a stated version range, plus one world older
   and one newer than the tables, in which version-derived facts stay unknown. Derived facts (the engine's defaults)

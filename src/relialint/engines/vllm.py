@@ -161,6 +161,8 @@ def _recognise_image(command: Command, image: Word) -> Launch | None:
     # the vLLM project's own images: `latest` and `nightly` follow the newest release
     rolling = image if version is None and tag in ("latest", "nightly") and repo.startswith("vllm/vllm-openai") \
         else None
+    if mirror is not None and _own_tags(image):
+        version, rolling = None, None  # another project's build of vLLM: its tag is that project's version
     if command.entrypoint is not None:
         launch = _recognise_words(command, command.entrypoint + command.argv)
         if launch is None:
@@ -185,6 +187,18 @@ def _recognise_image(command: Command, image: Word) -> Launch | None:
     else:
         form = "serve"
     return Launch(command, form, args, image, version, backend, rolling=rolling)
+
+
+def _own_tags(image: Word) -> bool:
+    """Whether a ``vllm-openai`` image outside the vLLM project is another project's build, whose tags are its own
+    releases (``lmcache/vllm-openai:v0.5.4`` is LMCache 0.5.4 on vLLM 0.27.1): a Docker Hub namespace other than
+    ``vllm``, or a repository ``data/engine_images.yaml`` lists. A path on another registry is a mirror of vLLM's
+    image (``registry.example.com/mirror/vllm-openai:v0.9.2``) and keeps vLLM's tags."""
+    from relialint.engines.evidence import parse_image
+    from relialint.engines.image_owners import own_tags
+
+    ref = parse_image(image.text or "")
+    return ref.repo in own_tags("vllm") or (not ref.registry and not ref.repo.startswith("vllm/"))
 
 
 def _vllm_env() -> frozenset[str]:
@@ -290,21 +304,27 @@ def _config_file_deployment(result: FileResult) -> list[Deployment]:
 
 
 _CUSTOM_TAG_VERSION = lazyre.compile(r"(?<![\w.])(?:vllm[-_]?)?v?(0\.\d+\.\d+(?:\.post\d+)?)(?![\w.]*\d)", re.I)
+_NAMED_TAG_VERSION = lazyre.compile(r"(?<![a-z0-9])vllm[-_]?v?(0\.\d+\.\d+(?:\.post\d+)?)(?![\w.]*\d)", re.I)
+"""A version the tag itself says is vLLM's (``vllm-0.10.1-cu128``), read in any image named for vLLM."""
 _REQUIREMENT = lazyre.compile(r"vllm(?:\[[\w,\-]+\])?\s*((?:===?|!=|~=|<=?|>=?)\s*[\w.*+!]+"
                           r"(?:\s*,\s*(?:===?|!=|~=|<=?|>=?)\s*[\w.*+!]+)*)", re.I)
 
 
 def _tag_version(image: Word) -> tuple[Version, Word] | None:
-    """The vLLM version in another vLLM image's tag: ``intel/vllm:0.10.2-xpu``, ``intel/llm-scaler-vllm:0.10.2-b6``,
-    a custom ``org/vllm-server:vllm-0.10.1-cu128``. Only a repository named for vLLM, only a 0.x.y version, and
-    only one distinct version in the tag; TPU images are versioned on their own and are left out."""
+    """The vLLM version in another vLLM image's tag: ``intel/vllm:0.10.2-xpu``, ``intel/llm-scaler-vllm:0.10.2-b6``
+    (images whose tags are vLLM's version, ``data/engine_images.yaml``), or a custom
+    ``org/vllm-server:vllm-0.10.1-cu128`` whose tag names vLLM before the number. A bare number in any other image's
+    tag is that image's own version (``ghcr.io/acme/vllm-runtime:0.0.19``), not vLLM's. Only a repository named for
+    vLLM, only a 0.x.y version, and only one distinct version in the tag; TPU images are versioned on their own."""
     from relialint.engines.evidence import parse_image
+    from relialint.engines.image_owners import version_tagged
 
     ref = parse_image(image.text or "")
     last = ref.repo.rsplit("/", 1)[-1]
     if "vllm" not in last or "tpu" in last or not ref.tag:
         return None
-    found = {m.group(1) for m in _CUSTOM_TAG_VERSION.finditer(ref.tag)}
+    pattern = _CUSTOM_TAG_VERSION if ref.repo in version_tagged("vllm") else _NAMED_TAG_VERSION
+    found = {m.group(1) for m in pattern.finditer(ref.tag)}
     if len(found) != 1:
         return None
     try:

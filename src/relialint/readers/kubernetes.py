@@ -5,8 +5,8 @@ DaemonSet, Job, CronJob, LeaderWorkerSet leader/worker templates, KServe Inferen
 ServingRuntimes, and other custom resources with a ``containers`` list). ``command`` is the entrypoint override,
 ``args`` the arguments; ``env`` literal values are known, ``valueFrom`` and ``envFrom`` are not; ``$(VAR)`` in
 ``command``/``args``/``env`` takes an earlier env var's value as Kubernetes does (``$$(VAR)`` is a literal).
-Node selection (``nodeSelector``, required node affinity) and ``nvidia.com/gpu``/``amd.com/gpu`` resource
-counts are passed on as GPU labels; mapping them onto GPU facts is not a reader's job.
+Node selection (``nodeSelector``, required node affinity) and ``nvidia.com/gpu``/``amd.com/gpu`` resource counts
+and MIG slices (``nvidia.com/mig-*``) are passed on as GPU labels; mapping them onto GPU facts is not a reader's job.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ from relialint.readers.yamlwords import (
 _REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)")
 MAX_SEARCH_DEPTH = 12
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu", "gpu.intel.com/i915", "gpu.intel.com/xe")
+MIG_RESOURCE = "nvidia.com/mig-"
+"""NVIDIA's device plugin under the mixed MIG strategy: one resource per MIG profile (``nvidia.com/mig-1g.10gb``)."""
 
 
 class _Refs:
@@ -207,7 +209,7 @@ def _resources(container: YMap) -> tuple[int | None, Span | None, list[tuple[str
         for key, value in map_items(resources.get(section)):
             if key.text.startswith("google.com/tpu") and isinstance(value, YScalar):  # TPU chips: not GPUs
                 labels = [lab for lab in labels if lab[0] != key.text] + [(key.text, value.text, key.span)]
-            if key.text in GPU_RESOURCES and isinstance(value, YScalar):
+            if (key.text in GPU_RESOURCES or key.text.startswith(MIG_RESOURCE)) and isinstance(value, YScalar):
                 number = value.value if isinstance(value.value, int) else None
                 if number is None and value.text.isdigit():
                     number = int(value.text)

@@ -174,7 +174,7 @@ def lint_text(text: str, display: str, kind: str, options: Options, evaluator: E
 
 FAIL_RANK = {**SEVERITY_RANK, "never": 99}
 _HARDWARE_KEYS = ("gpu.model", "gpu.vendor", "gpu.sm", "gpu.arch", "gpu.native_fp8", "gpu.native_fp4",
-                  "gpu.memory_gb", "gpu.cc_capable")
+                  "gpu.memory_gb", "gpu.cc_capable", "gpu.candidates")
 
 
 def _has_target(target: Target) -> bool:

@@ -120,6 +120,10 @@ def test_a_switch_value_some_builds_ignore_keeps_the_value_the_others_apply(tmp_
     assert d["llama.flash_attn"] == ("auto", "env", 2, 1)
     assert d["@notes"][0]["llama.flash_attn"] == (
         "LLAMA_ARG_FLASH_ATTN sets --flash-attn (llama-server @49bfddeca-b11312; read by b4579-b11312)")
+    # the build stated afterwards (--engine-version): judged again over that build alone, which ignores it
+    (old,) = facts(tmp_path, "llama.env", "LLAMA_ARG_MODEL=/m.gguf\nLLAMA_ARG_FLASH_ATTN=auto\n",
+                   "--engine-version", "b4579")
+    assert "llama.flash_attn" not in old
 
 
 # -- RL527: a variable the build does nothing with --------------------------------------------------------------------

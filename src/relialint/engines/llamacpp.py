@@ -319,6 +319,20 @@ def _env_options(facts: FactSet, env: list[EnvVar], version: Version | None, wor
                     facts.set(fact_key, replace(fact, origin="env") if fact_key == "model.name" else fact)
 
 
+def _forget_env_options(facts: FactSet, env: list[EnvVar]) -> None:
+    """Drop what :func:`_env_options` set from these variables (facts of origin ``env`` of every option a variable
+    sets in some build), before it judges them again over other builds."""
+    for var in env:
+        for _lo, _hi, option, _handler in llamacpp_flags.table().env.get(var.name) or []:
+            name = OPTIONS.get(str(option))
+            if name is None or name in ("model", "hf-repo"):
+                continue
+            for key in (f"flag.llama.cpp.{name}", *((FACTS[name][0],) if name in FACTS else ())):
+                fact = facts.facts.get(key)
+                if fact is not None and fact.origin == "env":
+                    del facts.facts[key]
+
+
 def _version(facts: FactSet) -> Version | None:
     """The deployment's llama.cpp build or release as known so far (``None`` for anything else)."""
     fact = facts.get("engine.version")
@@ -518,8 +532,9 @@ def check_options(deployment: Deployment) -> None:
     options = llamacpp_flags.written_options(texts)
     problems = llamacpp_flags.check(texts, version)
     variables, read_with = getattr(deployment, _ENV, ([], None))
-    if variables and version != read_with:
-        _env_options(facts, variables, version, texts)  # the final version (--engine-version) may narrow more
+    if variables and version != read_with:  # the final version (--engine-version) may narrow the builds more
+        _forget_env_options(facts, variables)
+        _env_options(facts, variables, version, texts)
     env = {k[4:]: f for k, f in facts.facts.items() if k.startswith("env.") and isinstance(f.value, str)}
     values = {k: str(f.value) for k, f in env.items()}
     env_problems = llamacpp_flags.check_env(values, texts, version)

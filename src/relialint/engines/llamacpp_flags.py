@@ -471,19 +471,21 @@ def _takes(option: str, handler: str, index: int) -> str:
 
 
 def check_unread(env: dict[str, str], words: list[str | None], version: Version | None) -> dict[str, Problem]:
-    """Variables the build does nothing with: an ``LLAMA_ARG_*`` name (or a name some tabled build reads for an
-    option, such as ``LLAMA_LOG_FILE``) that the build does not read, and a switch's variable whose value the build
-    does not apply although it asks for the switch (``LLAMA_ARG_FLASH_ATTN=on`` where -fa is a switch set only by 1
-    or true; a false word there leaves the switch off, as meant). Keyed by variable name; ``refused``: the tables of
-    the pool (:func:`env_pool`) that do nothing with it. A name no tabled build reads is reported with the nearest
-    name that one does (``position`` :data:`NEVER_READ`)."""
+    """Variables the build does nothing with: an ``LLAMA_ARG_*`` name (or an ``LLAMA_*`` name some tabled build reads
+    for an option, such as ``LLAMA_LOG_FILE``, and nothing else reads) that the build does not read, and a switch's
+    variable whose value the build does not apply although it asks for the switch (``LLAMA_ARG_FLASH_ATTN=on`` where
+    -fa is a switch set only by 1 or true; a false word there leaves the switch off, as meant). Keyed by variable
+    name; ``refused``: the tables of the pool (:func:`env_pool`) that do nothing with it. A name no tabled build
+    reads is reported with the nearest name that one does (``position`` :data:`NEVER_READ`)."""
     t = table()
     pool = env_pool(words, version)
     out: dict[str, Problem] = {}
     for name, value in sorted(env.items()):
         readers = env_readers(name)
-        if not readers and not name.startswith(ENV_PREFIX):
-            continue  # not llama-server's: another program's variable (LLAMA_CACHE, CUDA_VISIBLE_DEVICES, ...)
+        if not name.startswith("LLAMA_") or (not readers and not name.startswith(ENV_PREFIX)):
+            # not only llama-server's option variables: another program's (CUDA_VISIBLE_DEVICES), or one llama.cpp
+            # reads elsewhere (LLAMA_CACHE; MTMD_BACKEND_DEVICE in clip.cpp, HF_TOKEN in llama-bench)
+            continue
         effects = {i: env_effect(name, value, i) for i in pool}
         unread = [i for i in pool if effects[i].kind == "unread"]
         ignored = [i for i in pool if effects[i].kind == "ignored" and value.strip().lower() not in FALSE_WORDS]

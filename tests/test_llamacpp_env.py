@@ -196,3 +196,26 @@ def test_integer_and_boolean_values_are_checked_as_the_parser_does() -> None:
     assert _rows(_lint("LLAMA_ARG_MODEL=/m.gguf\nLLAMA_ARG_THREADS=8\nLLAMA_ARG_MMAP=off\n", "b9665")) == []
     # an old build reads no LLAMA_ARG_MMAP (RL527), and its switches take any value
     assert _rows(_lint("LLAMA_ARG_MODEL=/m.gguf\nLLAMA_ARG_MMAP=no\n", "b4579")) == [("RL527", "definite", 2, 1)]
+
+
+# -- RL528: a boolean's LLAMA_ARG_NO_* variable given a false word -----------------------------------------------
+
+
+def test_a_false_no_variable_turns_the_option_off_from_49bfddeca() -> None:
+    text = "LLAMA_ARG_MODEL=/m.gguf\nLLAMA_ARG_NO_MMAP=false\nLLAMA_ARG_NO_KV_UNIFIED=0\n"
+    options = Options(target=Target(engine_version="b9874"))
+    found = [f for f in lint_text(text, "llama.env", "env", options).findings if f.code == "RL528"]
+    assert _rows(found) == [("RL528", "definite", 2, 1), ("RL528", "definite", 3, 1)]
+    assert found[0].message.startswith("`LLAMA_ARG_NO_MMAP=false` turns `--mmap` off on llama-server b9874: a "
+                                       "boolean's LLAMA_ARG_NO_* variable is read as false whatever its value")
+    old = [f for f in lint_text(text, "llama.env", "env", Options(target=Target(engine_version="b4579"))).findings
+           if f.code == "RL528"]
+    assert old == []  # --no-mmap was a switch of its own: a false word left it off, as meant
+    unknown = [f for f in lint_text(text, "llama.env", "env", Options()).findings if f.code == "RL528"]
+    assert _rows(unknown) == [("RL528", "possible", 2, 1), ("RL528", "possible", 3, 1)]
+
+
+def test_a_false_no_variable_sets_the_option_false(tmp_path: Path) -> None:
+    (d,) = facts(tmp_path, "llama.env", "LLAMA_ARG_MODEL=/m.gguf\nLLAMA_ARG_NO_KV_UNIFIED=0\n",
+                 "--engine-version", "b11312")
+    assert d["flag.llama.cpp.kv-unified"] == ("false", "env", 2, 1)

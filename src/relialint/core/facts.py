@@ -271,6 +271,12 @@ VOCABULARY: dict[str, FactSpec] = {
               "derived per build world: the build does nothing with the variable of this llama.unread_env instance "
               "(set from each tabled build's variables; unknown for a build outside the tables; true in every "
               "build for a name no tabled build reads)"),
+        _spec("llama.negated_env", "string",
+              "a boolean's LLAMA_ARG_NO_* variable given a false word (LLAMA_ARG_NO_MMAP=false), which the build(s) "
+              "read as turning the option off whatever the value; one instance per such variable"),
+        _spec("llama.env_negates", "bool",
+              "derived per build world: the build reads the variable of this llama.negated_env instance as the "
+              "option's negative (from @49bfddeca; unknown for a build outside the tables)"),
         _spec("args.option_refused", "bool",
               "derived per version world: the version refuses the option of this args.unknown_option instance "
               "(set from each tabled version's options; unknown for a version beyond the tables)"),
@@ -444,7 +450,8 @@ CLOSED_UNSET = Fact(None, "inferred")
 PER_VERSION = {"args.option_refused": "args.unknown_option", "args.env_not_read": "args.unread_env",
                "args.env_not_listed": "args.unlisted_env",
                "llama.option_refused": "llama.unknown_option", "llama.value_refused": "llama.bad_value",
-               "llama.stray_word_refused": "llama.stray_word", "llama.env_not_read": "llama.unread_env"}
+               "llama.stray_word_refused": "llama.stray_word", "llama.env_not_read": "llama.unread_env",
+               "llama.env_negates": "llama.negated_env"}
 """The facts derived per version world (:class:`ByVersion`), each with the located instance fact it decides: what
 the engine version alone decides, so a finding that is possible for want of one of them depends on
 ``engine.version``."""

@@ -501,7 +501,8 @@ _ENV = "_relialint_llama_env"
 _CHECKS = (("unknown", "llama.unknown_option", "llama.option_refused"),
            ("value", "llama.bad_value", "llama.value_refused"),
            ("stray", "llama.stray_word", "llama.stray_word_refused"),
-           ("unread", "llama.unread_env", "llama.env_not_read"))
+           ("unread", "llama.unread_env", "llama.env_not_read"),
+           ("negated", "llama.negated_env", "llama.env_negates"))
 """Each kind of problem: its located instance fact (value: the message) and the fact derived per build world (the
 build refuses the word)."""
 
@@ -538,7 +539,8 @@ def check_options(deployment: Deployment) -> None:
     env = {k[4:]: f for k, f in facts.facts.items() if k.startswith("env.") and isinstance(f.value, str)}
     values = {k: str(f.value) for k, f in env.items()}
     env_problems = llamacpp_flags.check_env(values, texts, version)
-    unread = llamacpp_flags.check_unread(values, texts, version)
+    by_kind = {"unread": llamacpp_flags.check_unread(values, texts, version),
+               "negated": llamacpp_flags.check_negated(values, texts, version)}
 
     for kind, key, derived in _CHECKS:
         facts.drop_instances(key)
@@ -546,9 +548,8 @@ def check_options(deployment: Deployment) -> None:
         if kind == "value":  # the variables come first: the parser reads them before the command line
             found.extend((replace(env[name], value=problem.message), problem, None)
                          for name, problem in env_problems.items())
-        if kind == "unread":
-            found.extend((replace(env[name], value=problem.message), problem, None)
-                         for name, problem in unread.items())
+        found.extend((replace(env[name], value=problem.message), problem, None)
+                     for name, problem in by_kind.get(kind, {}).items())
         found.extend((word_fact(problem.message, "flag", words[problem.position]), problem,
                       llamacpp_flags.leave_out(texts, problem.position, options))
                      for problem in problems if problem.kind == kind)

@@ -523,6 +523,31 @@ def _reads(name: str) -> str:
     return ", ".join(f"`{option}`{only} in {t.where(found)}" for option, found in by_option.items())
 
 
+def check_negated(env: dict[str, str], words: list[str | None], version: Version | None) -> dict[str, Problem]:
+    """A boolean's ``LLAMA_ARG_NO_*`` variable given a false word (``LLAMA_ARG_NO_MMAP=false``, meant as "do not
+    disable"): from @49bfddeca ``get_value_from_env`` reads that form first and turns the option off whatever its
+    value, the opposite of what was meant. Keyed by variable name; ``refused``: the tables of the pool
+    (:func:`env_pool`) that read it so (before them it was a switch of its own, and a false word left it off)."""
+    t = table()
+    pool = env_pool(words, version)
+    out: dict[str, Problem] = {}
+    for name, value in sorted(env.items()):
+        if value.strip().lower() not in FALSE_WORDS - {""}:
+            continue
+        bad = [i for i in pool if env_read(name, i) is not None and (env_read(name, i) or ("", ""))[1] == "neg"]
+        if not bad:
+            continue
+        option = (env_read(name, bad[-1]) or ("?", ""))[0]
+        positive = name.replace("LLAMA_ARG_NO_", ENV_PREFIX, 1)
+        message = (f"`{name}={value}` turns `{option}` off on llama-server {t.where(bad)}: a boolean's "
+                   f"LLAMA_ARG_NO_* variable is read as false whatever its value; to keep `{option}` on, remove it "
+                   f"(or set `{positive}=true`)")
+        if len(bad) < len(pool):
+            message += f" (on {t.where([i for i in pool if i not in bad])} the false word leaves it as meant)"
+        out[name] = Problem("negated", -1, message, frozenset(bad), frozenset(pool))
+    return out
+
+
 FALSE_WORDS = frozenset({"0", "false", "off", "disabled", "no", ""})
 """Values that ask for a switch to stay off: a build that ignores them leaves it off, as meant."""
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from relialint.engines import llamacpp_flags
 from relialint.run.lint import Finding, Options, Target, lint_text
 from tests.test_launch_shapes import facts
@@ -219,3 +221,22 @@ def test_a_false_no_variable_sets_the_option_false(tmp_path: Path) -> None:
     (d,) = facts(tmp_path, "llama.env", "LLAMA_ARG_MODEL=/m.gguf\nLLAMA_ARG_NO_KV_UNIFIED=0\n",
                  "--engine-version", "b11312")
     assert d["flag.llama.cpp.kv-unified"] == ("false", "env", 2, 1)
+
+
+def test_a_generated_file_of_misspelt_names_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """5,000 names no build reads: the first MAX_INSTANCES are reported, and only SUGGESTIONS of them are compared
+    with every real name (the costly part), whatever the file's size."""
+    import difflib
+
+    calls = []
+    real = difflib.get_close_matches
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(difflib, "get_close_matches", counting)
+    env = {f"LLAMA_ARG_Q{i:05d}X": "1" for i in range(5000)}
+    found = llamacpp_flags.check_unread(env, [], None)
+    assert len(found) == 100
+    assert len(calls) == llamacpp_flags.SUGGESTIONS

@@ -282,8 +282,9 @@ def _env_options(facts: FactSet, env: list[EnvVar], version: Version | None, wor
     the builds that apply it, the only value the variable ever sets. Where the builds that apply it set different
     values, both are unknown. A flag on the command line wins (applied after, and never replaced here)."""
     pool = llamacpp_flags.env_pool(words, version)
+    read = llamacpp_flags.table().env
     for var in env:
-        if var.value is None:
+        if var.value is None or var.name not in read:
             continue
         effects = [llamacpp_flags.env_effect(var.name, var.value, i) for i in pool]
         applied = [(i, e) for i, e in zip(pool, effects, strict=True) if e.kind == "set"]

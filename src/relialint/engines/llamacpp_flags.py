@@ -26,6 +26,7 @@ from typing import Any
 
 from relialint.base.plain import Fields, Frozen
 from relialint.base.secrets import secret_name
+from relialint.core.facts import MAX_INSTANCES
 from relialint.core.versions import Version
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -264,6 +265,9 @@ class EnvEffect(Frozen):
         self.handler = handler
 
 
+_UNREAD = EnvEffect("unread")
+
+
 def env_read(name: str, index: int) -> tuple[str, str] | None:
     """(option long spelling, handler) of the variable ``name`` in the table at ``index``; ``None`` where that
     build does not read it."""
@@ -281,9 +285,9 @@ def env_readers(name: str) -> list[int]:
 def env_effect(name: str, value: str, index: int) -> EnvEffect:
     """What the build of the table at ``index`` does with ``name=value`` (:class:`EnvEffect`)."""
     t = table()
-    read = env_read(name, index)
+    read = env_read(name, index) if name in t.env else None
     if read is None:
-        return EnvEffect("unread")
+        return _UNREAD
     option, handler = read
     build = t.builds[index]
     if handler == "neg":  # get_value_from_env: the LLAMA_ARG_NO_* form is read first and means false, any value
@@ -444,6 +448,8 @@ def check_env(env: dict[str, str], words: list[str | None], version: Version | N
     pool = env_pool(words, version)
     out: dict[str, Problem] = {}
     for name, value in sorted(env.items()):
+        if name not in t.env:
+            continue  # read by no build: nothing to refuse (RL527)
         bad = [i for i in pool if env_effect(name, value, i).kind == "refused"]
         if not bad:
             continue
@@ -481,6 +487,8 @@ def check_unread(env: dict[str, str], words: list[str | None], version: Version 
     pool = env_pool(words, version)
     out: dict[str, Problem] = {}
     for name, value in sorted(env.items()):
+        if len(out) >= MAX_INSTANCES:
+            break  # a generated file: the first ones are reported (and their did-you-mean looked up), not 5,000
         readers = env_readers(name)
         if not name.startswith("LLAMA_") or (not readers and not name.startswith(ENV_PREFIX)):
             # not only llama-server's option variables: another program's (CUDA_VISIBLE_DEVICES), or one llama.cpp
@@ -493,8 +501,9 @@ def check_unread(env: dict[str, str], words: list[str | None], version: Version 
         if not bad:
             continue
         if not readers:
+            hint = _suggest_env(name) if len(out) < SUGGESTIONS else ""
             message = (f"`{name}` is read by no llama-server build from {t.label(0)} to "
-                       f"{t.label(len(t.builds) - 1)}: it does nothing{_suggest_env(name)}")
+                       f"{t.label(len(t.builds) - 1)}: it does nothing{hint}")
             out[name] = Problem("unread", NEVER_READ, message, frozenset(bad), frozenset(pool))
             continue
         parts = []
@@ -532,7 +541,7 @@ def check_negated(env: dict[str, str], words: list[str | None], version: Version
     pool = env_pool(words, version)
     out: dict[str, Problem] = {}
     for name, value in sorted(env.items()):
-        if value.strip().lower() not in FALSE_WORDS - {""}:
+        if not name.startswith("LLAMA_ARG_NO_") or value.strip().lower() not in FALSE_WORDS - {""}:
             continue
         bad = [i for i in pool if env_read(name, i) is not None and (env_read(name, i) or ("", ""))[1] == "neg"]
         if not bad:
@@ -546,6 +555,10 @@ def check_negated(env: dict[str, str], words: list[str | None], version: Version
             message += f" (on {t.where([i for i in pool if i not in bad])} the false word leaves it as meant)"
         out[name] = Problem("negated", -1, message, frozenset(bad), frozenset(pool))
     return out
+
+
+SUGGESTIONS = 20
+"""The most misspelt names of one deployment given a did-you-mean (the spelling comparison is the costly part)."""
 
 
 FALSE_WORDS = frozenset({"0", "false", "off", "disabled", "no", ""})
@@ -569,17 +582,22 @@ def _instead(name: str, builds: list[int]) -> str:
 def _suggest_env(name: str) -> str:
     """The nearest name some tabled build reads: one that extends the name or that it extends (``LLAMA_ARG_CTX``:
     ``LLAMA_ARG_CTX_SIZE``), else the closest spelling."""
-    known = [n for n in table().env if n.startswith(ENV_PREFIX)]
     stem = name.removeprefix(ENV_PREFIX)
-    near = [n for n in known if n.removeprefix(ENV_PREFIX).startswith(stem + "_") or
-            stem.startswith(n.removeprefix(ENV_PREFIX)) or n.removeprefix(ENV_PREFIX).startswith(stem)]
+    known = _known_env()
+    near = [n for n, s in known if s.startswith(stem) or stem.startswith(s)]
     if near:
         best = min(near, key=lambda n: (abs(len(n) - len(name)), n))
         return f" (did you mean `{best}`?)"
     import difflib  # only when a name is not read: a start-up import otherwise
 
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
+    close = difflib.get_close_matches(name, [n for n, _ in known], n=1, cutoff=0.8)
     return f" (did you mean `{close[0]}`?)" if close else ""
+
+
+@lru_cache(maxsize=1)
+def _known_env() -> tuple[tuple[str, str], ...]:
+    """Every ``LLAMA_ARG_*`` name a tabled build reads, with its part after the prefix."""
+    return tuple((n, n.removeprefix(ENV_PREFIX)) for n in table().env if n.startswith(ENV_PREFIX))
 
 
 def _message(kind: str, detail: str, word: str, words: list[str | None], p: int, bad: list[int],

@@ -140,6 +140,12 @@ def test_a_misspelt_name_is_definite_whatever_the_build_with_the_name_to_use() -
     assert "(did you mean `LLAMA_ARG_N_GPU_LAYERS`?)" in found[1].message
 
 
+def test_a_misspelt_name_whose_value_is_unknown() -> None:
+    compose = ("services:\n  llm:\n    image: ghcr.io/ggml-org/llama.cpp:server-cuda-b11312\n    environment:\n"
+               "      - LLAMA_ARG_CTX=${CTX}\n      - LLAMA_ARG_N_PARALLEL=${NP}\n")
+    assert _rows(_lint(compose, kind="compose", name="compose.yaml")) == [("RL527", "definite", 5, 9)]
+
+
 def test_a_variable_of_newer_builds_per_build() -> None:
     text = "LLAMA_ARG_MODEL=/m.gguf\nLLAMA_ARG_KV_UNIFIED=1\n"
     assert _rows(_lint(text)) == [("RL527", "possible", 2, 1)]

@@ -540,7 +540,11 @@ def check_options(deployment: Deployment) -> None:
     env = {k[4:]: f for k, f in facts.facts.items() if k.startswith("env.") and isinstance(f.value, str)}
     values = {k: str(f.value) for k, f in env.items()}
     env_problems = llamacpp_flags.check_env(values, texts, version)
-    by_kind = {"unread": llamacpp_flags.check_unread(values, texts, version),
+    # a name no build reads is unread whatever its value: a variable whose value is unknown (`${CTX}`) counts too
+    for var in variables:
+        if var.value is None and var.name not in env and var.span is not None:
+            env[var.name] = at(None, "env", var.span)
+    by_kind = {"unread": llamacpp_flags.check_unread({k: str(f.value or "") for k, f in env.items()}, texts, version),
                "negated": llamacpp_flags.check_negated(values, texts, version)}
 
     for kind, key, derived in _CHECKS:

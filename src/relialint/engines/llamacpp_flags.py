@@ -6,6 +6,11 @@ not have. :func:`check` walks a launch's words with each tabled build's option k
 reports every unknown option, every value the build rejects and every stray word, each at its own word, with the
 tables that refuse it (:attr:`Problem.refused`) among the tables the deployment may run (:attr:`Problem.pool`).
 
+The ``LLAMA_ARG_*`` variables are read the same way, build by build (:func:`env_effect`: the option each sets in
+each build and how its handler reads the value): :func:`check_env` (a value the handler throws on, RL521),
+:func:`check_unread` (a variable the build does nothing with, RL527), :func:`check_negated` (a boolean's
+``LLAMA_ARG_NO_*`` form given a false word, RL528).
+
 Whether a problem holds is decided in the build worlds (``engines/llamacpp_engine.py``), not here:
 
 - the build unknown: every table, narrowed (leaving the word out) to the tables that accept the other options
@@ -239,8 +244,6 @@ def table() -> LlamaTable:
 ENV_PREFIX = "LLAMA_ARG_"
 NEVER_READ = -2
 """``Problem.position`` of a variable that no tabled build reads (a misspelt name): unread whatever the build."""
-SWITCHES = ("void", "bool", "neg")
-"""The handlers whose variable sets a switch (``true``/``false``) rather than a value."""
 
 
 class EnvEffect(Frozen):

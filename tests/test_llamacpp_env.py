@@ -109,6 +109,8 @@ def test_a_pinned_old_build_leaves_an_unread_option_unset(tmp_path: Path) -> Non
     (d,) = facts(tmp_path, "compose.yaml", compose)
     assert "flag.llama.cpp.kv-unified" not in d  # b5763 reads no such variable: the option is not set
     assert d["llama.flash_attn"] == ("on", "env", 6, 9)
+    (new,) = facts(tmp_path, "compose.yaml", compose.replace("b5763", "b11312"))
+    assert new["flag.llama.cpp.kv-unified"] == ("true", "env", 5, 9)  # b11312 reads it
     # the same on b11312, which reads it: RL320 (slots split the context) does not fire from b8502 with it
     later = compose.replace("b5763", "b11312") + "      - LLAMA_ARG_N_PARALLEL=4\n"
     assert [f.code for f in lint_text(later, "compose.yaml", "compose", Options()).findings if f.code == "RL320"] == []
@@ -187,6 +189,8 @@ def test_a_command_line_option_narrows_the_builds_a_variable_is_judged_on() -> N
     # --kv-unified-per-slot exists only in b11312, which reads LLAMA_ARG_KV_UNIFIED
     text = "LLAMA_ARG_KV_UNIFIED=1 llama-server -m /m.gguf --kv-unified-per-slot 4096\n"
     assert _rows(_lint(text, kind="shell", name="serve.sh")) == []
+    plain = "LLAMA_ARG_KV_UNIFIED=1 llama-server -m /m.gguf -c 4096\n"
+    assert _rows(_lint(plain, kind="shell", name="serve.sh")) == [("RL527", "possible", 1, 1)]
 
 
 # -- RL521: a value the handler throws on -----------------------------------------------------------------------------

@@ -73,7 +73,15 @@ def test_table_records_kinds_negatives_env_and_values_per_build() -> None:
         ["on", "enabled", "true", "1", "off", "disabled", "false", "0", "auto", "-1"], False)
     assert table.accepted("--cache-type-k", last) == (
         ["f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"], False)
-    assert table.env["LLAMA_ARG_N_GPU_LAYERS"] == [[0, last, "--gpu-layers"]]
+    # -ngl's handler took an int until auto/all arrived (a string from @49bfddeca): its variable is read throughout
+    assert table.env["LLAMA_ARG_N_GPU_LAYERS"] == [[0, 6, "--gpu-layers", "int"], [7, last, "--gpu-layers", "string"]]
+    # a boolean's LLAMA_ARG_NO_* form: the old switch --no-mmap, then read as --mmap's negative (get_value_from_env)
+    assert table.env["LLAMA_ARG_NO_MMAP"] == [[0, 6, "--no-mmap", "void"], [7, last - 1, "--mmap", "neg"]]
+    assert table.env["LLAMA_ARG_KV_UNIFIED"] == [[fa_value, last, "--kv-unified", "bool"]]
+    assert table.env["LLAMA_ARG_KV_SPLIT"] == [[6, 6, "--kv-unified", "void"]]
+    assert table.builds[first]["env_switch"] == ["1", "true"] and table.builds[first]["env_bool"] == []
+    assert table.builds[last]["env_switch"] == ["on", "enabled", "true", "1"]
+    assert table.builds[last]["env_bool"] == ["on", "enabled", "true", "1", "off", "disabled", "false", "0"]
     assert table.option("-p", last) is None  # --prompt is excluded from llama-server
 
 
@@ -88,7 +96,7 @@ def test_extraction_round_trips_through_the_text_files(tmp_path: Path) -> None:
     out = tmp_path / "t.json"
     subprocess.run([sys.executable, str(ROOT / "tools/gen_llamacpp_tables.py"), "build", "--out", str(out)],
                    check=True)
-    assert json.loads(out.read_text(encoding="utf-8"))["format"] == 2
+    assert json.loads(out.read_text(encoding="utf-8"))["format"] == 3
 
 
 def test_extractor_reads_a_handler_signature_and_its_words() -> None:

@@ -8,7 +8,9 @@ Two steps, so that the table rebuilds offline and the repository holds facts, no
 option that ``llama-server`` accepts (``LLAMA_EXAMPLE_SERVER`` or ``LLAMA_EXAMPLE_COMMON``, not excluded for the
 server), with its spellings, negative spellings, the kind of its handler (``void``, ``bool`` with negatives,
 ``string``, ``int``, ``str_str``: two values), its ``LLAMA_ARG_*`` variable and, for the options whose values the
-parser enumerates (``CHECKED_VALUES``), the words it accepts::
+parser enumerates (``CHECKED_VALUES``), the words it accepts; and, in the header, how the build reads a variable
+(:func:`env_rules`): the values that apply a switch's variable, the words a boolean's variable takes, and whether a
+boolean's ``LLAMA_ARG_NO_*`` variable is read as its negative::
 
     pip download --no-deps --no-binary :all: llama-cpp-python==0.3.7 -d /tmp/lcpp
     tar -xzf /tmp/lcpp/llama_cpp_python-0.3.7.tar.gz --wildcards '*/vendor/llama.cpp/common/arg.cpp'
@@ -35,7 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import tablejson
 
-FORMAT = 2
+FORMAT = 3
 HERE = Path(__file__).resolve().parent
 EXTRACT = HERE / "llamacpp-extract"
 OUT = HERE.parent / "src/relialint/data/llamacpp_flags.json"
@@ -169,6 +171,30 @@ def _values(body: str, kind: str, helpers: dict[str, list[str]], kv_types: list[
     return list(dict.fromkeys(words)), integer
 
 
+def env_rules(text: str) -> dict[str, str]:
+    """How this build's parser reads an option's variable (``common_params_parse_ex``, the loop after "handle
+    environment variables", and ``common_arg::get_value_from_env``), as header lines of the extraction:
+
+    - ``env_switch``: the values for which a switch (a ``void`` handler) is applied; any other value is ignored
+      (``value == "1" || value == "true"`` in the early builds, ``is_truthy(value)`` later);
+    - ``env_bool``: the words a boolean's variable takes (``parse_bool_value``: anything else throws), ``-`` where
+      the loop has no boolean handler;
+    - ``env_negative``: ``LLAMA_ARG_NO_`` where a boolean's variable with ``LLAMA_ARG_`` replaced by that prefix is
+      read first and means false whatever its value, ``-`` where not."""
+    start = text.index("handle environment variables")
+    block = text[start:text.index("handle command line arguments", start)]
+    helpers = _helper_words(text)
+    switch = re.search(r"opt\.handler_void\s*&&\s*\(?(.*?)\)\s*\{", block, re.S)
+    if switch is None:
+        raise ValueError("no switch handler in the environment loop")
+    words = helpers.get("is_truthy", []) if "is_truthy(" in switch.group(1) else _strings(switch.group(1))
+    boolean = "parse_bool_value(" in block
+    negative = re.search(r'string_replace_all\(\s*neg_env\s*,\s*"LLAMA_ARG_"\s*,\s*"(LLAMA_ARG_NO_)"', text)
+    return {"env_switch": " ".join(words),
+            "env_bool": " ".join(helpers.get("is_truthy", []) + helpers.get("is_falsey", [])) if boolean else "-",
+            "env_negative": negative.group(1) if negative else "-"}
+
+
 def extract(text: str) -> list[dict[str, Any]]:
     start = text.index("common_params_context common_params_parser_init")
     helpers = _helper_words(text)
@@ -289,7 +315,10 @@ def assemble(files: list[Path], builds_tsv: Path | None = BUILDS_TSV) -> dict[st
         label, build, build_source = _refined(header, known)
         builds.append({"label": label, "build": build, "commit": header["commit"],
                        "source": header["source"], "build_source": build_source,
-                       **({"dev": header["dev"]} if "dev" in header else {})})
+                       **({"dev": header["dev"]} if "dev" in header else {}),
+                       "env_switch": header["env_switch"].split(),
+                       "env_bool": [] if header["env_bool"] == "-" else header["env_bool"].split()})
+        negative = None if header["env_negative"] == "-" else header["env_negative"]
         for opt in options:
             long = next((s for s in opt["spellings"] if s.startswith("--")), opt["spellings"][0])
             kind = KINDS[opt["kind"]]
@@ -298,7 +327,9 @@ def assemble(files: list[Path], builds_tsv: Path | None = BUILDS_TSV) -> dict[st
             for spelling in opt["neg"]:
                 _add(options_out, spelling, index, ["n", long])
             if opt.get("env"):
-                _add(env_out, opt["env"], index, [long])
+                _add(env_out, opt["env"], index, [long, opt["kind"]])
+                if negative and opt["neg"]:  # the LLAMA_ARG_NO_* form of a boolean: read first, always false
+                    _add(env_out, opt["env"].replace("LLAMA_ARG_", negative, 1), index, [long, "neg"])
             if "values" in opt:
                 _add(values_out, long, index, [opt["values"], opt["int"]])
     return {
@@ -307,8 +338,11 @@ def assemble(files: list[Path], builds_tsv: Path | None = BUILDS_TSV) -> dict[st
         "note": ("llama-server options of llama.cpp common/arg.cpp by build. builds: the tabled builds, oldest first "
                  "([first, last] build number: equal where known, the bracket where not); options: spelling -> "
                  "[[first index, last index, kind, canonical]] with kinds v value, 2 two values, f flag, n negative "
-                 "flag; env: LLAMA_ARG_* name -> [[first, last, option]]; values: option -> [[first, last, accepted "
-                 "words, also an integer]]"),
+                 "flag; env: variable name -> [[first, last, option, handler]] with handlers void (a switch, "
+                 "applied only for the build's env_switch values, any other value ignored), bool (env_bool words, "
+                 "any other value stops the start-up), int (std::stoi), string, str_str, neg (a boolean's "
+                 "LLAMA_ARG_NO_* form: any value sets it false); values: option -> [[first, last, accepted words, "
+                 "also an integer]]"),
         "builds": builds,
         "releases": RELEASES,
         "options": dict(sorted(options_out.items())),
@@ -347,11 +381,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "extract":
         label = args.label or (f"b{args.build}" if "-" not in args.build else f"@{args.commit[:9]}")
-        options = extract(args.arg_cpp.read_text(encoding="utf-8"))
+        text = args.arg_cpp.read_text(encoding="utf-8")
+        options = extract(text)
         header = {"label": label, "commit": args.commit, "build": args.build, "source": args.source,
                   "build_source": args.build_source}
         if args.dev:
             header["dev"] = args.dev
+        header.update(env_rules(text))
         (EXTRACT / f"options-{label.lstrip('@')}.txt").write_text(render_extract(options, header), encoding="utf-8")
         return 0
     files = sorted(args.dir.glob("options-*.txt"))

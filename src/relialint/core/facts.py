@@ -265,6 +265,20 @@ VOCABULARY: dict[str, FactSpec] = {
         _spec("llama.stray_word_refused", "bool",
               "derived per build world: the build's parser stops at the word of this llama.stray_word instance "
               "(set from each tabled build's option kinds; unknown for a build outside the tables)"),
+        _spec("llama.unread_env", "string",
+              "a variable llama-server's build(s) do nothing with: an LLAMA_ARG_* name (or a name some build reads for "
+              "an option, LLAMA_LOG_FILE) the build does not read, or a switch's variable whose value it does not "
+              "apply, with the builds that read it and the name to use; one instance per such variable"),
+        _spec("llama.env_not_read", "bool",
+              "derived per build world: the build does nothing with the variable of this llama.unread_env instance "
+              "(set from each tabled build's variables; unknown for a build outside the tables; true in every "
+              "build for a name no tabled build reads)"),
+        _spec("llama.negated_env", "string",
+              "a boolean's LLAMA_ARG_NO_* variable given a false word (LLAMA_ARG_NO_MMAP=false), which the build(s) "
+              "read as turning the option off whatever the value; one instance per such variable"),
+        _spec("llama.env_negates", "bool",
+              "derived per build world: the build reads the variable of this llama.negated_env instance as the "
+              "option's negative (from @49bfddeca; unknown for a build outside the tables)"),
         _spec("args.option_refused", "bool",
               "derived per version world: the version refuses the option of this args.unknown_option instance "
               "(set from each tabled version's options; unknown for a version beyond the tables)"),
@@ -438,7 +452,8 @@ CLOSED_UNSET = Fact(None, "inferred")
 PER_VERSION = {"args.option_refused": "args.unknown_option", "args.env_not_read": "args.unread_env",
                "args.env_not_listed": "args.unlisted_env",
                "llama.option_refused": "llama.unknown_option", "llama.value_refused": "llama.bad_value",
-               "llama.stray_word_refused": "llama.stray_word"}
+               "llama.stray_word_refused": "llama.stray_word", "llama.env_not_read": "llama.unread_env",
+               "llama.env_negates": "llama.negated_env"}
 """The facts derived per version world (:class:`ByVersion`), each with the located instance fact it decides: what
 the engine version alone decides, so a finding that is possible for want of one of them depends on
 ``engine.version``."""

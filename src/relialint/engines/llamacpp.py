@@ -73,10 +73,6 @@ OPTIONS: dict[str, str] = {
     "-sp": "special", "--special": "special", "-kvu": "kv-unified", "--kv-unified": "kv-unified",
     "-no-kvu": "kv-unified", "--no-kv-unified": "kv-unified",
 }
-ENV: dict[str, str] = {name: OPTIONS[option] for name, (option, _) in llamacpp_flags.env_options().items()
-                        if option in OPTIONS}
-"""``LLAMA_ARG_*`` variable -> canonical option name, from the option tables (``LLAMA_ARG_N_PARALLEL``: ``parallel``):
-only variables that spell the option in every tabled build having it."""
 FACTS = {"ubatch-size": ("llama.ubatch", int), "batch-size": ("llama.batch", int),
          "n-gpu-layers": ("llama.n_gpu_layers", str), "split-mode": ("llama.split_mode", str),
          "flash-attn": ("llama.flash_attn", str), "ctx-size": ("llama.ctx_size", int),
@@ -260,7 +256,8 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, kind
         deployment.notes.append(UNSEEN)
     evidence.apply(deployment, evidence.command_clues(command, kind)
                    + _build_clues(builds.lines, launch.start, kind == "dockerfile"))
-    _env_options(facts, command.env)
+    setattr(deployment, _ENV, (list(command.env), _version(facts)))
+    _env_options(facts, command.env, _version(facts), [w.text for w in launch.args] if launch.server else [])
     llamacpp_flags.record_launch(deployment, launch.args)
     if launch.server:
         setattr(deployment, _WORDS, list(launch.args))
@@ -280,22 +277,72 @@ def _version_facts(facts: FactSet, launch: Launch) -> None:
                                        "the build number of the release archive the program is in"))
 
 
-def _env_options(facts: FactSet, env: list[EnvVar]) -> None:
-    """The options ``LLAMA_ARG_*`` variables set (``flag.llama.cpp.*``, their facts, the model); a flag on the
-    command line wins, applied after."""
+def _env_options(facts: FactSet, env: list[EnvVar], version: Version | None, words: list[str | None]) -> None:
+    """The options ``LLAMA_ARG_*`` variables set (``flag.llama.cpp.*``, their facts, the model) in the builds the
+    deployment may run (``llamacpp_flags.env_effect``, build by build), with the variable and the builds in each
+    fact's note. Where every one of them sets the same value, the option is set. Where some builds do nothing with
+    the variable (they do not read it, or ignore its value: RL527 reports those builds), the option as written
+    (``flag.llama.cpp.*``) is unknown, and its typed fact (:data:`FACTS`, ``llama.flash_attn``) takes the value of
+    the builds that apply it, the only value the variable ever sets. Where the builds that apply it set different
+    values, both are unknown. A flag on the command line wins (applied after, and never replaced here)."""
+    pool = llamacpp_flags.env_pool(words, version)
+    read = llamacpp_flags.table().env
     for var in env:
-        name = ENV.get(var.name)
-        if name is not None and var.value is not None:  # the option as the variable sets it
-            facts.set(f"flag.llama.cpp.{name}", at(var.value, "env", var.span))
-        if name in FACTS and var.value is not None:
-            key, kind = FACTS[name]
-            env_value = _typed(_fa(var.value) if name == "flash-attn" else var.value, kind)
-            if env_value is not None:
-                facts.set(key, at(env_value, "env", var.span))
-        if name in ("model", "hf-repo") and var.value:  # LLAMA_ARG_MODEL / LLAMA_ARG_HF_REPO
-            for key, fact in model_facts(var.value, Word(var.value, var.span, source=var.source),
-                                         name == "hf-repo").items():
-                facts.set(key, replace(fact, origin="env") if key == "model.name" else fact)
+        if var.value is None or var.name not in read:
+            continue
+        effects = [llamacpp_flags.env_effect(var.name, var.value, i) for i in pool]
+        applied = [(i, e) for i, e in zip(pool, effects, strict=True) if e.kind == "set"]
+        named = {(OPTIONS.get(e.option or ""), _fa(e.value or "") if OPTIONS.get(e.option or "") == "flash-attn"
+                  else e.value) for _, e in applied}
+        for name, value in named:
+            if name is None:
+                continue
+            key = f"flag.llama.cpp.{name}"
+            current = facts.get(key)
+            if current is not None and current.origin == "flag":
+                continue
+            builds = [i for i, e in applied if OPTIONS.get(e.option or "") == name]
+            option = next(e.option for _, e in applied if OPTIONS.get(e.option or "") == name)
+            note = llamacpp_flags.env_note(var.name, option or f"--{name}", builds)
+            if len(named) > 1:  # the builds that apply it set different values
+                facts.unknown(key)
+                if name in FACTS:
+                    facts.unknown(FACTS[name][0])
+                continue
+            if len(builds) < len(pool):
+                facts.unknown(key)
+            else:
+                facts.set(key, at(value, "env", var.span, note))
+            if name in FACTS and value is not None:
+                fact_key, kind = FACTS[name]
+                typed = _typed(value, kind)
+                if typed is not None:
+                    facts.set(fact_key, at(typed, "env", var.span, note))
+            if name in ("model", "hf-repo") and value:  # LLAMA_ARG_MODEL / LLAMA_ARG_HF_REPO
+                for fact_key, fact in model_facts(value, Word(value, var.span, source=var.source),
+                                                  name == "hf-repo").items():
+                    facts.set(fact_key, replace(fact, origin="env") if fact_key == "model.name" else fact)
+
+
+def _forget_env_options(facts: FactSet, env: list[EnvVar]) -> None:
+    """Drop what :func:`_env_options` set from these variables (facts of origin ``env`` of every option a variable
+    sets in some build), before it judges them again over other builds."""
+    for var in env:
+        for _lo, _hi, option, _handler in llamacpp_flags.table().env.get(var.name) or []:
+            name = OPTIONS.get(str(option))
+            if name is None or name in ("model", "hf-repo"):
+                continue
+            for key in (f"flag.llama.cpp.{name}", *((FACTS[name][0],) if name in FACTS else ())):
+                fact = facts.facts.get(key)
+                if fact is not None and fact.origin == "env":
+                    del facts.facts[key]
+
+
+def _version(facts: FactSet) -> Version | None:
+    """The deployment's llama.cpp build or release as known so far (``None`` for anything else)."""
+    fact = facts.get("engine.version")
+    value = fact.value if fact is not None else None
+    return value if isinstance(value, Version) and value.scheme in ("build", "release") else None
 
 
 def _option_facts(facts: FactSet, opts: list[Opt]) -> None:
@@ -457,9 +504,12 @@ def release_build(start: Word) -> Version | None:
 
 
 _WORDS = "_relialint_llama_server_words"
+_ENV = "_relialint_llama_env"
 _CHECKS = (("unknown", "llama.unknown_option", "llama.option_refused"),
            ("value", "llama.bad_value", "llama.value_refused"),
-           ("stray", "llama.stray_word", "llama.stray_word_refused"))
+           ("stray", "llama.stray_word", "llama.stray_word_refused"),
+           ("unread", "llama.unread_env", "llama.env_not_read"),
+           ("negated", "llama.negated_env", "llama.env_negates"))
 """Each kind of problem: its located instance fact (value: the message) and the fact derived per build world (the
 build refuses the word)."""
 
@@ -489,8 +539,19 @@ def check_options(deployment: Deployment) -> None:
     versions = table.versions()
     options = llamacpp_flags.written_options(texts)
     problems = llamacpp_flags.check(texts, version)
-    env = {k[4:]: f for k, f in facts.facts.items() if k.startswith("env.LLAMA_ARG_") and isinstance(f.value, str)}
-    env_problems = llamacpp_flags.check_env({k: str(f.value) for k, f in env.items()}, texts, version)
+    variables, read_with = getattr(deployment, _ENV, ([], None))
+    if variables and version != read_with:  # the final version (--engine-version) may narrow the builds more
+        _forget_env_options(facts, variables)
+        _env_options(facts, variables, version, texts)
+    env = {k[4:]: f for k, f in facts.facts.items() if k.startswith("env.") and isinstance(f.value, str)}
+    values = {k: str(f.value) for k, f in env.items()}
+    env_problems = llamacpp_flags.check_env(values, texts, version)
+    # a name no build reads is unread whatever its value: a variable whose value is unknown (`${CTX}`) counts too
+    for var in variables:
+        if var.value is None and var.name not in env and var.span is not None:
+            env[var.name] = at(None, "env", var.span)
+    by_kind = {"unread": llamacpp_flags.check_unread({k: str(f.value or "") for k, f in env.items()}, texts, version),
+               "negated": llamacpp_flags.check_negated(values, texts, version)}
 
     for kind, key, derived in _CHECKS:
         facts.drop_instances(key)
@@ -498,6 +559,8 @@ def check_options(deployment: Deployment) -> None:
         if kind == "value":  # the variables come first: the parser reads them before the command line
             found.extend((replace(env[name], value=problem.message), problem, None)
                          for name, problem in env_problems.items())
+        found.extend((replace(env[name], value=problem.message), problem, None)
+                     for name, problem in by_kind.get(kind, {}).items())
         found.extend((word_fact(problem.message, "flag", words[problem.position]), problem,
                       llamacpp_flags.leave_out(texts, problem.position, options))
                      for problem in problems if problem.kind == kind)
@@ -505,7 +568,9 @@ def check_options(deployment: Deployment) -> None:
             facts.set(key, Fact(None, "inferred"))
             continue
         for where, problem, left_out in found:
-            if version is None:  # the worlds decide, build by build
+            if problem.position == llamacpp_flags.NEVER_READ:  # read by no tabled build: certain, whatever the build
+                facts.add_instance(key, {key: where, derived: replace(where, value=True)})
+            elif version is None:  # the worlds decide, build by build
                 by_version = {derived: ByVersion(frozenset(versions[i] for i in problem.refused), left_out)}
                 facts.add_instance(key, {key: where, derived: None}, by_version)
             else:  # one table: it refuses the word; an untabled build: unknown (its neighbours may differ from it)

@@ -6,6 +6,11 @@ not have. :func:`check` walks a launch's words with each tabled build's option k
 reports every unknown option, every value the build rejects and every stray word, each at its own word, with the
 tables that refuse it (:attr:`Problem.refused`) among the tables the deployment may run (:attr:`Problem.pool`).
 
+The ``LLAMA_ARG_*`` variables are read the same way, build by build (:func:`env_effect`: the option each sets in
+each build and how its handler reads the value): :func:`check_env` (a value the handler throws on, RL521),
+:func:`check_unread` (a variable the build does nothing with, RL527), :func:`check_negated` (a boolean's
+``LLAMA_ARG_NO_*`` form given a false word, RL528).
+
 Whether a problem holds is decided in the build worlds (``engines/llamacpp_engine.py``), not here:
 
 - the build unknown: every table, narrowed (leaving the word out) to the tables that accept the other options
@@ -26,6 +31,7 @@ from typing import Any
 
 from relialint.base.plain import Fields, Frozen
 from relialint.base.secrets import secret_name
+from relialint.core.facts import MAX_INSTANCES
 from relialint.core.versions import Version
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -235,23 +241,93 @@ def table() -> LlamaTable:
     return LlamaTable(json.loads((DATA / "llamacpp_flags.json").read_text(encoding="utf-8")))
 
 
-@lru_cache(maxsize=1)
-def env_options() -> dict[str, tuple[str, set[str]]]:
-    """``LLAMA_ARG_*`` variables that spell one option in every tabled build having that option: name -> (the
-    option's long spelling, its kinds). A variable only some of those builds read (``LLAMA_ARG_KV_UNIFIED`` from
-    @49bfddeca, ``LLAMA_ARG_KV_SPLIT`` in @4227c9be only) is left out: which option it sets depends on the build."""
+ENV_PREFIX = "LLAMA_ARG_"
+NEVER_READ = -2
+"""``Problem.position`` of a variable that no tabled build reads (a misspelt name): unread whatever the build."""
+
+
+class EnvEffect(Frozen):
+    """What one build does with one variable (``common_params_parse_ex``: every option's variable goes to its
+    handler before the command line is read). ``kind``: ``unread`` (the build has no such variable), ``ignored`` (a
+    switch's variable whose value is not one the build applies: the switch stays off), ``refused`` (the handler
+    throws: the start-up stops), ``set``. ``option``: the option's long spelling where the build reads the variable;
+    ``value``: what it sets (``true``/``false`` for a switch, the value as written otherwise)."""
+
+    kind: str
+    option: str | None
+    value: str | None
+    handler: str | None
+
+    _fields = ("kind", "option", "value", "handler")
+
+    def __init__(self, kind: str, option: str | None = None, value: str | None = None,
+                 handler: str | None = None) -> None:
+        self.kind = kind
+        self.option = option
+        self.value = value
+        self.handler = handler
+
+
+_UNREAD = EnvEffect("unread")
+
+
+def env_read(name: str, index: int) -> tuple[str, str] | None:
+    """(option long spelling, handler) of the variable ``name`` in the table at ``index``; ``None`` where that
+    build does not read it."""
+    for lo, hi, option, handler in table().env.get(name) or []:
+        if lo <= index <= hi:
+            return str(option), str(handler)
+    return None
+
+
+def env_readers(name: str) -> list[int]:
+    """The tables that read the variable ``name``."""
+    return [i for lo, hi, *_ in table().env.get(name) or [] for i in range(lo, hi + 1)]
+
+
+def env_effect(name: str, value: str, index: int) -> EnvEffect:
+    """What the build of the table at ``index`` does with ``name=value`` (:class:`EnvEffect`)."""
     t = table()
-    out: dict[str, tuple[str, set[str]]] = {}
-    for name, ranges in t.env.items():
-        options = {option for _, _, option in ranges}
-        if not name.startswith("LLAMA_ARG_") or len(options) != 1:
-            continue
-        option = options.pop()
-        reads = {i for lo, hi, _ in ranges for i in range(lo, hi + 1)}
-        has = {i for lo, hi, _, _ in t.options.get(option) or [] for i in range(lo, hi + 1)}
-        if reads == has:
-            out[name] = (option, {kind for lo, hi, kind, _ in t.options[option]})
-    return out
+    read = env_read(name, index) if name in t.env else None
+    if read is None:
+        return _UNREAD
+    option, handler = read
+    build = t.builds[index]
+    if handler == "neg":  # get_value_from_env: the LLAMA_ARG_NO_* form is read first and means false, any value
+        return EnvEffect("set", option, "false", handler)
+    if handler == "void":
+        if value in build.get("env_switch", []):
+            return EnvEffect("set", option, "true", handler)
+        return EnvEffect("ignored", option, None, handler)
+    if handler == "bool":
+        words: list[str] = build.get("env_bool", [])
+        if value not in words:
+            return EnvEffect("refused", option, None, handler)
+        return EnvEffect("set", option, "true" if value in build.get("env_switch", []) else "false", handler)
+    if handler == "int" and not fits(value, [], True):
+        return EnvEffect("refused", option, None, handler)
+    accepted = t.accepted(option, index)
+    if handler == "string" and accepted is not None and not fits(value, *accepted):
+        return EnvEffect("refused", option, None, handler)
+    return EnvEffect("set", option, value, handler)
+
+
+def env_pool(words: list[str | None], version: Version | None) -> list[int]:
+    """The tables a deployment's variables are read by: those the version allows, narrowed to the ones that accept
+    every option on the command line."""
+    t = table()
+    worlds = list(t.build_worlds(version).tables)
+    return [i for i in t.narrow(written_options(words)) if i in worlds] or worlds
+
+
+def env_note(name: str, option: str, builds: list[int]) -> str:
+    """The provenance of a fact a variable sets: the variable, the option and the tables where it maps so."""
+    t = table()
+    every = env_readers(name)
+    scope = f"llama-server {t.where(builds)}"
+    if sorted(set(every)) != sorted(builds):
+        scope += f"; read by {t.where(every)}"
+    return f"{name} sets {option} ({scope})"
 
 
 def spelling(text: str) -> str:
@@ -367,38 +443,164 @@ def check(words: list[str | None], version: Version | None) -> list[Problem]:
 
 def check_env(env: dict[str, str], words: list[str | None], version: Version | None) -> dict[str, Problem]:
     """``LLAMA_ARG_*`` values the build rejects: the parser hands every variable of an option to its handler before it
-    reads the command line, and a value the handler refuses (``LLAMA_ARG_SPLIT_MODE=tensor`` before ``tensor``
-    existed) stops the start-up. Only the options whose values the table records, and only where the option takes
-    a value (a switch's variable is only tested for truth). Keyed by variable name; the tables are narrowed to
-    those that accept every option on the command line."""
+    reads the command line, and a value the handler refuses stops the start-up (``LLAMA_ARG_SPLIT_MODE=tensor``
+    before ``tensor`` existed, ``LLAMA_ARG_THREADS=auto`` to an integer's ``std::stoi``, ``LLAMA_ARG_MMAP=no`` to a
+    boolean's ``parse_bool_value``). Keyed by variable name; the tables are narrowed to those that accept every
+    option on the command line (:func:`env_pool`)."""
     t = table()
-    worlds = list(t.build_worlds(version).tables)
-    pool = [i for i in t.narrow(written_options(words)) if i in worlds] or worlds
+    pool = env_pool(words, version)
     out: dict[str, Problem] = {}
     for name, value in sorted(env.items()):
-        bad: list[int] = []
-        for i in pool:
-            canonical = next((r[2] for r in t.env.get(name) or [] if r[0] <= i <= r[1]), None)
-            if canonical is None or (t.option(canonical, i) or ("f", ""))[0] != "v" or (canonical == "--flash-attn" \
-                    and value in FA_WORDS):
-                continue
-            accepted = t.accepted(canonical, i)
-            if accepted is not None and not fits(value, *accepted):
-                bad.append(i)
+        if name not in t.env:
+            continue  # read by no build: nothing to refuse (RL527)
+        bad = [i for i in pool if env_effect(name, value, i).kind == "refused"]
         if not bad:
             continue
-        canonical = next(r[2] for r in t.env[name] if r[0] <= bad[-1] <= r[1])
-        words_ok, integer = t.accepted(canonical, bad[-1]) or ([], True)  # set: the value was checked against it
+        option, handler = env_read(name, bad[-1]) or ("", "")
         scope = f"llama-server {t.where(bad)}"
         if len(bad) < len(pool):
             scope += f" (the builds {t.where([i for i in pool if i not in bad])} accept it)"
-        takes = ", ".join(words_ok) + (" or an integer" if integer and words_ok else "")
-        if not words_ok:
-            takes = "an integer only"
-        message = (f"`{name}={value}` is not a value of `{canonical}` on {scope}: it takes {takes} (the variable is "
-                   f"read before the command line, so the start-up stops even where a flag sets the option)")
+        message = (f"`{name}={value}` is not a value of `{option}` on {scope}: it takes "
+                   f"{_takes(option, handler, bad[-1])} (the variable is read before the command line, so the "
+                   f"start-up stops even where a flag sets the option)")
         out[name] = Problem("value", -1, message, frozenset(bad), frozenset(pool))
     return out
+
+
+def _takes(option: str, handler: str, index: int) -> str:
+    """The values a variable's handler takes in the table at ``index``, in words."""
+    if handler == "bool":
+        return ", ".join(table().builds[index].get("env_bool", []))
+    if handler == "int":
+        return "an integer only"
+    words_ok, integer = table().accepted(option, index) or ([], True)
+    if not words_ok:
+        return "an integer only"
+    return ", ".join(words_ok) + (" or an integer" if integer else "")
+
+
+def check_unread(env: dict[str, str], words: list[str | None], version: Version | None) -> dict[str, Problem]:
+    """Variables the build does nothing with: an ``LLAMA_ARG_*`` name (or an ``LLAMA_*`` name some tabled build reads
+    for an option, such as ``LLAMA_LOG_FILE``, and nothing else reads) that the build does not read, and a switch's
+    variable whose value the build does not apply although it asks for the switch (``LLAMA_ARG_FLASH_ATTN=on`` where
+    -fa is a switch set only by 1 or true; a false word there leaves the switch off, as meant). Keyed by variable
+    name; ``refused``: the tables of the pool (:func:`env_pool`) that do nothing with it. A name no tabled build
+    reads is reported with the nearest name that one does (``position`` :data:`NEVER_READ`)."""
+    t = table()
+    pool = env_pool(words, version)
+    out: dict[str, Problem] = {}
+    for name, value in sorted(env.items()):
+        if len(out) >= MAX_INSTANCES:
+            break  # a generated file: the first ones are reported (and their did-you-mean looked up), not 5,000
+        readers = env_readers(name)
+        if not name.startswith("LLAMA_") or (not readers and not name.startswith(ENV_PREFIX)):
+            # not only llama-server's option variables: another program's (CUDA_VISIBLE_DEVICES), or one llama.cpp
+            # reads elsewhere (LLAMA_CACHE; MTMD_BACKEND_DEVICE in clip.cpp, HF_TOKEN in llama-bench)
+            continue
+        effects = {i: env_effect(name, value, i) for i in pool}
+        unread = [i for i in pool if effects[i].kind == "unread"]
+        ignored = [i for i in pool if effects[i].kind == "ignored" and value.strip().lower() not in FALSE_WORDS]
+        bad = sorted(unread + ignored)
+        if not bad:
+            continue
+        if not readers:
+            hint = _suggest_env(name) if len(out) < SUGGESTIONS else ""
+            message = (f"`{name}` is read by no llama-server build from {t.label(0)} to "
+                       f"{t.label(len(t.builds) - 1)}: it does nothing{hint}")
+            out[name] = Problem("unread", NEVER_READ, message, frozenset(bad), frozenset(pool))
+            continue
+        parts = []
+        if unread:
+            parts.append(f"`{name}` is not read by llama-server {t.where(unread)}: it sets {_reads(name)}"
+                         f"{_instead(name, unread)}")
+        if ignored:
+            switch_words = " or ".join(t.builds[ignored[-1]].get("env_switch", []))
+            parts.append(f"`{name}={value}` is ignored by llama-server {t.where(ignored)}: there "
+                         f"`{effects[ignored[-1]].option}` is a switch whose variable is applied only for "
+                         f"{switch_words}")
+        message = "; ".join(parts)
+        if len(bad) < len(pool):
+            message += f" (the builds {t.where([i for i in pool if i not in bad])} apply it)"
+        out[name] = Problem("unread", -1, message, frozenset(bad), frozenset(pool))
+    return out
+
+
+def _reads(name: str) -> str:
+    """The option(s) a variable sets and the tables where (``--kv-unified`` only in @49bfddeca-b11312)."""
+    t = table()
+    by_option: dict[str, list[int]] = {}
+    for lo, hi, option, _handler in t.env.get(name) or []:
+        by_option.setdefault(str(option), []).extend(range(lo, hi + 1))
+    only = " only" if len(by_option) == 1 else ""
+    return ", ".join(f"`{option}`{only} in {t.where(found)}" for option, found in by_option.items())
+
+
+def check_negated(env: dict[str, str], words: list[str | None], version: Version | None) -> dict[str, Problem]:
+    """A boolean's ``LLAMA_ARG_NO_*`` variable given a false word (``LLAMA_ARG_NO_MMAP=false``, meant as "do not
+    disable"): from @49bfddeca ``get_value_from_env`` reads that form first and turns the option off whatever its
+    value, the opposite of what was meant. Keyed by variable name; ``refused``: the tables of the pool
+    (:func:`env_pool`) that read it so (before them it was a switch of its own, and a false word left it off)."""
+    t = table()
+    pool = env_pool(words, version)
+    out: dict[str, Problem] = {}
+    for name, value in sorted(env.items()):
+        if not name.startswith("LLAMA_ARG_NO_") or value.strip().lower() not in FALSE_WORDS - {""}:
+            continue
+        bad = [i for i in pool if env_read(name, i) is not None and (env_read(name, i) or ("", ""))[1] == "neg"]
+        if not bad:
+            continue
+        option = (env_read(name, bad[-1]) or ("?", ""))[0]
+        positive = name.replace("LLAMA_ARG_NO_", ENV_PREFIX, 1)
+        message = (f"`{name}={value}` turns `{option}` off on llama-server {t.where(bad)}: a boolean's "
+                   f"LLAMA_ARG_NO_* variable is read as false whatever its value; to keep `{option}` on, remove it "
+                   f"(or set `{positive}=true`)")
+        if len(bad) < len(pool):
+            message += f" (on {t.where([i for i in pool if i not in bad])} the false word leaves it as meant)"
+        out[name] = Problem("negated", -1, message, frozenset(bad), frozenset(pool))
+    return out
+
+
+SUGGESTIONS = 20
+"""The most misspelt names of one deployment given a did-you-mean (the spelling comparison is the costly part)."""
+
+
+FALSE_WORDS = frozenset({"0", "false", "off", "disabled", "no", ""})
+"""Values that ask for a switch to stay off: a build that ignores them leaves it off, as meant."""
+
+
+def _instead(name: str, builds: list[int]) -> str:
+    """The variables that set the same option as ``name`` in the ``builds`` that do not read ``name``
+    (``LLAMA_ARG_LOG_FILE`` for ``LLAMA_LOG_FILE`` from b9518, ``LLAMA_ARG_KV_SPLIT`` on @4227c9be4)."""
+    t = table()
+    options = {r[2] for r in t.env.get(name) or []}
+    by_name: dict[str, list[int]] = {}
+    for other, ranges in t.env.items():
+        for lo, hi, option, handler in ranges:
+            if other != name and option in options and handler != "neg":
+                by_name.setdefault(other, []).extend(i for i in builds if lo <= i <= hi)
+    uses = [f"{t.where(found)} reads `{other}`" for other, found in sorted(by_name.items()) if found]
+    return f" (for that option {'; '.join(uses)})" if uses else ""
+
+
+def _suggest_env(name: str) -> str:
+    """The nearest name some tabled build reads: one that extends the name or that it extends (``LLAMA_ARG_CTX``:
+    ``LLAMA_ARG_CTX_SIZE``), else the closest spelling."""
+    stem = name.removeprefix(ENV_PREFIX)
+    known = _known_env()
+    near = [n for n, s in known if s.startswith(stem) or stem.startswith(s)]
+    if near:
+        best = min(near, key=lambda n: (abs(len(n) - len(name)), n))
+        return f" (did you mean `{best}`?)"
+    import difflib  # only when a name is not read: a start-up import otherwise
+
+    close = difflib.get_close_matches(name, [n for n, _ in known], n=1, cutoff=0.8)
+    return f" (did you mean `{close[0]}`?)" if close else ""
+
+
+@lru_cache(maxsize=1)
+def _known_env() -> tuple[tuple[str, str], ...]:
+    """Every ``LLAMA_ARG_*`` name a tabled build reads, with its part after the prefix."""
+    return tuple((n, n.removeprefix(ENV_PREFIX)) for n in table().env if n.startswith(ENV_PREFIX))
 
 
 def _message(kind: str, detail: str, word: str, words: list[str | None], p: int, bad: list[int],

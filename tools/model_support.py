@@ -5,7 +5,9 @@ For every family the data names an architecture (config.json ``architectures``) 
 ``general.architecture``). This script reads the released artifacts, offline when asked, and finds:
 
 * vLLM: the first release wheel whose model registry (``vllm/model_executor/models/registry.py``; the models
-  package's ``__init__.py`` before 0.6.3) names the architecture as a quoted string, and the release before it;
+  package's ``__init__.py`` before 0.6.3) registers the architecture (``"Arch": ("module", "Class")``; the table of
+  removed models, ``"Arch": "0.23.0"``, does not count), the release before it, and the last release that still
+  registers it when a newer one no longer does (``until``: vLLM removed MiniMax-M1 in 0.23.0);
 * llama.cpp: the first llama-cpp-python sdist whose vendored llama.cpp names the GGUF architecture in its
   architecture table (``{ LLM_ARCH_..., "name" }`` in ``src/llama-arch.cpp``, ``src/llama.cpp`` or ``llama.cpp`` for
   older builds), and the newest sdist before it that does not; the build numbers come from
@@ -72,18 +74,19 @@ def _first_line(release: witness.Release, paths: tuple[str, ...], regex: re.Patt
 
 def first_with(releases: list[witness.Release], paths: tuple[str, ...], regex: re.Pattern[str]
                ) -> dict[str, Any]:
-    """The first release in which ``regex`` matches and stays matched in every later one read, the release before
-    it, and the line seen."""
+    """The first release in which ``regex`` matches, the release before it, the last release in which it matches
+    (``last``: ``None`` when that is the newest release read), and the line first seen."""
     seen = [_first_line(r, paths, regex) for r in releases]
-    start = len(seen)
-    while start > 0 and seen[start - 1] is not None:
-        start -= 1
-    if start == len(seen):
+    hits = [i for i, line in enumerate(seen) if line is not None]
+    if not hits:
         return {"first": None, "last_without": releases[-1].engine_version, "seen": None}
+    start, end = hits[0], hits[-1]
     before = releases[start - 1] if start > 0 else None
     return {"first": releases[start].version, "first_build": releases[start].engine_version,
             "last_without": before.version if before else None,
-            "last_without_build": before.engine_version if before else None, "seen": seen[start]}
+            "last_without_build": before.engine_version if before else None, "seen": seen[start],
+            "last": releases[end].version if end < len(releases) - 1 else None,
+            "gaps": [releases[i].version for i in range(start, end + 1) if seen[i] is None]}
 
 
 def vllm_since(found: dict[str, Any], oldest: str) -> str:
@@ -106,10 +109,12 @@ def witness_all(offline: bool) -> dict[str, Any]:
     for row in data["families"]:
         entry: dict[str, Any] = {}
         archs = _architectures(row)
-        regex = re.compile("|".join(f'"{re.escape(a)}"' for a in archs))
+        # a registration maps the name to its (module, class); the same name in the table of removed models maps
+        # to the release that removed it and does not count
+        regex = re.compile("|".join(rf'"{re.escape(a)}"\s*:\s*\(' for a in archs))
         found = first_with(vllm, REGISTRY, regex)
         entry["vllm"] = {"architecture": archs, **found, "since": vllm_since(found, vllm[0].version)
-                         if found["first"] else None}
+                         if found["first"] else None, "until": found.get("last")}
         if row.get("gguf"):
             gguf = re.compile(r'\{\s*LLM_ARCH_\w+\s*,\s*"' + re.escape(row["gguf"]) + r'"\s*\}')
             found = first_with(lcp, LLAMA_ARCH, gguf)

@@ -34,6 +34,7 @@ class Family:
         "sliding_window",
         "source",
         "vllm_since",
+        "vllm_until",
         "weight_only",
     )
 
@@ -51,6 +52,7 @@ class Family:
         self.weight_only: bool | None = quant.get("weight_only")
         self.publishers = frozenset(p.lower() for p in quant.get("publishers") or ())
         self.vllm_since: str | None = row.get("vllm_since")
+        self.vllm_until: str | None = row.get("vllm_until")
         self.llamacpp_since: str | None = row.get("llamacpp_since")
         self.source = str(row.get("source") or "")
 
@@ -64,6 +66,8 @@ class Family:
         """``gpt-oss (GptOssForCausalLM; vLLM >= 0.10.1, llama.cpp >= b5905, witnessed)``."""
         floors = [f"{label} >= {since}" for label, since in (("vLLM", self.floor("vllm")),
                                                                ("llama.cpp", self.floor("llama.cpp"))) if since]
+        if self.vllm_until:
+            floors.append(f"vLLM <= {self.vllm_until}")
         tail = f"; {', '.join(floors)} (witnessed in the released code)" if floors else ""
         return f"{self.family} ({'/'.join(self.architecture)}{tail})"
 
@@ -151,6 +155,14 @@ def drafter(name: str) -> Drafter | None:
         if text is not None and row.pattern.search(text):
             return row
     return None
+
+
+def engine_ceiling(facts: Any, engine: str) -> str | None:
+    """The newest vLLM release that can run the model, when the family's architecture was removed after it
+    (``vllm_until``); ``None`` otherwise (llama.cpp removes no architecture the data lists)."""
+    fact = facts.get("model.family")
+    family = by_name(str(fact.value)) if fact is not None and fact.value is not None else None
+    return family.vllm_until if family is not None and engine == "vllm" else None
 
 
 def engine_floor(facts: Any, engine: str) -> str | None:

@@ -86,7 +86,9 @@ def table(name: str) -> dict[str, tuple[object, str]]:
         **family("Qwen3-8B-MLX-4bit", "qwen3", "Qwen3ForCausalLM", "0.8.4", "b4876", moe=False, hybrid=False,
                  sliding_window=False)}),
     ("/models/llama", {}),  # a local path says nothing
-    ("/models/gpt-oss-120b", {}),  # nor does a local folder named after a family: no family, no floor
+    ("/models/gpt-oss-120b", {  # a local folder named after a family: what it says of the kind, but no model.family
+        "model.moe": (True, "gpt-oss-120b (gpt-oss)"), "model.hybrid": (False, "gpt-oss-120b (gpt-oss)"),
+        "model.sliding_window": (True, "gpt-oss-120b (gpt-oss)")}),  # (and so no engine floor)
     ("./checkpoints/my-model", {}),
 ])
 def test_inference(name: str, expected: dict[str, tuple[object, str]]) -> None:

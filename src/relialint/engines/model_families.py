@@ -134,6 +134,14 @@ def find(name: str, gguf: bool = False) -> Family | None:
     return next((f for f in families() if f.pattern.search(part)), None)
 
 
+def resembles(name: str) -> Family | None:
+    """The family whose pattern the name's last path part matches, whatever the name is (a local folder too): what
+    the name says of the model's kind, as the token rules read any name. It identifies nothing: no
+    ``model.family`` and no engine floor come from it (:func:`find` does that)."""
+    base = name.strip().rstrip("/").replace("\\", "/").rsplit("/", 1)[-1]
+    return next((f for f in families() if f.pattern.search(base)), None) if base else None
+
+
 def by_name(family: str) -> Family | None:
     return next((f for f in families() if f.family == family), None)
 

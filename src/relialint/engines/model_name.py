@@ -195,6 +195,7 @@ def read_name(name: str, gguf: bool = False) -> tuple[Inference, ...]:
     from relialint.engines import model_families
 
     family = model_families.find(name, gguf)
+    kind = family or model_families.resembles(name.partition(":")[0] if gguf else name)
     quant_type = ""
     if gguf and ":" in name:
         name, _, quant_type = name.partition(":")
@@ -207,11 +208,11 @@ def read_name(name: str, gguf: bool = False) -> tuple[Inference, ...]:
             out.append(Inference("model.quantization", f"gguf-{quant.group(1).lower()}", quant.group(1)))
     else:
         out += _quantization(name, base, family)
-    if family is not None:
-        out += _family_facts(base, family)
-    if family is None or family.moe is None:
+    if kind is not None:
+        out += _family_facts(base, kind, identified=family is not None)
+    if kind is None or kind.moe is None:
         out += _moe(name)
-    if family is None or family.sliding_window is None:
+    if kind is None or kind.sliding_window is None:
         for pattern, value, label in _SLIDING:
             found = pattern.search(name)
             if found is not None:
@@ -220,11 +221,11 @@ def read_name(name: str, gguf: bool = False) -> tuple[Inference, ...]:
     return tuple(out)
 
 
-def _family_facts(base: str, family: model_families.Family) -> list[Inference]:
-    """What the family of the data file says: its name (with the engine builds that first run it) and its
-    mixture-of-experts, hybrid and sliding-window answers where the family has one."""
-    token = f"{base}: {family.describe()}"
-    out = [Inference("model.family", family.family, token)]
+def _family_facts(base: str, family: model_families.Family, identified: bool) -> list[Inference]:
+    """What the family of the data file says: its name (with the engine builds that first run it) when the name
+    identifies the checkpoint, and its mixture-of-experts, hybrid and sliding-window answers where the family has
+    one (those also from a local folder's name, as the token rules read it)."""
+    out = [Inference("model.family", family.family, f"{base}: {family.describe()}")] if identified else []
     for key, value in (("model.moe", family.moe), ("model.hybrid", family.hybrid),
                        ("model.sliding_window", family.sliding_window)):
         if value is not None:

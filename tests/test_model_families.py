@@ -51,7 +51,8 @@ def test_the_source_hub_id_names_its_own_family_and_no_other(family: model_famil
     ("/models/gpt-oss-20b-mxfp4.gguf", False, "gpt-oss"),  # a GGUF file's own name
     ("/models/gpt-oss-20b", False, None),  # a folder someone named
     ("gpt-oss-20b", False, None),  # not a hub id
-    ("Qwen/Qwen3-VL-32B-Instruct", False, None),  # another architecture of the same maker
+    ("Qwen/Qwen3-VL-32B-Instruct", False, "qwen3-vl"),  # another architecture of the same maker: its own row
+    ("Qwen/Qwen3-Omni-30B-A3B-Instruct", False, None),  # one the data does not list: not taken for Qwen3-MoE
     ("Qwen/Qwen3-32B-AWQ", False, "qwen3"),
     ("Qwen/Qwen3-30B-A3B-Instruct-2507", False, "qwen3-moe"),
     ("Qwen/Qwen3.5-27B", False, "qwen3.5"),

@@ -5,6 +5,7 @@ line, column and note)."""
 
 from __future__ import annotations
 
+from relialint.core.facts import FactSet
 from relialint.engines import llamacpp_flags
 from relialint.engines.llamacpp_engine import LlamaCppEngine
 from relialint.engines.versioning import parse_engine_version
@@ -44,12 +45,12 @@ def test_tables_are_worlds_labelled_by_their_build_text() -> None:
 
 
 def test_written_options_narrow_the_tables_leaving_one_out() -> None:
-    allowed = ENGINE.allowed_versions(None, ["-m", "--load-mode"], None)
+    allowed = ENGINE.allowed_versions(FactSet(), ["-m", "--load-mode"], None)
     assert [v.text for v in allowed] == ["b10454", "b11312"]
-    assert len(ENGINE.allowed_versions(None, ["-m", "--load-mode"], "--load-mode")) == 16
+    assert len(ENGINE.allowed_versions(FactSet(), ["-m", "--load-mode"], "--load-mode")) == 16
     # an option no table has narrows nothing; options no table accepts together narrow nothing either
-    assert len(ENGINE.allowed_versions(None, ["--n_ctx"], None)) == 16
-    assert len(ENGINE.allowed_versions(None, ["--ctx-size-draft", "--load-mode"], None)) == 16
+    assert len(ENGINE.allowed_versions(FactSet(), ["--n_ctx"], None)) == 16
+    assert len(ENGINE.allowed_versions(FactSet(), ["--ctx-size-draft", "--load-mode"], None)) == 16
 
 
 def test_a_stated_build_or_release_gives_its_worlds() -> None:

@@ -10,6 +10,13 @@ from relialint.run.lint import Options, lint_text
 PLAIN = "no quantization token, and {} publishes full-precision weights under plain names"
 
 
+def family(base: str, name: str, arch: str, vllm: str, llamacpp: str, **facts: object
+           ) -> dict[str, tuple[object, str]]:
+    """The facts a family of data/model_families.yaml gives (``model.family`` with its witnessed floors)."""
+    token = f"{base}: {name} ({arch}; vLLM >= {vllm}, llama.cpp >= {llamacpp} (witnessed in the released code))"
+    return {"model.family": (name, token), **{f"model.{k}": (v, f"{base} ({name})") for k, v in facts.items()}}
+
+
 def table(name: str) -> dict[str, tuple[object, str]]:
     return {i.key: (i.value, i.token) for i in infer(name)}
 
@@ -21,23 +28,25 @@ def table(name: str) -> dict[str, tuple[object, str]]:
         "model.moe": (False, "Llama-3.1-8B (Llama 2/3.x, dense)"),
         "model.sliding_window": (False, "Llama-3.1-8B (Llama 2/3.x)")}),
     ("Qwen/Qwen3-30B-A3B-FP8", {
-        "model.quantization": ("fp8", "FP8"), "model.weight_only": (False, "FP8"), "model.moe": (True, "30B-A3B"),
-        "model.sliding_window": (False, "Qwen3-30B (Qwen2.5/Qwen3)")}),
+        "model.quantization": ("fp8", "FP8"), "model.weight_only": (False, "FP8"),
+        **family("Qwen3-30B-A3B-FP8", "qwen3-moe", "Qwen3MoeForCausalLM", "0.8.4", "b4876", moe=True, hybrid=False,
+                 sliding_window=False)}),
     ("RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-dynamic", {
         "model.quantization": ("fp8", "FP8-dynamic"), "model.weight_only": (False, "FP8-dynamic"),
         "model.moe": (False, "Meta-Llama-3.1-8B (Llama 2/3.x, dense)"),
         "model.sliding_window": (False, "Meta-Llama-3.1-8B (Llama 2/3.x)")}),
     ("nvidia/Qwen3-235B-A22B-NVFP4", {
-        "model.quantization": ("nvfp4", "NVFP4"), "model.moe": (True, "235B-A22B"),
-        "model.sliding_window": (False, "Qwen3-235B (Qwen2.5/Qwen3)")}),
+        "model.quantization": ("nvfp4", "NVFP4"),
+        **family("Qwen3-235B-A22B-NVFP4", "qwen3-moe", "Qwen3MoeForCausalLM", "0.8.4", "b4876", moe=True,
+                 hybrid=False, sliding_window=False)}),
     ("myorg/Qwen3-32B-MXFP4-W4A16", {
         "model.quantization": ("mxfp4", "MXFP4"), "model.weight_only": (True, "W4A16"),
-        "model.moe": (False, "Qwen3-32B (Qwen2.5/Qwen3, dense)"),
-        "model.sliding_window": (False, "Qwen3-32B (Qwen2.5/Qwen3)")}),
+        **family("Qwen3-32B-MXFP4-W4A16", "qwen3", "Qwen3ForCausalLM", "0.8.4", "b4876", moe=False, hybrid=False,
+                 sliding_window=False)}),
     ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4", {
         "model.quantization": ("gptq", "GPTQ-Int4"), "model.weight_only": (True, "GPTQ-Int4"),
         "model.moe": (False, "Qwen2.5-7B (Qwen2.5/Qwen3, dense)"),
-        "model.sliding_window": (False, "Qwen2.5-7B (Qwen2.5/Qwen3)")}),
+        "model.sliding_window": (False, "Qwen2.5-7B (Qwen2.5)")}),
     ("TheBloke/Mistral-7B-Instruct-v0.1-AWQ", {
         "model.quantization": ("awq", "AWQ"), "model.weight_only": (True, "AWQ"),
         "model.moe": (False, "Mistral-7B (Mistral-7B, dense)"),
@@ -48,30 +57,38 @@ def table(name: str) -> dict[str, tuple[object, str]]:
         "model.sliding_window": (False, "Llama-3.2-1B (Llama 2/3.x)")}),
     ("unsloth/gemma-3-12b-it-bnb-4bit", {
         "model.quantization": ("bitsandbytes", "bnb-4bit"), "model.weight_only": (True, "bnb-4bit"),
-        "model.moe": (False, "gemma-3-12b (Gemma 2/3, dense)"),
-        "model.sliding_window": (True, "gemma-3-12b (Gemma 3)")}),
+        **family("gemma-3-12b-it-bnb-4bit", "gemma3", "Gemma3ForConditionalGeneration/Gemma3ForCausalLM", "0.8.0",
+                 "b4580", moe=False, hybrid=False, sliding_window=True)}),
     ("/models/Qwen3-30B-A3B-Q4_K_M.gguf", {
-        "model.quantization": ("gguf-q4_k_m", "Q4_K_M"), "model.moe": (True, "30B-A3B"),
-        "model.sliding_window": (False, "Qwen3-30B (Qwen2.5/Qwen3)")}),
+        "model.quantization": ("gguf-q4_k_m", "Q4_K_M"),  # a GGUF file's name identifies the checkpoint
+        **family("Qwen3-30B-A3B-Q4_K_M.gguf", "qwen3-moe", "Qwen3MoeForCausalLM", "0.8.4", "b4876", moe=True,
+                 hybrid=False, sliding_window=False)}),
     ("/models/gpt-oss-20b-mxfp4.gguf", {
-        "model.quantization": ("gguf-mxfp4", "mxfp4"), "model.moe": (True, "gpt-oss (gpt-oss)"),
-        "model.sliding_window": (True, "gpt-oss (gpt-oss)")}),
+        "model.quantization": ("gguf-mxfp4", "mxfp4"),
+        **family("gpt-oss-20b-mxfp4.gguf", "gpt-oss", "GptOssForCausalLM", "0.10.1", "b5905", moe=True, hybrid=False,
+                 sliding_window=True)}),
     ("deepseek-ai/DeepSeek-V3", {
         "model.quantization": ("fp8", "DeepSeek-V3 (released in FP8)"),
         "model.weight_only": (False, "DeepSeek-V3 (released in FP8)"),
-        "model.moe": (True, "DeepSeek-V3 (DeepSeek-V2/V3/R1)")}),
+        **family("DeepSeek-V3", "deepseek-v3", "DeepseekV3ForCausalLM", "0.6.6", "b2863", moe=True, hybrid=False)}),
     ("deepseek-ai/DeepSeek-R1-Distill-Qwen-7B", {}),  # a dense BF16 distillation, by a publisher not listed
     ("openai/gpt-oss-120b", {
-        "model.quantization": ("mxfp4", "gpt-oss-120b (released in MXFP4)"), "model.moe": (True, "gpt-oss (gpt-oss)"),
-        "model.sliding_window": (True, "gpt-oss (gpt-oss)")}),
+        "model.quantization": ("mxfp4", "gpt-oss-120b (released in MXFP4)"),
+        **family("gpt-oss-120b", "gpt-oss", "GptOssForCausalLM", "0.10.1", "b5905", moe=True, hybrid=False,
+                 sliding_window=True)}),
     ("meta-llama/Llama-4-Scout-17B-16E-Instruct", {
         "model.quantization": (None, PLAIN.format("meta-llama")),
-        "model.kv_cache_scales": (None, PLAIN.format("meta-llama")), "model.moe": (True, "17B-16E")}),
+        "model.kv_cache_scales": (None, PLAIN.format("meta-llama")),
+        **family("Llama-4-Scout-17B-16E-Instruct", "llama4", "Llama4ForConditionalGeneration", "0.8.3", "b4876",
+                 moe=True, hybrid=False)}),
     ("mistralai/Mixtral-8x7B-Instruct-v0.1", {"model.moe": (True, "8x7B")}),  # mistralai: not a plain-name publisher
     ("Qwen/Qwen3-8B-MLX-4bit", {  # another format's token: not taken for full precision
-        "model.moe": (False, "Qwen3-8B (Qwen2.5/Qwen3, dense)"),
-        "model.sliding_window": (False, "Qwen3-8B (Qwen2.5/Qwen3)")}),
+        **family("Qwen3-8B-MLX-4bit", "qwen3", "Qwen3ForCausalLM", "0.8.4", "b4876", moe=False, hybrid=False,
+                 sliding_window=False)}),
     ("/models/llama", {}),  # a local path says nothing
+    ("/models/gpt-oss-120b", {  # a local folder named after a family: what it says of the kind, but no model.family
+        "model.moe": (True, "gpt-oss-120b (gpt-oss)"), "model.hybrid": (False, "gpt-oss-120b (gpt-oss)"),
+        "model.sliding_window": (True, "gpt-oss-120b (gpt-oss)")}),  # (and so no engine floor)
     ("./checkpoints/my-model", {}),
 ])
 def test_inference(name: str, expected: dict[str, tuple[object, str]]) -> None:
@@ -119,7 +136,9 @@ def test_llamacpp_hf_repo_with_a_quant_type() -> None:
            if k.startswith("model.")}
     assert got == {"model.name": ("unsloth/Qwen3-30B-A3B-GGUF:Q4_K_M", "flag", 1, 18, None),
                    "model.quantization": ("gguf-q4_k_m", "inferred", 1, 18, "from the model name: Q4_K_M"),
-                   "model.moe": (True, "inferred", 1, 18, "from the model name: 30B-A3B"),
-                   "model.sliding_window": (False, "inferred", 1, 18, "from the model name: Qwen3-30B (Qwen2.5/Qwen3)")}
+                   **{k: (v, "inferred", 1, 18, f"from the model name: {token}") for k, (v, token) in family(
+                       "Qwen3-30B-A3B-GGUF", "qwen3-moe", "Qwen3MoeForCausalLM", "0.8.4", "b4876", moe=True,
+                       hybrid=False, sliding_window=False).items()}}
     # a GGUF repository without a quant type: llama.cpp picks one; never taken for full precision
-    assert {i.key for i in infer("Qwen/Qwen3-8B", gguf=True)} == {"model.moe", "model.sliding_window"}
+    assert {i.key for i in infer("Qwen/Qwen3-8B", gguf=True)} == {"model.family", "model.moe", "model.hybrid",
+                                                                   "model.sliding_window"}

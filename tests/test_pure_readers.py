@@ -43,6 +43,11 @@ ALLOWED = {
                                                            "source file), not input",
     ("engines/model_name.py", "from relialint.base import cache"): "the on-disk cache of names already read (derived "
                                                               "data, never a linted file)",
+    ("engines/model_families.py", "from pathlib import Path"): "the shipped model-family table (package data)",
+    ("engines/model_families.py", "Path(__file__).resolve()"): "the same table's folder",
+    ("engines/model_families.py", "DATA.read_text(encoding='utf-8')"): "the same table",
+    ("engines/model_families.py", "from relialint.base import cache"): "the on-disk cache of the parsed table "
+                                                                      "(derived data, never a linted file)",
     ("engines/manifest_facts.py", "hardware.resolve(name)"): "the GPU catalogue's lookup of a GPU name (a method "
                                                             "named like Path.resolve; it reads no file)",
 }

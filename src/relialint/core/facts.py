@@ -146,6 +146,13 @@ VOCABULARY: dict[str, FactSpec] = {
               "compressed-tensors block strategy), not per tensor or per channel; from a local config.json or "
               "--fact only"),
         _spec("model.moe", "bool", "mixture-of-experts model"),
+        _spec("model.hybrid", "bool",
+              "hybrid model: Mamba, Gated DeltaNet or other linear-attention layers beside attention (Qwen3-Next, "
+              "Qwen3.5, Granite 4.0-H, Nemotron-H, Jamba, Falcon-H1)"),
+        _spec("model.family", "string",
+              "the model family a hub id or GGUF name identifies (data/model_families.yaml: gpt-oss, qwen3, "
+              "qwen3-next, qwen3.5, gemma3, glm-4.5, glm-4.7-flash, ...); its note gives the first engine builds "
+              "that run it"),
         _spec("model.sliding_window", "bool", "model uses sliding-window attention"),
         _spec("model.kv_cache_scales", "string",
               "the checkpoint ships calibrated KV-cache scales, in this format: compressed-tensors (a non-null "
@@ -156,7 +163,9 @@ VOCABULARY: dict[str, FactSpec] = {
         _spec("cuda_graphs.enabled", "bool", "CUDA graphs are captured"),
         _spec("cuda_graphs.mode", "string", "vLLM cudagraph mode (NONE, PIECEWISE, FULL, ...)"),
         _spec("spec_decode.enabled", "bool", "speculative decoding is on"),
-        _spec("spec_decode.method", "string", "mtp, eagle, eagle3, ngram, draft_model, medusa, ..."),
+        _spec("spec_decode.method", "string",
+              "mtp, eagle, eagle3, ngram, draft_model, medusa, ...; a drafter given without a method takes the one "
+              "vLLM detects from it (data/model_families.yaml drafters), draft_model otherwise"),
         _spec("spec_decode.num_tokens", "int", "speculative tokens per step"),
         _spec("spec_decode.draft_model", "string", "the draft model of draft-model speculative decoding"),
         _spec("prefix_caching.enabled", "bool", "prefix caching on (explicit, or the engine default)"),

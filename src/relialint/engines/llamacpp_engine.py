@@ -92,14 +92,23 @@ class LlamaCppEngine:
                 if b["build"][0] == b["build"][1]]
 
     def allowed_versions(self, facts: FactView, options: Sequence[str], leave_out: str | None) -> list[Version]:
-        """The tables that accept every written option (but ``leave_out``) that some table has; ``facts`` narrows
-        nothing more (the values the tables check are findings of their own, RL521)."""
-        del facts
-        from relialint.engines import llamacpp_flags
+        """The tables that accept every written option (but ``leave_out``) that some table has, and that can run the
+        model: a table whose build is certainly older than the first that can have the model's architecture
+        (``model_families.engine_floor``, a family identified with certainty) is no world, and a table known
+        only within a bracket of builds stays one unless the whole bracket is older. A build that accepts one
+        option accepts those introduced before it: each table is one build, so the tables that accept every
+        written option are the intersection, and a bracket straddling the floor is kept. The option values the
+        tables check are findings of their own (RL521)."""
+        from relialint.engines import llamacpp_flags, model_families
 
         table = llamacpp_flags.table()
         versions = table.versions()
-        return [versions[i] for i in table.narrow(list(options), leave_out)]
+        indices = table.narrow(list(options), leave_out)
+        model_floor = model_families.engine_floor(facts, self.name)
+        if model_floor is not None:
+            low = int(model_floor.lstrip("b"))
+            indices = [i for i in indices if table.brackets[i][1] >= low] or indices
+        return [versions[i] for i in indices]
 
     def version_class(self, version: Version) -> tuple[object, ...]:
         """One class: llama-server's defaults are the same in every tabled build."""

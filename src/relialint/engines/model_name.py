@@ -8,32 +8,34 @@ scales). A local path never is (a local folder can hold anything), and an explic
 ``--quantization`` or a local checkpoint's ``config.json`` overrides what the name says (the engine modules apply
 those after this).
 
-Known families, each with its source (the model's own ``config.json`` on its hub page):
+Families (``model.family``, and with it ``model.moe``, ``model.hybrid``, ``model.sliding_window`` and the weights'
+native quantization) come from ``data/model_families.yaml`` (``engines.model_families``), each row with its source
+(the model's ``config.json`` on its hub page) and the first engine builds that run it, witnessed in the released
+artifacts; a family is recognised only from a hub id or a GGUF name, never from a local path. What this module
+still reads from any name are tokens: a quantization scheme (``-AWQ``, ``-FP8``, ``Q4_K_M``), total and active
+parameters (``30B-A3B``, ``8x7B``, ``17B-16E``: mixture of experts), and a few families the data file does not
+list, each with its source:
 
-* ``deepseek-ai/DeepSeek-V3``, ``-V3.1``, ``-V3.2``, ``-R1`` (not the ``R1-Distill`` models): weights in FP8
-  (``quantization_config.quant_method: fp8``, block-wise), and mixture of experts (``n_routed_experts: 256``).
-  DeepSeek-V2 and ``deepseek-coder-v2``: mixture of experts (``n_routed_experts``).
-* ``openai/gpt-oss-20b`` / ``-120b``: MoE weights in MXFP4 (``quantization_config.quant_method: mxfp4``),
-  ``num_local_experts: 32`` / ``128``, and sliding-window attention on alternate layers (``sliding_window: 128``,
-  ``layer_types`` with ``sliding_attention``).
-* Mixtral ``8x7B`` / ``8x22B`` (``num_local_experts: 8``); Llama 4 Scout / Maverick (``17B-16E`` / ``17B-128E``,
-  ``num_local_experts``); Qwen ``...-A3B`` / ``-A22B`` / ``-A35B`` names (total and active parameters) and
-  ``Qwen1.5-MoE``; Kimi K2, GLM-4.5 / 4.6, MiniMax-M1 / M2, DBRX, Phi-3.5-MoE, OLMoE, Jamba, Arctic, Grok-1.
+* DeepSeek-V2 and ``deepseek-coder-v2``: mixture of experts (``n_routed_experts``); DeepSeek-V3.2 is FP8 like V3.
+* Mixtral ``8x7B`` / ``8x22B`` (``num_local_experts: 8``); ``Qwen1.5-MoE``; DBRX, Phi-3.5-MoE, OLMoE, Jamba, Arctic,
+  Grok-1: mixture of experts.
 * Sliding-window attention: Mistral-7B v0.1 (``sliding_window: 4096``; v0.2 and later set it to ``null``),
-  Gemma 2 (``sliding_window: 4096`` on alternate layers) and Gemma 3 (``sliding_window: 1024``, five local layers
-  to one global), gpt-oss (above). Not used: Llama 2 / 3.x (no sliding window in the architecture), Qwen2.5 / Qwen3
-  (``use_sliding_window: false``), Mistral-7B v0.2 / v0.3 (``sliding_window: null``).
-* Dense (``model.moe`` false): Llama 2 / 3.x, Qwen2.5 and Qwen3 ``-<size>B`` models without an active-parameter
-  token, Gemma 2 / 3, Mistral-7B.
+  Gemma 2 (``sliding_window: 4096`` on alternate layers). Not used: Llama 2 / 3.x (no sliding window in the
+  architecture), Qwen2.5 (``use_sliding_window: false``), Mistral-7B v0.2 / v0.3 (``sliding_window: null``).
+* Dense (``model.moe`` false): Llama 2 / 3.x, Qwen2.5 ``-<size>B`` models without an active-parameter token,
+  Gemma 2, Mistral-7B.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from relialint.base import lazyre
+
+if TYPE_CHECKING:
+    from relialint.engines import model_families
 
 Value = str | bool | None
 
@@ -94,11 +96,6 @@ _MOE_FAMILIES: list[tuple[re.Pattern[str], str]] = [
     (_rx(r"mixtral"), "Mixtral"),
     (_rx(_B + r"deepseek-(?:v2|v2\.5|v3(?:\.\d)?|r1)" + _E), "DeepSeek-V2/V3/R1"),
     (_rx(_B + r"deepseek-coder-v2"), "DeepSeek-Coder-V2"),
-    (_rx(_B + r"gpt-oss"), "gpt-oss"),
-    (_rx(_B + r"llama-4-(?:scout|maverick)"), "Llama 4 Scout/Maverick"),
-    (_rx(_B + r"kimi-k2"), "Kimi K2"),
-    (_rx(_B + r"glm-4\.[56]"), "GLM-4.5/4.6"),
-    (_rx(_B + r"minimax-m[12]"), "MiniMax-M1/M2"),
     (_rx(_B + r"dbrx"), "DBRX"),
     (_rx(_B + r"olmoe"), "OLMoE"),
     (_rx(_B + r"jamba"), "Jamba"),
@@ -116,10 +113,8 @@ _SLIDING: list[tuple[re.Pattern[str], bool, str]] = [
     (_rx(_B + r"mistral-7b(?:-instruct)?-v0\.1" + _E), True, "Mistral-7B v0.1"),
     (_rx(_B + r"mistral-7b(?:-instruct)?-v0\.[23]" + _E), False, "Mistral-7B v0.2/v0.3"),
     (_rx(_B + r"gemma-2-\d+b"), True, "Gemma 2"),
-    (_rx(_B + r"gemma-3-\d+b"), True, "Gemma 3"),
-    (_rx(_B + r"gpt-oss"), True, "gpt-oss"),
     (_rx(_B + r"(?:meta-)?llama-(?:2|3(?:\.\d)?)-\d+b"), False, "Llama 2/3.x"),
-    (_rx(_B + r"qwen(?:2\.5|3)(?:-coder|-math)?-\d+(?:\.\d+)?b"), False, "Qwen2.5/Qwen3"),
+    (_rx(_B + r"qwen2\.5(?:-coder|-math)?-\d+(?:\.\d+)?b"), False, "Qwen2.5"),
 ]
 
 FULL_PRECISION_PUBLISHERS = frozenset({
@@ -178,8 +173,9 @@ def _seen_key() -> str:
     from pathlib import Path
 
     from relialint.base import cache
+    from relialint.engines import model_families
 
-    return cache.digest([Path(__file__)])
+    return cache.digest([Path(__file__), Path(model_families.__file__), model_families.DATA])
 
 
 @lru_cache(maxsize=1)
@@ -192,10 +188,14 @@ def _seen() -> dict[str, list[list[Value]]]:
 
 @lru_cache(maxsize=4096)
 def read_name(name: str, gguf: bool = False) -> tuple[Inference, ...]:
-    """Facts the name implies (``model.quantization``, ``model.weight_only``, ``model.kv_cache_scales``,
-    ``model.moe``, ``model.sliding_window``), each with its token; empty when the name says nothing (cached: names
-    repeat). ``gguf``: the name is a GGUF repository, optionally with its quant type after a colon (llama.cpp
-    ``-hf org/model-GGUF:Q4_K_M``)."""
+    """Facts the name implies (``model.family``, ``model.quantization``, ``model.weight_only``,
+    ``model.kv_cache_scales``, ``model.moe``, ``model.hybrid``, ``model.sliding_window``), each with its token;
+    empty when the name says nothing (cached: names repeat). ``gguf``: the name is a GGUF repository, optionally
+    with its quant type after a colon (llama.cpp ``-hf org/model-GGUF:Q4_K_M``)."""
+    from relialint.engines import model_families
+
+    family = model_families.find(name, gguf)
+    kind = family or model_families.resembles(name.partition(":")[0] if gguf else name)
     quant_type = ""
     if gguf and ":" in name:
         name, _, quant_type = name.partition(":")
@@ -207,17 +207,33 @@ def read_name(name: str, gguf: bool = False) -> tuple[Inference, ...]:
         if quant is not None:
             out.append(Inference("model.quantization", f"gguf-{quant.group(1).lower()}", quant.group(1)))
     else:
-        out += _quantization(name, base)
-    out += _moe(name)
-    for pattern, value, family in _SLIDING:
-        found = pattern.search(name)
-        if found is not None:
-            out.append(Inference("model.sliding_window", value, f"{found.group(0)} ({family})"))
-            break
+        out += _quantization(name, base, family)
+    if kind is not None:
+        out += _family_facts(base, kind, identified=family is not None)
+    if kind is None or kind.moe is None:
+        out += _moe(name)
+    if kind is None or kind.sliding_window is None:
+        for pattern, value, label in _SLIDING:
+            found = pattern.search(name)
+            if found is not None:
+                out.append(Inference("model.sliding_window", value, f"{found.group(0)} ({label})"))
+                break
     return tuple(out)
 
 
-def _quantization(name: str, base: str) -> list[Inference]:
+def _family_facts(base: str, family: model_families.Family, identified: bool) -> list[Inference]:
+    """What the family of the data file says: its name (with the engine builds that first run it) when the name
+    identifies the checkpoint, and its mixture-of-experts, hybrid and sliding-window answers where the family has
+    one (those also from a local folder's name, as the token rules read it)."""
+    out = [Inference("model.family", family.family, f"{base}: {family.describe()}")] if identified else []
+    for key, value in (("model.moe", family.moe), ("model.hybrid", family.hybrid),
+                       ("model.sliding_window", family.sliding_window)):
+        if value is not None:
+            out.append(Inference(key, value, f"{base} ({family.family})"))
+    return out
+
+
+def _quantization(name: str, base: str, family: model_families.Family | None) -> list[Inference]:
     for pattern, scheme, weight_only in _QUANT:
         found = pattern.search(base)
         if found is not None:
@@ -229,13 +245,18 @@ def _quantization(name: str, base: str) -> list[Inference]:
             elif weight_only is not None:
                 out.append(Inference("model.weight_only", weight_only, found.group(0)))
             return out
-    family = _FP8_FAMILIES.search(base)
     hub = _hub_id(name)
-    if family is not None and hub is not None and hub[0].lower() == "deepseek-ai" and not _DISTILLED.search(base):
-        return [Inference("model.quantization", "fp8", f"{family.group(0)} (released in FP8)"),
-                Inference("model.weight_only", False, f"{family.group(0)} (released in FP8)")]
-    if hub is not None and hub[0].lower() == "openai" and re.match(r"gpt-oss-\d+b$", hub[1], re.IGNORECASE):
-        return [Inference("model.quantization", "mxfp4", f"{hub[1]} (released in MXFP4)")]
+    if family is not None and family.quantization is not None and hub is not None \
+            and hub[0].lower() in family.publishers:
+        token = f"{hub[1]} (released in {family.quantization.upper()})"
+        out = [Inference("model.quantization", family.quantization, token)]
+        if family.weight_only is not None:
+            out.append(Inference("model.weight_only", family.weight_only, token))
+        return out
+    fp8 = _FP8_FAMILIES.search(base)
+    if fp8 is not None and hub is not None and hub[0].lower() == "deepseek-ai" and not _DISTILLED.search(base):
+        return [Inference("model.quantization", "fp8", f"{fp8.group(0)} (released in FP8)"),
+                Inference("model.weight_only", False, f"{fp8.group(0)} (released in FP8)")]
     if hub is not None and hub[0].lower() in FULL_PRECISION_PUBLISHERS and not _NOT_PLAIN.search(base):
         plain = _UNQUANTIZED_TOKEN.search(base)
         token = plain.group(0) if plain is not None else (

@@ -655,8 +655,11 @@ def _spec_decode(facts: FactSet, opts: list[Opt], last: dict[str, Opt]) -> None:
                 facts.unknown(key)
             return
         method = config.get("method")
-        if method is None and config.get("model"):
-            method = "draft_model"
+        if method is None and isinstance(config.get("model"), str) and config["model"]:
+            if _drafter_method(facts, str(config["model"]), opt):
+                method = None  # decided by the drafter's name (model_families), not a separate draft model
+            else:
+                method = "draft_model"
         if isinstance(method, str):
             normalised = "mtp" if method == "mtp" or method.endswith("_mtp") else method
             facts.set("spec_decode.method", word_fact(normalised, "flag", opt.flag))
@@ -680,6 +683,24 @@ def _spec_decode(facts: FactSet, opts: list[Opt], last: dict[str, Opt]) -> None:
             tokens = _number(last["num-speculative-tokens"].value, int)
             if tokens is not None:
                 facts.set("spec_decode.num_tokens", word_fact(tokens, "flag", last["num-speculative-tokens"].flag))
+
+def _drafter_method(facts: FactSet, draft: str, opt: Opt) -> bool:
+    """A ``model`` given without a ``method``: vLLM detects the method from the drafter (its name, or its
+    config.json's model type), so a drafter that ``model_families`` knows is no separate draft model. Sets
+    ``spec_decode.method`` (unknown where the release decides between methods) and says whether it did."""
+    from relialint.engines import model_families
+
+    row = model_families.drafter(draft)
+    if row is None:
+        return False
+    if row.method is None:
+        facts.unknown("spec_decode.method")
+        return True
+    floor = f"; vLLM >= {row.vllm_since} loads it (witnessed in the released code)" if row.floor else ""
+    note = f"the drafter {draft} runs as {row.method}, not as a separate draft model ({row.source}){floor}"
+    facts.set("spec_decode.method", word_fact(row.method, "inferred", opt.flag, note))
+    return True
+
 
 OPTION_RULES: dict[str, OptionRule] = {
     "dtype": OptionRule(("serve.dtype",), _dtype),

@@ -61,8 +61,12 @@ class VllmEngine:
 
     def allowed_versions(self, facts: FactView, options: Sequence[str], leave_out: str | None) -> list[Version]:
         """The tabled releases that accept every written option some release accepts (but ``leave_out``, by the
-        option string the parser looks up) and every value written (``flagcheck.VALUE_SINCE``)."""
-        from relialint.engines import flagcheck
+        option string the parser looks up) and every value written (``flagcheck.VALUE_SINCE``), and that can run
+        the model (``model_families.engine_floor`` / ``engine_ceiling``: a family or drafter identified with
+        certainty needs a release from the first that registers its architecture, and up to the last when a later
+        one removed it; the reason is in the ``model.family`` / ``spec_decode.method`` facts' notes). Constraints
+        that no tabled release meets together narrow nothing."""
+        from relialint.engines import flagcheck, model_families
 
         left = flagcheck.option_head(leave_out) if leave_out is not None else None
         real = [o for o in options if flagcheck.versions_accepting(self.name, [o])
@@ -71,6 +75,14 @@ class VllmEngine:
         floor = flagcheck.value_floor(facts, left)
         if floor is not None:  # a value only later releases accept (an MTP speculative method from 0.11.0)
             allowed = [v for v in allowed if not v < floor] or allowed
+        model_floor = model_families.engine_floor(facts, self.name)
+        if model_floor is not None:  # gpt-oss from 0.10.1: older releases do not know GptOssForCausalLM
+            since = self.parse_version(model_floor)
+            allowed = [v for v in allowed if not v < since] or allowed
+        model_ceiling = model_families.engine_ceiling(facts, self.name)
+        if model_ceiling is not None:  # MiniMax-M1 until 0.23.0: later releases no longer register it
+            until = self.parse_version(model_ceiling)
+            allowed = [v for v in allowed if not until < v] or allowed
         return allowed
 
     def version_class(self, version: Version) -> tuple[object, ...]:

@@ -173,6 +173,7 @@ VOCABULARY: dict[str, FactSpec] = {
         ),
         _spec("limits.max_model_len", "int", "vLLM --max-model-len"),
         _spec("limits.max_num_batched_tokens", "int", "vLLM --max-num-batched-tokens"),
+        _spec("limits.max_num_seqs", "int", "vLLM --max-num-seqs (unset: the engine's own default)"),
         _spec("llama.ubatch", "int", "llama.cpp physical batch size (n_ubatch)"),
         _spec("llama.batch", "int", "llama.cpp logical batch size"),
         _spec("llama.n_gpu_layers", "string", "llama.cpp layers offloaded (number, auto or all)"),

@@ -656,6 +656,7 @@ OPTION_RULES: dict[str, OptionRule] = {
     "gpu-memory-utilization": OptionRule(("memory.gpu_utilization",), _fraction),
     "max-model-len": OptionRule(("limits.max_model_len",), _integer),
     "max-num-batched-tokens": OptionRule(("limits.max_num_batched_tokens",), _integer),
+    "max-num-seqs": OptionRule(("limits.max_num_seqs",), _integer),
     "quantization": OptionRule(("model.quantization", "model.weight_only"), step=_quantization),
     "compilation-config": OptionRule(("cuda_graphs.enabled", "cuda_graphs.mode"), step=_compilation_config),
     "attention-config": OptionRule(("attention.backend", "attention.fa4"), step=_attention_config),

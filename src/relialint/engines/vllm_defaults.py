@@ -320,6 +320,9 @@ ROWS: tuple[Row, ...] = (
     Row("moe.backend", EVERY, (FLAGS,), Const("auto")),
     Row("limits.max_model_len", EVERY, (FLAGS,), Const(None)),
     Row("limits.max_num_batched_tokens", EVERY, (FLAGS,), Const(None)),
+    # unset: the engine sizes it itself (SchedulerConfig / EngineArgs defaults: 128 to 1024 by usage context and
+    # device in the releases checked, 256 in 0.6.x); the records read only whether it is below a threshold
+    Row("limits.max_num_seqs", EVERY, (FLAGS,), Const(None)),
     # VLLM_USE_V1 is read up to 0.11.0; V1 is the only engine from 0.11.1, and the default from 0.8.0
     Row("engine.v1", since("0.11.1"), (), Const(True), note="V1 is the only engine from 0.11.1"),
     Row("engine.v1", EVERY, (Reads(USE_V1, _truthy),), FromEnv(USE_V1, _truthy)),

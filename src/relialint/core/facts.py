@@ -35,7 +35,22 @@ Origin = Literal[
     "probe",
 ]
 
-Value = str | bool | int | float | Version | VersionBound
+class Withheld(Frozen):
+    """A value that is set but not written in the files: an env var from a Kubernetes ``secretKeyRef`` /
+    ``configMapKeyRef``, an option word built from one with ``$(VAR)``. A trigger's ``present`` sees it set; every
+    comparison of its value stays unknown. ``source`` says what supplies it (shown with the fact)."""
+
+    source: str
+    _fields = ("source",)
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def __str__(self) -> str:
+        return f"(set from {self.source})"
+
+
+Value = str | bool | int | float | Version | VersionBound | Withheld
 
 
 class FactSpec(Frozen):
@@ -414,7 +429,7 @@ def shown(key: str, value: Value | None) -> str:
     """A fact's value as any output shows it: ``render``, or ``<set, N chars>`` for a secret (``secrets``)."""
     from relialint.base.secrets import hidden, secret_name
 
-    if value is not None and secret_name(key):
+    if value is not None and secret_name(key) and not isinstance(value, Withheld):
         return hidden(render(value))
     return render(value)
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from relialint.base import lazyre
 from relialint.base.plain import replace
 from relialint.core.deployment import Deployment
-from relialint.core.facts import Fact, FactSet, Origin, Value
+from relialint.core.facts import Fact, FactSet, Origin, Value, Withheld
 from relialint.core.versions import Version, VersionError, parse_in_family
 from relialint.engines import evidence, flagcheck
 from relialint.engines.common import (
@@ -447,7 +447,11 @@ def _written_options(facts: FactSet, opts: list[Opt]) -> dict[str, Opt]:
         facts.set(raw_key, word_fact(("false" if opt.negated else (opt.value if opt.value is not None else "true"))
                                      if opt.known else None, origin, opt.flag))
         if not opt.known:
-            facts.unknown(raw_key)
+            held = opt.value_word.held_by if opt.value_word is not None else None
+            if held is not None:  # passed with a value set elsewhere (a secret): present, the value unknown
+                facts.set(raw_key, word_fact(Withheld(held), origin, opt.flag, "the value is not in the file"))
+            else:
+                facts.unknown(raw_key)
             for key in OPTION_FACTS.get(opt.name, ()):
                 facts.unknown(key)
     return last

@@ -443,6 +443,29 @@ def test_shared_total_reaches_the_version_worlds(tmp_path: Path) -> None:
         ("RL303", 3, 35, ["engine.version", "memory.gpu_utilization_shared_total"])]
 
 
+def test_engines_that_can_sleep_may_take_turns(tmp_path: Path) -> None:
+    """Issue 25: two servers on one GPU that can each be put to sleep (--enable-sleep-mode, with the /sleep route
+    of VLLM_SERVER_DEV_MODE) may take turns: their total is not certain. Without dev mode nothing can put one to
+    sleep, and one engine that never sleeps keeps the sum certain."""
+    turns = "export VLLM_SERVER_DEV_MODE=1\n" + TWO_ON_ONE_GPU.replace(" &", " --enable-sleep-mode &")
+    first, second = facts(tmp_path, "turns.sh", turns)
+    assert "memory.gpu_utilization_shared_total" not in first
+    assert first["memory.releasable"] == (True, "inferred", 3, 97)
+    doc = check(tmp_path, "turns.sh", turns)
+    assert [(f["code"], f["certainty"], f["line"], f["column"], f["missing_facts"]) for f in doc["findings"]
+            if f["code"] == "RL303"] == [
+        ("RL303", "possible", 3, 68, ["memory.gpu_utilization_shared_total"]),
+        ("RL303", "possible", 4, 62, ["memory.gpu_utilization_shared_total"])]
+    no_route = turns.replace("export VLLM_SERVER_DEV_MODE=1\n", "")
+    first, second = facts(tmp_path, "no-route.sh", no_route)
+    assert first["memory.releasable"] == (False, "inferred", None, None)
+    assert first["memory.gpu_utilization_shared_total"] == (1.1, "inferred", 2, 68)
+    one_awake = turns.replace("0.5 --enable-sleep-mode", "0.5")
+    first, second = facts(tmp_path, "one-awake.sh", one_awake)
+    assert second["memory.releasable"] == (False, "inferred", None, None)
+    assert second["memory.gpu_utilization_shared_total"] == (1.1, "inferred", 4, 62)
+
+
 def test_model_key_of_a_config_file_is_its_value(tmp_path: Path) -> None:
     """Issue 23: `model:` in a --config YAML expanded from the command line names the model by its value (not the
     key), located at the key with origin config-file; what the name gives away follows."""

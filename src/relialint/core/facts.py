@@ -186,6 +186,8 @@ VOCABULARY: dict[str, FactSpec] = {
             "float",
             "sum of --gpu-memory-utilization of the deployments in one file set that share a GPU",
         ),
+        _spec("memory.releasable", "bool",
+              "the engine can give its GPU memory back while it runs (vLLM sleep mode reachable by POST /sleep)"),
         _spec("limits.max_model_len", "int", "vLLM --max-model-len"),
         _spec("limits.max_num_batched_tokens", "int", "vLLM --max-num-batched-tokens"),
         _spec("limits.max_num_seqs", "int", "vLLM --max-num-seqs (unset: the engine's own default)"),

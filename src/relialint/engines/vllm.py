@@ -226,6 +226,7 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, resu
         facts.set("engine.backend", word_fact(launch.backend[0], "image", launch.backend[1]))
     apply_env(deployment, command, ("VLLM_",))
     _apply_args(deployment, launch, result, opener)
+    _releasable(facts)
     if facts.get("engine.version") is None and facts.get("engine.version_range") is None:
         # the options the launch passes say which releases it can run on (any other refuses to start)
         window = flagcheck.options_window(flagcheck.written_words(deployment))
@@ -233,6 +234,32 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, resu
             spec, word, why = window
             facts.set("engine.version_range", word_fact(spec, "inferred", word, why))
     evidence.apply(deployment, evidence.command_clues(command, result.kind))
+
+
+def _releasable(facts: FactSet) -> None:
+    """``memory.releasable``: whether something can make the server give its GPU memory back while it runs. A vLLM
+    server does so on ``POST /sleep``, which needs ``--enable-sleep-mode`` and exists only with
+    ``VLLM_SERVER_DEV_MODE`` set (vllm/entrypoints/openai/api_server.py 0.7.3-0.13.0, ``if envs.VLLM_SERVER_DEV_MODE``
+    around the route; vllm/entrypoints/serve/sleep/api_router.py 0.14.0-0.24.0 and serve/dev/sleep/ 0.25.0-0.33.0,
+    ``attach_router`` returns without it). Unknown where either is unknown."""
+    sleep, dev = facts.get("flag.vllm.enable-sleep-mode"), facts.get("env.VLLM_SERVER_DEV_MODE")
+    sleep_on = None if sleep is None or isinstance(sleep.value, Withheld) else (
+        sleep.value is not None and str(sleep.value).lower() != "false")
+    dev_on = None if dev is None or isinstance(dev.value, Withheld) else (
+        dev.value is not None and _truthy(dev.value) is True)
+    if sleep_on is False or dev_on is False:
+        off = sleep if sleep_on is False else dev
+        why = "no --enable-sleep-mode" if sleep_on is False else "VLLM_SERVER_DEV_MODE not set: no /sleep route"
+        facts.set("memory.releasable", Fact(False, "inferred", off.path if off else None, off.line if off else None,
+                                            off.column if off else None, note=why))
+    elif sleep_on and dev_on and sleep is not None:
+        facts.set("memory.releasable", _true_at(sleep, "--enable-sleep-mode with VLLM_SERVER_DEV_MODE: POST "
+                                                    "/sleep frees the GPU memory while the server runs"))
+
+
+def _true_at(fact: Fact, note: str) -> Fact:
+    """An inferred ``True`` at the place of ``fact``."""
+    return Fact(True, "inferred", fact.path, fact.line, fact.column, fact.end_line, fact.end_column, note=note)
 
 
 def _version_facts(facts: FactSet, command: Command, launch: Launch,

@@ -171,9 +171,7 @@ def test_unquoted_empty_expansion_is_no_word() -> None:
     assert facts["model.name"] == ("Qwen/Qwen3-8B", "flag", 1, 28)
     (facts,) = facts_of("EMPTY=\nvllm serve $EMPTY${NONE:-} Qwen/Qwen3-8B\n")
     assert facts["model.name"] == ("Qwen/Qwen3-8B", "flag", 2, 28)
-
-
-def test_quoted_empty_expansion_is_one_empty_word() -> None:
+    # quoted, it is one empty word (here the positional model); beside literal text it is no word of its own
     (facts,) = facts_of('vllm serve "${EXTRA_ARGS:-}" Qwen/Qwen3-8B\n')
     assert facts["model.name"] == ("", "flag", 1, 12)
     (facts,) = facts_of("vllm serve --served-model-name=${NAME:-} Qwen/Qwen3-8B\n")

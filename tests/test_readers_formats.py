@@ -373,3 +373,18 @@ def test_helm_detected_by_shape_not_name(tmp_path: Path) -> None:
     shutil.copy(FIXTURES / "helm" / "values.yaml", tmp_path / "prod.yaml")
     (d,) = run(tmp_path)
     assert d.kind == "helm"
+
+
+def test_compose_required_variable_is_set(tmp_path: Path) -> None:
+    """`${VAR:?message}` stops compose when VAR is unset or empty: a running service has it set, its value not in
+    the files; a plain `${VAR}` that no file sets stays unknown (it may be empty)."""
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  llm:\n    image: vllm/vllm-openai:v0.20.0\n    environment:\n"
+        "      VLLM_API_KEY: ${VLLM_API_KEY:?set the key}\n      HF_TOKEN: ${HF_TOKEN}\n"
+        "    command: [\"Qwen/Qwen3-8B\"]\n")
+    result = lint_paths([str(tmp_path / "compose.yaml")], Options(Target(), select=["RL510"]))
+    (d,) = result.deployments
+    assert fact(d, "env.VLLM_API_KEY")[1:] == ("env", "compose.yaml", 5, 7)
+    assert "env.HF_TOKEN" not in d.facts.facts
+    (finding,) = result.findings
+    assert (finding.code, finding.certainty, finding.line, finding.column) == ("RL510", "definite", 5, 7)

@@ -380,8 +380,10 @@ ROWS: tuple[Row, ...] = (
     Row("engine.v1", before("0.8.0"), (Either(Known(USE_V1), ENV),), Const(False)),
     # with VLLM_USE_V1 unset, 0.8.0-0.10.1.1 fall back to V0 on a CUDA GPU below compute capability 8.0
     # (EngineArgs._is_v1_supported_oracle, vllm/engine/arg_utils.py: `_raise_or_fallback(feature_name="Compute
-    # Capability < 8.0")` when current_platform.is_cuda() and get_device_capability().major < 8; gone in 0.10.2).
-    # Where the GPU is not known the default is decided in each GPU world (gpu_defaults)
+    # Capability < 8.0")` when current_platform.is_cuda() and get_device_capability().major < 8; gone in 0.10.2:
+    # `tools/witness.py --explore vllm vllm/engine/arg_utils.py 'feature_name="Compute Capability < 8\.0"'` finds
+    # it in every wheel 0.8.0-0.10.1.1 and in no other). Where the GPU is not known the default is decided in each
+    # GPU world (gpu_defaults)
     Row("engine.v1", V0_FALLBACK, (Either(Unset(USE_V1), ENV), NoValue(USE_V1), CudaBelow(8.0, certain=True)),
         Const(False), note=V0_NOTE),
     Row("engine.v1", V0_FALLBACK, (Either(Unset(USE_V1), ENV), NoValue(USE_V1), CudaBelow(8.0, certain=False)),

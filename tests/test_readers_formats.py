@@ -388,3 +388,21 @@ def test_compose_required_variable_is_set(tmp_path: Path) -> None:
     assert "env.HF_TOKEN" not in d.facts.facts
     (finding,) = result.findings
     assert (finding.code, finding.certainty, finding.line, finding.column) == ("RL510", "definite", 5, 7)
+
+
+def test_kubernetes_sh_c_script_with_a_secret_reference_is_still_read(tmp_path: Path) -> None:
+    """The kubelet writes a secret's value into an `sh -c` script before the shell runs: the script's commands are
+    still there, only the word holding the reference is unknown (read as the shell's `${KEY}`, same columns)."""
+    manifest = tmp_path / "pod.yaml"
+    manifest.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: vllm\n"
+        "      image: vllm/vllm-openai:v0.20.0\n"
+        "      env:\n        - name: KEY\n          valueFrom: {secretKeyRef: {name: s, key: k}}\n"
+        "      command: [\"/bin/sh\", \"-c\"]\n      args:\n        - |\n"
+        "          vllm serve Qwen/Qwen3-8B --max-model-len 8192 --api-key \"$(KEY)\" --port 8000\n")
+    (d,) = run(manifest)
+    assert where(d) == ("vllm", "kubernetes", "pod.yaml", 14, 11)
+    assert fact(d, "model.name") == ("Qwen/Qwen3-8B", "flag", "pod.yaml", 14, 22)
+    assert fact(d, "limits.max_model_len") == ("8192", "flag", "pod.yaml", 14, 36)
+    assert fact(d, "flag.vllm.port") == ("8000", "flag", "pod.yaml", 14, 76)
+    assert "flag.vllm.api-key" not in d.facts.facts  # the secret's text, unknown

@@ -48,6 +48,14 @@ class _Refs:
         offsets: list[int] = []
         return offsets if substitute(raw, _REF, self._one, offsets)[0] is not None else None
 
+    def as_shell(self, match: re.Match[str]) -> Resolved:
+        """One ``$(VAR)`` in a script a shell runs: as :meth:`_one`, but a value the file does not show is the
+        shell's own ``${VAR}`` (the variable is in the process environment with that value)."""
+        resolved = self._one(match)
+        if resolved[0] is None and match.group(1) is not None:
+            return "${" + match.group(1) + "}", None
+        return resolved
+
     def _one(self, match: re.Match[str]) -> Resolved:
         """One ``$(VAR)``: a container env var defined before; any other reference stays as written."""
         var = self.env.get(match.group(1))
@@ -140,6 +148,9 @@ def _container(container: YMap, src: Src, result: FileResult, labels: list[tuple
     argv = words_with_nodes(container.get("args"), src, refs, nodes, split_strings=False)
     entrypoint = _held_words(entrypoint, refs.env, nodes) if entrypoint is not None else None
     argv = _held_words(argv, refs.env, nodes)
+    head = len(entrypoint or [])
+    words = _script_refs((entrypoint or []) + argv, refs, nodes)
+    entrypoint, argv = (words[:head] if entrypoint is not None else None), words[head:]
     count, count_span, gpu_labels = _resources(container)
     name = scalar_text(container.get("name"))
     span = image.span if image is not None else container.span
@@ -228,6 +239,32 @@ def _held_words(words: list[Word], env: dict[str, EnvVar], nodes: dict[int, Plac
             nodes[id(word)] = placed
         out.append(word)
     return out
+
+
+_SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh"})
+
+
+def _script_refs(words: list[Word], refs: _Refs, nodes: dict[int, Placed]) -> list[Word]:
+    """The script of ``sh -c`` whose ``$(VAR)`` takes a value the file does not show (a secret): the kubelet puts
+    the value into the script text before the shell runs, so the rest of the script is still what it says. Each
+    such reference is read as the shell's ``${VAR}`` (the same variable, set in the container's environment, with
+    the same number of characters), so the script's commands are found and only that word is unknown."""
+    words = list(words)
+    if not words or (words[0].text or "").rsplit("/", 1)[-1] not in _SHELLS:
+        return words
+    for i in range(1, len(words)):
+        word, flag = words[i], words[i - 1].text or ""
+        placed = nodes.get(id(word))
+        if word.text is not None or placed is None or not (flag.startswith("-") and "c" in flag[1:]):
+            continue
+        offsets: list[int] = []
+        text, source = substitute(placed.node.text, _REF, refs.as_shell, offsets)
+        if text is not None:
+            del nodes[id(word)]
+            words[i] = Word(text, word.span, source=source)
+            nodes[id(words[i])] = Placed(placed.node, offsets)
+        return words
+    return words
 
 
 def _resources(container: YMap) -> tuple[int | None, Span | None, list[tuple[str, str, Span]]]:

@@ -12,6 +12,7 @@ from relialint.core.deployment import Deployment
 from relialint.core.facts import ByVersion, Fact, FactSet
 from relialint.core.results import RunResult, Target
 from relialint.core.versions import Version, VersionError, parse_version
+from relialint.core.worlds import NoGpuDefaults
 from relialint.engines.common import FileOpener
 from relialint.engines.protocol import Engine
 from relialint.engines.registry import Registry, default_registry
@@ -29,7 +30,7 @@ OPTIONS = {"--model": (V1, V2), "--turbo": (V2,)}  # --turbo is new in 2.0
 ENV_READ = {"TOY_LEGACY": (V1,)}  # read until 1.0
 
 
-class ToyServe:
+class ToyServe(NoGpuDefaults):
     """A made-up engine: two versions, one option added in 2.0, prefix caching on by default from 2.0, one
     variable read only by 1.0."""
 

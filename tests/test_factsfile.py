@@ -96,7 +96,7 @@ def test_facts_decide_the_shipped_examples_possible_findings(h200_facts: dict[st
 
     serve = ROOT / "examples" / "serve-cmd.sh"
     assert short(_check(serve)[1]) == [
-        ("RL122", "possible", 7, 1, ["engine.backend", "engine.v1", "engine.version"]),
+        ("RL122", "possible", 7, 1, ["engine.backend", "engine.v1", "engine.version", "gpu.sm"]),  # V0 below CC 8.0
         ("RL107", "possible", 7, 12, ["engine.v2_model_runner", "engine.version", "gpu.cc_capable", "gpu.cc_mode"]),
         ("RL117", "possible", 7, 12, ["engine.version", "gpu.sm"]),
         ("RL206", "possible", 7, 12, ["attention.fa4", "engine.version", "gpu.sm"]),

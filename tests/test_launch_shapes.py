@@ -443,6 +443,29 @@ def test_shared_total_reaches_the_version_worlds(tmp_path: Path) -> None:
         ("RL303", 3, 35, ["engine.version", "memory.gpu_utilization_shared_total"])]
 
 
+def test_engines_that_can_sleep_may_take_turns(tmp_path: Path) -> None:
+    """Issue 25: two servers on one GPU that can each be put to sleep (--enable-sleep-mode, with the /sleep route
+    of VLLM_SERVER_DEV_MODE) may take turns: their total is not certain. Without dev mode nothing can put one to
+    sleep, and one engine that never sleeps keeps the sum certain."""
+    turns = "export VLLM_SERVER_DEV_MODE=1\n" + TWO_ON_ONE_GPU.replace(" &", " --enable-sleep-mode &")
+    first, second = facts(tmp_path, "turns.sh", turns)
+    assert "memory.gpu_utilization_shared_total" not in first
+    assert first["memory.releasable"] == (True, "inferred", 3, 97)
+    doc = check(tmp_path, "turns.sh", turns)
+    assert [(f["code"], f["certainty"], f["line"], f["column"], f["missing_facts"]) for f in doc["findings"]
+            if f["code"] == "RL303"] == [
+        ("RL303", "possible", 3, 68, ["memory.gpu_utilization_shared_total"]),
+        ("RL303", "possible", 4, 62, ["memory.gpu_utilization_shared_total"])]
+    no_route = turns.replace("export VLLM_SERVER_DEV_MODE=1\n", "")
+    first, second = facts(tmp_path, "no-route.sh", no_route)
+    assert first["memory.releasable"] == (False, "inferred", None, None)
+    assert first["memory.gpu_utilization_shared_total"] == (1.1, "inferred", 2, 68)
+    one_awake = turns.replace("0.5 --enable-sleep-mode", "0.5")
+    first, second = facts(tmp_path, "one-awake.sh", one_awake)
+    assert second["memory.releasable"] == (False, "inferred", None, None)
+    assert second["memory.gpu_utilization_shared_total"] == (1.1, "inferred", 4, 62)
+
+
 def test_model_key_of_a_config_file_is_its_value(tmp_path: Path) -> None:
     """Issue 23: `model:` in a --config YAML expanded from the command line names the model by its value (not the
     key), located at the key with origin config-file; what the name gives away follows."""
@@ -483,3 +506,35 @@ def test_launch_corpus() -> None:
     assert found == expected
     assert sum(1 for name in found if name.startswith("other-")) == 8
     assert sum(1 for engines in found.values() if engines) == 22
+
+
+V092 = "docker run --gpus all vllm/vllm-openai:v0.9.2 --model Qwen/Qwen2.5-1.5B-Instruct\n"
+
+
+def _rl122(tmp_path: Path, name: str, text: str, *args: str) -> list[tuple[str, int, int, list[str]]]:
+    cwd = os.getcwd()
+    (tmp_path / name).write_text(text)
+    os.chdir(tmp_path)
+    try:
+        doc = json.loads(invoke(["check", name, "--format", "json", "--select", "RL122", *args]).output)
+    finally:
+        os.chdir(cwd)
+    return [(f["certainty"], f["line"], f["column"], f["missing_facts"]) for f in doc["findings"]]
+
+
+def test_v1_falls_back_to_v0_below_compute_capability_8(tmp_path: Path) -> None:
+    """Issue 25: with VLLM_USE_V1 unset, 0.8.0-0.10.1.1 run V0 on a CUDA GPU below compute capability 8.0
+    (EngineArgs._is_v1_supported_oracle). A GPU the file names decides engine.v1; one it does not name leaves the
+    V1 records waiting on gpu.sm (decided in each GPU world), not on engine.v1."""
+    (t4,) = facts(tmp_path, "t4.sh", V092, "--gpu", "T4")
+    assert t4["engine.v1"] == (False, "default", None, None)
+    assert t4["prefix_caching.enabled"] == (False, "default", None, None)
+    (any_gpu,) = facts(tmp_path, "any.sh", V092)
+    assert "engine.v1" not in any_gpu and "prefix_caching.enabled" not in any_gpu
+    assert _rl122(tmp_path, "any.sh", V092) == [("possible", 1, 23, ["gpu.sm"])]
+    assert _rl122(tmp_path, "t4.sh", V092, "--gpu", "T4") == []
+    assert _rl122(tmp_path, "a100.sh", V092, "--gpu", "A100") == [("definite", 1, 23, [])]
+    # VLLM_USE_V1=1 asks for V1 whatever the GPU; 0.10.2 has no fallback
+    forced = V092.replace("--gpus all", "--gpus all -e VLLM_USE_V1=1")
+    assert _rl122(tmp_path, "forced.sh", forced) == [("definite", 1, 40, [])]
+    assert _rl122(tmp_path, "v0102.sh", V092.replace("v0.9.2", "v0.10.2")) == [("definite", 1, 23, [])]

@@ -160,8 +160,33 @@ def test_kubernetes_deployment_env_refs_node_selector_limits() -> None:
     assert fact(d, "gpu.model") == ("H100", "manifest", "vllm.yaml", 16, 9)
     assert fact(d, "gpu.sm") == ("9.0", "manifest", "vllm.yaml", 16, 9)
     assert fact(d, "gpu.native_fp8") == ("true", "manifest", "vllm.yaml", 16, 9)
-    assert "flag.vllm.api-key" not in d.facts.facts  # $(API_KEY) from a secret: unknown
-    assert "env.API_KEY" not in d.facts.facts
+    # $(API_KEY) from a secretKeyRef: the key is passed (the pod does not start without it), its value unknown
+    assert fact(d, "flag.vllm.api-key") == ("(set from secretKeyRef vllm/api-key (API_KEY))", "flag", "vllm.yaml",
+                                            27, 15)
+    assert fact(d, "env.API_KEY") == ("(set from secretKeyRef vllm/api-key (API_KEY))", "env", "vllm.yaml", 32, 21)
+    assert note(d, "env.API_KEY") == "the value is not in the file"
+
+
+def test_kubernetes_secret_values_are_present_but_unknown(tmp_path: Path) -> None:
+    manifest = tmp_path / "k.yaml"
+    manifest.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: vllm\n"
+        "      image: vllm/vllm-openai:v0.20.0\n"
+        "      env:\n"
+        "        - {name: VLLM_API_KEY, valueFrom: {secretKeyRef: {name: s, key: k}}}\n"
+        "        - {name: MAYBE, valueFrom: {secretKeyRef: {name: s, key: m, optional: true}}}\n"
+        "        - {name: LEN, value: '4096'}\n"
+        "      args: ['--model=Qwen/Qwen3-8B', '--api-key=$(MAYBE)', '--max-model-len=$(LEN)',\n"
+        "             '--served-model-name=$$(LEN)']\n")
+    result = lint_paths([str(manifest)], Options(Target(), select=["RL510"]))
+    (d,) = result.deployments
+    assert fact(d, "env.VLLM_API_KEY") == ("(set from secretKeyRef s/k (VLLM_API_KEY))", "env", "k.yaml", 9, 18)
+    assert "env.MAYBE" not in d.facts.facts  # optional: the kubelet may leave it unset
+    assert "flag.vllm.api-key" not in d.facts.facts  # and so the word it makes stays unknown
+    assert fact(d, "limits.max_model_len") == ("4096", "flag", "k.yaml", 12, 61)
+    assert fact(d, "flag.vllm.served-model-name") == ("$(LEN)", "flag", "k.yaml", 13, 14)  # $$ escapes
+    (finding,) = result.findings  # the key from the secret is set: RL510 is certain on 0.20.0
+    assert (finding.code, finding.certainty, finding.line, finding.column) == ("RL510", "definite", 9, 18)
 
 
 def test_kubernetes_list_lws_sh_c_cronjob_unmapped_label() -> None:
@@ -348,3 +373,36 @@ def test_helm_detected_by_shape_not_name(tmp_path: Path) -> None:
     shutil.copy(FIXTURES / "helm" / "values.yaml", tmp_path / "prod.yaml")
     (d,) = run(tmp_path)
     assert d.kind == "helm"
+
+
+def test_compose_required_variable_is_set(tmp_path: Path) -> None:
+    """`${VAR:?message}` stops compose when VAR is unset or empty: a running service has it set, its value not in
+    the files; a plain `${VAR}` that no file sets stays unknown (it may be empty)."""
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  llm:\n    image: vllm/vllm-openai:v0.20.0\n    environment:\n"
+        "      VLLM_API_KEY: ${VLLM_API_KEY:?set the key}\n      HF_TOKEN: ${HF_TOKEN}\n"
+        "    command: [\"Qwen/Qwen3-8B\"]\n")
+    result = lint_paths([str(tmp_path / "compose.yaml")], Options(Target(), select=["RL510"]))
+    (d,) = result.deployments
+    assert fact(d, "env.VLLM_API_KEY")[1:] == ("env", "compose.yaml", 5, 7)
+    assert "env.HF_TOKEN" not in d.facts.facts
+    (finding,) = result.findings
+    assert (finding.code, finding.certainty, finding.line, finding.column) == ("RL510", "definite", 5, 7)
+
+
+def test_kubernetes_sh_c_script_with_a_secret_reference_is_still_read(tmp_path: Path) -> None:
+    """The kubelet writes a secret's value into an `sh -c` script before the shell runs: the script's commands are
+    still there, only the word holding the reference is unknown (read as the shell's `${KEY}`, same columns)."""
+    manifest = tmp_path / "pod.yaml"
+    manifest.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: vllm\n"
+        "      image: vllm/vllm-openai:v0.20.0\n"
+        "      env:\n        - name: KEY\n          valueFrom: {secretKeyRef: {name: s, key: k}}\n"
+        "      command: [\"/bin/sh\", \"-c\"]\n      args:\n        - |\n"
+        "          vllm serve Qwen/Qwen3-8B --max-model-len 8192 --api-key \"$(KEY)\" --port 8000\n")
+    (d,) = run(manifest)
+    assert where(d) == ("vllm", "kubernetes", "pod.yaml", 14, 11)
+    assert fact(d, "model.name") == ("Qwen/Qwen3-8B", "flag", "pod.yaml", 14, 22)
+    assert fact(d, "limits.max_model_len") == ("8192", "flag", "pod.yaml", 14, 36)
+    assert fact(d, "flag.vllm.port") == ("8000", "flag", "pod.yaml", 14, 76)
+    assert "flag.vllm.api-key" not in d.facts.facts  # the secret's text, unknown

@@ -162,3 +162,17 @@ def test_random_bytes_never_raise(data: bytes) -> None:
     result = shell.read(text, "bytes.sh", MemoryOpener({}))
     for d in extract(result):
         finish(d)
+
+
+def test_unquoted_empty_expansion_is_no_word() -> None:
+    # ${EXTRA_ARGS:-} with the variable unset expands to nothing and, unquoted, field splitting removes the word:
+    # the model is the next word, located there
+    (facts,) = facts_of("vllm serve ${EXTRA_ARGS:-} Qwen/Qwen3-8B --port 8000\n")
+    assert facts["model.name"] == ("Qwen/Qwen3-8B", "flag", 1, 28)
+    (facts,) = facts_of("EMPTY=\nvllm serve $EMPTY${NONE:-} Qwen/Qwen3-8B\n")
+    assert facts["model.name"] == ("Qwen/Qwen3-8B", "flag", 2, 28)
+    # quoted, it is one empty word (here the positional model); beside literal text it is no word of its own
+    (facts,) = facts_of('vllm serve "${EXTRA_ARGS:-}" Qwen/Qwen3-8B\n')
+    assert facts["model.name"] == ("", "flag", 1, 12)
+    (facts,) = facts_of("vllm serve --served-model-name=${NAME:-} Qwen/Qwen3-8B\n")
+    assert facts["model.name"] == ("Qwen/Qwen3-8B", "flag", 1, 42)

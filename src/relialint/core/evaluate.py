@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from relialint.base.bounds import MAX_MATCH_SUBJECT
 from relialint.base.plain import Frozen
-from relialint.core.facts import Fact, Value, render, shown
+from relialint.core.facts import Fact, Value, Withheld, render, shown
 from relialint.core.triggers import (
     All,
     Leaf,
@@ -140,6 +140,8 @@ def eval_leaf(leaf: Leaf | Mapping[str, Any], facts: FactView) -> Verdict:
     value = fact.value
     if op == "present":
         return TRUE if (value is not None) == bool(arg) else FALSE
+    if isinstance(value, Withheld):
+        return _unknown(key)  # set, but its value is not in the files
     if value is None:
         return TRUE if op in ("ne", "not_in") else FALSE
     if op in ("eq", "ne"):

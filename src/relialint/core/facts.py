@@ -35,7 +35,22 @@ Origin = Literal[
     "probe",
 ]
 
-Value = str | bool | int | float | Version | VersionBound
+class Withheld(Frozen):
+    """A value that is set but not written in the files: an env var from a Kubernetes ``secretKeyRef`` /
+    ``configMapKeyRef``, an option word built from one with ``$(VAR)``. A trigger's ``present`` sees it set; every
+    comparison of its value stays unknown. ``source`` says what supplies it (shown with the fact)."""
+
+    source: str
+    _fields = ("source",)
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def __str__(self) -> str:
+        return f"(set from {self.source})"
+
+
+Value = str | bool | int | float | Version | VersionBound | Withheld
 
 
 class FactSpec(Frozen):
@@ -182,8 +197,11 @@ VOCABULARY: dict[str, FactSpec] = {
             "float",
             "sum of --gpu-memory-utilization of the deployments in one file set that share a GPU",
         ),
+        _spec("memory.releasable", "bool",
+              "the engine can give its GPU memory back while it runs (vLLM sleep mode reachable by POST /sleep)"),
         _spec("limits.max_model_len", "int", "vLLM --max-model-len"),
         _spec("limits.max_num_batched_tokens", "int", "vLLM --max-num-batched-tokens"),
+        _spec("limits.max_num_seqs", "int", "vLLM --max-num-seqs (unset: the engine's own default)"),
         _spec("llama.ubatch", "int", "llama.cpp physical batch size (n_ubatch)"),
         _spec("llama.batch", "int", "llama.cpp logical batch size"),
         _spec("llama.n_gpu_layers", "string", "llama.cpp layers offloaded (number, auto or all)"),
@@ -438,7 +456,7 @@ def shown(key: str, value: Value | None) -> str:
     """A fact's value as any output shows it: ``render``, or ``<set, N chars>`` for a secret (``secrets``)."""
     from relialint.base.secrets import hidden, secret_name
 
-    if value is not None and secret_name(key):
+    if value is not None and secret_name(key) and not isinstance(value, Withheld):
         return hidden(render(value))
     return render(value)
 

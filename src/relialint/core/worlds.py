@@ -66,6 +66,34 @@ class WorldsEngine(Protocol):
     def varying(self) -> frozenset[str]:
         """The keys a version world may change: the version and the defaults it decides."""
 
+    gpu_dependent: frozenset[str]
+    """Defaults that can depend on the GPU (vLLM: V1 or its V0 fallback); where the file does not name the GPU
+    they are left unknown and :meth:`gpu_defaults` decides them in each GPU world."""
+    gpu_conditions: tuple[Mapping[str, Any], ...]
+    """Trigger leaves (on ``gpu.*`` facts) that tell apart the GPU worlds :meth:`gpu_defaults` answers alike."""
+    gpu_bounds: tuple[Version, ...]
+    """The versions where :meth:`gpu_defaults` starts or stops deciding something (they split version worlds)."""
+    gpu_reads: tuple[str, ...]
+    """The facts besides the GPU's that :meth:`gpu_defaults` reads."""
+
+    def gpu_defaults(self, facts: FactView) -> Mapping[str, Fact | None]:
+        """The defaults left for the GPU to decide, in one world (a version world with a GPU world over it);
+        ``None``: still unknown for want of the GPU (a world whose GPU the catalogue does not know), so the GPU
+        conditions, not these keys, are what a finding waits on."""
+
+
+class NoGpuDefaults:
+    """For an engine none of whose defaults depends on the GPU (the :class:`WorldsEngine` GPU members, empty)."""
+
+    gpu_dependent: frozenset[str] = frozenset()
+    gpu_conditions: tuple[Mapping[str, Any], ...] = ()
+    gpu_bounds: tuple[Version, ...] = ()
+    gpu_reads: tuple[str, ...] = ()
+
+    def gpu_defaults(self, facts: FactView) -> Mapping[str, Fact | None]:
+        del facts
+        return {}
+
 
 class Overlay:
     """One world: ``top`` laid over a deployment's facts."""
@@ -541,6 +569,9 @@ def judge(trigger: Trigger | Mapping[str, Any], worlds: Worlds, evaluator: Evalu
             return Judgement(narrowed.value)
     keys = shape.keys
     open_keys = {k for k in keys if worlds.base.get(k) is None}  # only what is unknown can split the worlds
+    by_gpu = worlds.model is not None and bool(open_keys & worlds.model.gpu_dependent)
+    if by_gpu and worlds.model is not None:  # a default the GPU decides: its GPU conditions are read too
+        open_keys |= {leaf.key for leaf in _gpu_condition_leaves(worlds.model) if worlds.base.get(leaf.key) is None}
     gpu_keys = sorted(k for k in open_keys if k in ROW_KEYS)
     gpus = worlds.gpus() if gpu_keys else None
     by_version = bool(open_keys & worlds.varying()) and worlds.has_versions()
@@ -552,32 +583,61 @@ def judge(trigger: Trigger | Mapping[str, Any], worlds: Worlds, evaluator: Evalu
     ordered = shape.ordered_keys
     memo_key = (shape, worlds.engine, tuple(_sig(worlds.base.get(k)) for k in ordered),
                 worlds.gpu_signature() if gpus is not None else None,
+                tuple(_sig(worlds.base.get(k)) for k in worlds.model.gpu_reads)
+                if by_gpu and worlds.model is not None else None,
                 (worlds.version_key[:2], tuple(_sig(worlds.unfinished.get(k)) for k in ordered))
                 if by_version and worlds.unfinished is not None else None)
     memo: tuple[Any, Judgement] | None = memo_of.judged.get(memo_key)
     if memo is not None:
         return memo[1]
     versions = worlds.versions() if by_version else None
-    judged = _judge_worlds(shape, worlds, memo_of, kleene, open_keys, gpu_keys, gpus, versions)
+    derive = worlds.model if by_gpu else None
+    judged = _judge_worlds(shape, worlds, memo_of, kleene, open_keys, gpu_keys, gpus, versions, derive)
     memo_of.remember(memo_of.judged, memo_key, (worlds.version_key, judged))
     return judged
 
 
+@lru_cache(maxsize=8)
+def _compiled_conditions(conditions: tuple[tuple[tuple[str, Any], ...], ...]) -> tuple[Leaf, ...]:
+    from relialint.core.triggers import compile_predicate
+
+    compiled = (compile_predicate(dict(condition)) for condition in conditions)
+    return tuple(leaf for leaf in compiled if isinstance(leaf, Leaf))
+
+
+def _gpu_condition_leaves(engine: WorldsEngine) -> tuple[Leaf, ...]:
+    """The engine's GPU conditions (:attr:`WorldsEngine.gpu_conditions`) as compiled leaves, kept."""
+    return _compiled_conditions(tuple(tuple(sorted(c.items())) for c in engine.gpu_conditions))
+
+
 def _judge_worlds(trigger: Trigger, worlds: Worlds, evaluator: Evaluator, kleene: Verdict, open_keys: set[str],
-                  gpu_keys: list[str], gpus: list[GpuWorld] | None, versions: list[VersionWorld] | None
-                  ) -> Judgement:
+                  gpu_keys: list[str], gpus: list[GpuWorld] | None, versions: list[VersionWorld] | None,
+                  derive: WorldsEngine | None = None) -> Judgement:
+    """``derive``: the engine whose GPU-dependent defaults (:meth:`WorldsEngine.gpu_defaults`) the trigger reads
+    while they are unknown; they are decided in each pair of a version and a GPU world."""
     leaves = trigger.leaves
     literals = trigger.literals if versions is not None else ()
+    extra: tuple[Leaf, ...] = ()
+    if derive is not None:
+        extra = tuple(leaf for leaf in _gpu_condition_leaves(derive) if leaf.key in gpu_keys)
+        if versions is not None:
+            literals = tuple(dict.fromkeys((*literals, *derive.gpu_bounds)))
     other = tuple(leaf for leaf in leaves if leaf.key in open_keys and leaf.key != "engine.version") \
         if versions is not None else ()
-    gpu_leaves = tuple(leaf for leaf in leaves if leaf.key in gpu_keys)
+    gpu_leaves = tuple(leaf for leaf in leaves if leaf.key in gpu_keys) + extra
     gpu_classes = _gpu_classes(worlds, evaluator, gpus, gpu_leaves)
     version_classes = _version_classes(worlds, evaluator, versions, literals, other)
 
     results: list[tuple[list[str], list[str], Verdict]] = []
     for vfacts, vlabels in version_classes.values():
         for gfacts, gnames in gpu_classes.values():
-            results.append((vlabels, gnames, eval_trigger(trigger, Overlay(vfacts, gfacts))))
+            view: FactView = Overlay(vfacts, gfacts)
+            decided = derive.gpu_defaults(view) if derive is not None else {}
+            verdict = eval_trigger(trigger, Overlay(view, decided) if decided else view)
+            undecided = {k for k, f in decided.items() if f is None}
+            if verdict.value is None and verdict.missing & undecided:  # waits on the GPU, not on these defaults
+                verdict = Verdict(None, (verdict.missing - undecided) | {leaf.key for leaf in extra}, verdict.notes)
+            results.append((vlabels, gnames, verdict))
     values = {r[2].value for r in results}
     if values == {True}:
         return Judgement(True)

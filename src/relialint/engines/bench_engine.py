@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from relialint.core.deployment import Deployment
 from relialint.core.versions import Version, VersionError
+from relialint.core.worlds import NoGpuDefaults
 from relialint.readers.located import FileResult
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from relialint.engines.fixedit import FixValue, TextEdit
 
 
-class BenchEngine:
+class BenchEngine(NoGpuDefaults):
     """Benchmark runs, as deployments with ``bench.*`` facts (``engine.name`` ``bench``)."""
 
     name = "bench"

@@ -9,7 +9,7 @@ from typing import Literal, Protocol, TypeVar
 from relialint.base import bounds, lazyre
 from relialint.base.plain import replace
 from relialint.core.deployment import Deployment
-from relialint.core.facts import Fact, FactSet, Origin, Value
+from relialint.core.facts import Fact, FactSet, Origin, Value, Withheld
 from relialint.core.versions import VersionError, parse_version
 from relialint.readers.located import Branch, Command, EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.opener import FileOpener as FileOpener  # the one opener type; engines take it from here
@@ -121,7 +121,9 @@ def apply_env(deployment: Deployment, command: Command, prefixes: tuple[str, ...
     for var in command.env:
         facts.set(f"env.{var.name}", at(var.value, "env", var.span,
                                          _source_note(var.source) if var.source else None))
-        if var.value is None:
+        if var.value is None and var.held is not None:  # set by a secret or a field: present, value unknown
+            facts.set(f"env.{var.name}", at(Withheld(var.held), "env", var.span, "the value is not in the file"))
+        elif var.value is None:
             facts.unknown(f"env.{var.name}")
     if command.env_complete:
         facts.closed.add("env.")

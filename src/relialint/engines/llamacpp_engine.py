@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from relialint.core.deployment import Deployment
 from relialint.core.versions import Version, VersionError, llamacpp_release, parse_version
+from relialint.core.worlds import NoGpuDefaults
 from relialint.readers.located import FileResult
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from relialint.engines.fixedit import FixValue, TextEdit
 
 
-class LlamaCppEngine:
+class LlamaCppEngine(NoGpuDefaults):
     """llama.cpp's ``llama-server`` (its program, images and ``LLAMA_ARG_*`` variables)."""
 
     name = "llama.cpp"

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from relialint.base import lazyre
 from relialint.base.plain import replace
 from relialint.core.deployment import Deployment
-from relialint.core.facts import Fact, FactSet, Origin, Value
+from relialint.core.facts import Fact, FactSet, Origin, Value, Withheld
 from relialint.core.versions import Version, VersionError, parse_in_family
 from relialint.engines import evidence, flagcheck
 from relialint.engines.common import (
@@ -243,6 +243,7 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, resu
     if _unseen(launch):
         deployment.facts.closed.discard("env.")  # the image's own ENV is not seen either
     _apply_args(deployment, launch, result, opener)
+    _releasable(facts)
     if facts.get("engine.version") is None and facts.get("engine.version_range") is None:
         # the options the launch passes say which releases it can run on (any other refuses to start)
         window = flagcheck.options_window(flagcheck.written_words(deployment))
@@ -250,6 +251,32 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, resu
             spec, word, why = window
             facts.set("engine.version_range", word_fact(spec, "inferred", word, why))
     evidence.apply(deployment, evidence.command_clues(command, result.kind))
+
+
+def _releasable(facts: FactSet) -> None:
+    """``memory.releasable``: whether something can make the server give its GPU memory back while it runs. A vLLM
+    server does so on ``POST /sleep``, which needs ``--enable-sleep-mode`` and exists only with
+    ``VLLM_SERVER_DEV_MODE`` set (vllm/entrypoints/openai/api_server.py 0.7.3-0.13.0, ``if envs.VLLM_SERVER_DEV_MODE``
+    around the route; vllm/entrypoints/serve/sleep/api_router.py 0.14.0-0.24.0 and serve/dev/sleep/ 0.25.0-0.33.0,
+    ``attach_router`` returns without it). Unknown where either is unknown."""
+    sleep, dev = facts.get("flag.vllm.enable-sleep-mode"), facts.get("env.VLLM_SERVER_DEV_MODE")
+    sleep_on = None if sleep is None or isinstance(sleep.value, Withheld) else (
+        sleep.value is not None and str(sleep.value).lower() != "false")
+    dev_on = None if dev is None or isinstance(dev.value, Withheld) else (
+        dev.value is not None and _truthy(dev.value) is True)
+    if sleep_on is False or dev_on is False:
+        off = sleep if sleep_on is False else dev
+        why = "no --enable-sleep-mode" if sleep_on is False else "VLLM_SERVER_DEV_MODE not set: no /sleep route"
+        facts.set("memory.releasable", Fact(False, "inferred", off.path if off else None, off.line if off else None,
+                                            off.column if off else None, note=why))
+    elif sleep_on and dev_on and sleep is not None:
+        facts.set("memory.releasable", _true_at(sleep, "--enable-sleep-mode with VLLM_SERVER_DEV_MODE: POST "
+                                                    "/sleep frees the GPU memory while the server runs"))
+
+
+def _true_at(fact: Fact, note: str) -> Fact:
+    """An inferred ``True`` at the place of ``fact``."""
+    return Fact(True, "inferred", fact.path, fact.line, fact.column, fact.end_line, fact.end_column, note=note)
 
 
 def _version_facts(facts: FactSet, command: Command, launch: Launch,
@@ -484,7 +511,11 @@ def _written_options(facts: FactSet, opts: list[Opt]) -> dict[str, Opt]:
         facts.set(raw_key, word_fact(("false" if opt.negated else (opt.value if opt.value is not None else "true"))
                                      if opt.known else None, origin, opt.flag))
         if not opt.known:
-            facts.unknown(raw_key)
+            held = opt.value_word.held_by if opt.value_word is not None else None
+            if held is not None:  # passed with a value set elsewhere (a secret): present, the value unknown
+                facts.set(raw_key, word_fact(Withheld(held), origin, opt.flag, "the value is not in the file"))
+            else:
+                facts.unknown(raw_key)
             for key in OPTION_FACTS.get(opt.name, ()):
                 facts.unknown(key)
     return last
@@ -714,6 +745,7 @@ OPTION_RULES: dict[str, OptionRule] = {
     "gpu-memory-utilization": OptionRule(("memory.gpu_utilization",), _fraction),
     "max-model-len": OptionRule(("limits.max_model_len",), _integer),
     "max-num-batched-tokens": OptionRule(("limits.max_num_batched_tokens",), _integer),
+    "max-num-seqs": OptionRule(("limits.max_num_seqs",), _integer),
     "quantization": OptionRule(("model.quantization", "model.weight_only"), step=_quantization),
     "compilation-config": OptionRule(("cuda_graphs.enabled", "cuda_graphs.mode"), step=_compilation_config),
     "attention-config": OptionRule(("attention.backend", "attention.fa4"), step=_attention_config),

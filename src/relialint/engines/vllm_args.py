@@ -116,6 +116,14 @@ def parse_args(words: list[Word]) -> Parsed:
             parsed.complete = False
             continue
         text = word.text
+        if text is None and word.held is not None and word.held.startswith("-") and "=" in word.held:
+            # --api-key=$(KEY) with KEY from a secret: the option is passed, its value is not in the file
+            name, _, _ = _option_name(word.held)
+            base, _, dotted = name.partition(".")
+            lookup, negated = _positive(base)
+            parsed.opts.append(Opt(lookup, None, word, word, tuple(dotted.split(".")) if dotted else (), True,
+                                   negated, known=False))
+            continue
         if text is None:
             parsed.positionals.append(word)
             continue

@@ -10,8 +10,9 @@ defaults by construction (the version worlds evaluate the defaults once per clas
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 from relialint.base.plain import Frozen
 from relialint.core.deployment import Deployment
@@ -19,6 +20,9 @@ from relialint.core.facts import Fact, FactSet, Value
 from relialint.core.versions import Version, parse_in_family
 from relialint.engines import flagcheck
 from relialint.engines.vllm_args import _number
+
+if TYPE_CHECKING:
+    from relialint.core.evaluate import FactView
 
 
 def _truthy(value: object) -> bool | None:
@@ -189,7 +193,50 @@ class Either(Frozen):
         return self.first.holds(facts) or self.second.holds(facts)
 
 
-Condition = Closed | Known | HasValue | NoValue | Reads | Is | Either
+class Unset(_KeyCondition):
+    """The fact is known to be unset (an env var no file sets, in a complete environment)."""
+
+    def holds(self, facts: FactSet) -> bool:
+        fact = facts.get(self.key)
+        return fact is not None and fact.value is None
+
+
+class CudaBelow(Frozen):
+    """The deployment runs on a CUDA GPU of compute capability below ``sm``: ``certain`` where the file says so
+    (``gpu.sm`` known), else where it may (``gpu.sm`` unknown, and neither the vendor nor the backend rules CUDA
+    out)."""
+
+    sm: float
+    certain: bool
+    _fields = ("sm", "certain")
+
+    def __init__(self, sm: float, certain: bool) -> None:
+        self.sm = sm
+        self.certain = certain
+
+    def holds(self, facts: FactSet) -> bool:
+        below = cuda_below(facts, self.sm)
+        return below is True if self.certain else below is None
+
+
+def cuda_below(facts: FactView, sm: float) -> bool | None:
+    """Whether the deployment's GPU is a CUDA GPU below compute capability ``sm`` (``None``: not known)."""
+    backend, vendor, capability = facts.get("engine.backend"), facts.get("gpu.vendor"), facts.get("gpu.sm")
+    if backend is not None and backend.value not in (None, "cuda"):
+        return False  # ROCm, CPU, XPU, TPU: vLLM's platform is not CUDA (current_platform.is_cuda() is false)
+    if vendor is not None and vendor.value is not None and vendor.value != "nvidia":
+        return False
+    if capability is None:
+        return None
+    if capability.value is None:
+        return False  # known to have no CUDA compute capability (another vendor's GPU, no GPU)
+    try:
+        return float(str(capability.value)) < sm
+    except ValueError:
+        return None
+
+
+Condition = Closed | Known | HasValue | NoValue | Reads | Is | Either | Unset | CudaBelow
 
 
 class Const(Frozen):
@@ -302,6 +349,10 @@ ATTENTION = "env.VLLM_ATTENTION_BACKEND"
 NO_Q_QUANT = "env.VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION"
 Q_QUANT_NOTE = "Q is quantized to FP8 with an FP8 KV cache unless disabled"
 
+V0_FALLBACK = between("0.8.0", "0.10.2")
+"""The releases that run V0 on a CUDA GPU below compute capability 8.0 when VLLM_USE_V1 is unset."""
+V0_NOTE = "vLLM 0.8.0-0.10.1.1 fall back to the V0 engine on compute capability below 8.0"
+
 ROWS: tuple[Row, ...] = (
     Row("serve.dtype", EVERY, (FLAGS,), Const("auto")),
     Row("kv_cache.dtype", EVERY, (FLAGS,), Const("auto")),
@@ -320,10 +371,23 @@ ROWS: tuple[Row, ...] = (
     Row("moe.backend", EVERY, (FLAGS,), Const("auto")),
     Row("limits.max_model_len", EVERY, (FLAGS,), Const(None)),
     Row("limits.max_num_batched_tokens", EVERY, (FLAGS,), Const(None)),
+    # unset: the engine sizes it itself (SchedulerConfig / EngineArgs defaults: 128 to 1024 by usage context and
+    # device in the releases checked, 256 in 0.6.x); the records read only whether it is below a threshold
+    Row("limits.max_num_seqs", EVERY, (FLAGS,), Const(None)),
     # VLLM_USE_V1 is read up to 0.11.0; V1 is the only engine from 0.11.1, and the default from 0.8.0
     Row("engine.v1", since("0.11.1"), (), Const(True), note="V1 is the only engine from 0.11.1"),
     Row("engine.v1", EVERY, (Reads(USE_V1, _truthy),), FromEnv(USE_V1, _truthy)),
     Row("engine.v1", before("0.8.0"), (Either(Known(USE_V1), ENV),), Const(False)),
+    # with VLLM_USE_V1 unset, 0.8.0-0.10.1.1 fall back to V0 on a CUDA GPU below compute capability 8.0
+    # (EngineArgs._is_v1_supported_oracle, vllm/engine/arg_utils.py: `_raise_or_fallback(feature_name="Compute
+    # Capability < 8.0")` when current_platform.is_cuda() and get_device_capability().major < 8; gone in 0.10.2:
+    # `tools/witness.py --explore vllm vllm/engine/arg_utils.py 'feature_name="Compute Capability < 8\.0"'` finds
+    # it in every wheel 0.8.0-0.10.1.1 and in no other). Where the GPU is not known the default is decided in each
+    # GPU world (gpu_defaults)
+    Row("engine.v1", V0_FALLBACK, (Either(Unset(USE_V1), ENV), NoValue(USE_V1), CudaBelow(8.0, certain=True)),
+        Const(False), note=V0_NOTE),
+    Row("engine.v1", V0_FALLBACK, (Either(Unset(USE_V1), ENV), NoValue(USE_V1), CudaBelow(8.0, certain=False)),
+        MADE_UNKNOWN, why="V1 or V0 by the GPU's compute capability"),
     Row("engine.v1", since("0.8.0"), (Either(Known(USE_V1), ENV),), Const(True)),
     # prefix caching: off in V0, on in V1
     Row("prefix_caching.enabled", EVERY, (FLAGS, HasValue("engine.v1")), Follows("engine.v1", _flag),
@@ -397,3 +461,47 @@ def version_defaults(facts: FactSet) -> None:
             if row.applies(version, facts):
                 row.apply(facts)
                 break
+
+
+# -- defaults that depend on the GPU ----------------------------------------------------------------------------------
+
+GPU_DEPENDENT = frozenset({"engine.v1", "prefix_caching.enabled"})
+"""Defaults that can depend on the GPU: where the file does not name it, :func:`gpu_defaults` decides them in each
+GPU world."""
+GPU_CONDITIONS: tuple[Mapping[str, Any], ...] = ({"fact": "gpu.sm", "lt": "8.0"},)
+"""What tells the GPU worlds apart for :func:`gpu_defaults` (as trigger leaves): below 8.0 or not (a GPU of another
+vendor has no ``gpu.sm`` and answers as one of 8.0 or more does)."""
+GPU_READS: tuple[str, ...] = ("engine.version", "engine.backend", USE_V1, "flag.vllm.enable-prefix-caching")
+"""What :func:`gpu_defaults` reads besides the ``gpu.*`` facts."""
+GPU_BOUNDS: tuple[Version, ...] = V0_FALLBACK.bounds()
+"""The versions where :func:`gpu_defaults` starts or stops deciding something."""
+
+
+def gpu_defaults(facts: FactView) -> dict[str, Fact | None]:
+    """The defaults the rows left unknown for want of the GPU (``CudaBelow(certain=False)``), decided in one GPU
+    world (``facts``: a version world with a GPU world over it): V1 or the V0 fallback, and prefix caching, which
+    follows the engine where no flag sets it."""
+    if facts.get("engine.v1") is not None:
+        return {}
+    version = facts.get("engine.version")
+    if version is None or not isinstance(version.value, Version) or version.value.scheme != "pep440" \
+            or not V0_FALLBACK.admits(version.value):
+        return {}
+    use_v1 = facts.get(USE_V1)
+    if use_v1 is None or use_v1.value is not None:
+        return {}
+    below = cuda_below(facts, 8.0)
+    if below is None:  # a GPU the file does not name: unknown for want of it (the worlds say gpu.sm decides)
+        return dict.fromkeys(GPU_DEPENDENT & {"engine.v1", *_prefix_follows(facts)})
+    note = V0_NOTE if below else "V1 is the default from 0.8.0 (compute capability 8.0 or more, or not CUDA)"
+    out: dict[str, Fact | None] = {"engine.v1": Fact(not below, "default", note=note)}
+    for key in _prefix_follows(facts):
+        out[key] = Fact(not below, "default", note="the engine's default for this version")
+    return out
+
+
+def _prefix_follows(facts: FactView) -> tuple[str, ...]:
+    """``prefix_caching.enabled`` where it follows the engine (no flag sets it and the rows left it unknown)."""
+    flag = facts.get("flag.vllm.enable-prefix-caching")
+    follows = facts.get("prefix_caching.enabled") is None and flag is not None and flag.value is None
+    return ("prefix_caching.enabled",) if follows else ()

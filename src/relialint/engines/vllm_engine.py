@@ -4,7 +4,7 @@ option tables, from the modules that hold them (``vllm``, ``vllm_defaults``, ``f
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from relialint.core.deployment import Deployment
 from relialint.core.results import VERSION_DEFAULTED
@@ -13,7 +13,7 @@ from relialint.readers.located import FileResult
 
 if TYPE_CHECKING:
     from relialint.core.evaluate import FactView
-    from relialint.core.facts import FactSet
+    from relialint.core.facts import Fact, FactSet
     from relialint.engines.common import FileOpener
     from relialint.engines.fixedit import FixValue, TextEdit
 
@@ -28,6 +28,23 @@ class VllmEngine:
     scheme = "pep440"
     takes_version = True
     shares_gpu_memory = True
+    gpu_conditions: tuple[Mapping[str, Any], ...] = ()  # set in __init__ from vllm_defaults
+    gpu_bounds: tuple[Version, ...] = ()
+    gpu_dependent: frozenset[str] = frozenset()
+    gpu_reads: tuple[str, ...] = ()
+
+    def __init__(self) -> None:
+        from relialint.engines import vllm_defaults
+
+        self.gpu_conditions = vllm_defaults.GPU_CONDITIONS
+        self.gpu_bounds = vllm_defaults.GPU_BOUNDS
+        self.gpu_dependent = vllm_defaults.GPU_DEPENDENT
+        self.gpu_reads = vllm_defaults.GPU_READS
+
+    def gpu_defaults(self, facts: FactView) -> Mapping[str, Fact | None]:
+        from relialint.engines.vllm_defaults import gpu_defaults
+
+        return gpu_defaults(facts)
 
     def may_launch(self, result: FileResult) -> bool:
         return True  # an image, an entrypoint, a config file: no cheap test rules vLLM out

@@ -288,7 +288,7 @@ def _environment(node: YNode | None, interp: Interpolator) -> list[EnvVar]:
                 if value.value is True or value.value is False:
                     text = value.text
                 resolved, source = interp(text, value.span)
-                out.append(EnvVar(key.text, resolved, span, source))
+                out.append(EnvVar(key.text, resolved, span, source, held=_required(text, resolved)))
             else:
                 out.append(EnvVar(key.text, None, span))
     for item in seq_items(node):
@@ -298,8 +298,18 @@ def _environment(node: YNode | None, interp: Interpolator) -> list[EnvVar]:
                 out.append(EnvVar(name, None, item.span))
                 continue
             resolved, source = interp(raw, item.span)
-            out.append(EnvVar(name, resolved, item.span, source))
+            out.append(EnvVar(name, resolved, item.span, source, held=_required(raw, resolved)))
     return out
+
+
+_REQUIRED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):\?[^}]*\}")
+
+
+def _required(raw: str, resolved: str | None) -> str | None:
+    """A value that is one ``${VAR:?message}`` compose cannot resolve from the files: compose refuses to create
+    the container when VAR is unset or empty, so a running one has it set, to a value not in the files."""
+    found = _REQUIRED.fullmatch(raw.strip()) if resolved is None else None
+    return f"${{{found.group(1)}:?}} in the caller's environment (compose stops without it)" if found else None
 
 
 def _gpus(service: YMap) -> tuple[int | None, Span | None, list[tuple[str, str, Span]]]:

@@ -39,7 +39,7 @@ MIG_RESOURCE = "nvidia.com/mig-"
 
 class _Refs:
     def __init__(self, env: list[EnvVar]) -> None:
-        self.env = {var.name: var for var in env}
+        self.env: dict[str, EnvVar] = {var.name: var for var in env}
 
     def __call__(self, raw: str, span: Span) -> tuple[str | None, Span | None]:
         del span
@@ -49,6 +49,14 @@ class _Refs:
         """Where each character of the expanded value was written in ``raw`` (``yamlwords.Expander``)."""
         offsets: list[int] = []
         return offsets if substitute(raw, _REF, self._one, offsets)[0] is not None else None
+
+    def as_shell(self, match: re.Match[str]) -> Resolved:
+        """One ``$(VAR)`` in a script a shell runs: as :meth:`_one`, but a value the file does not show is the
+        shell's own ``${VAR}`` (the variable is in the process environment with that value)."""
+        resolved = self._one(match)
+        if resolved[0] is None and match.group(1) is not None:
+            return "${" + match.group(1) + "}", None
+        return resolved
 
     def _one(self, match: re.Match[str]) -> Resolved:
         """One ``$(VAR)``: a container env var defined before; any other reference stays as written."""
@@ -140,6 +148,11 @@ def _container(container: YMap, src: Src, result: FileResult, labels: list[tuple
     entrypoint = words_with_nodes(container.get("command"), src, refs, nodes, split_strings=False) \
         if container.get("command") is not None else None
     argv = words_with_nodes(container.get("args"), src, refs, nodes, split_strings=False)
+    entrypoint = _held_words(entrypoint, refs.env, nodes) if entrypoint is not None else None
+    argv = _held_words(argv, refs.env, nodes)
+    head = len(entrypoint or [])
+    words = _script_refs((entrypoint or []) + argv, refs, nodes)
+    entrypoint, argv = (words[:head] if entrypoint is not None else None), words[head:]
     count, count_span, gpu_labels = _resources(container)
     name = scalar_text(container.get("name"))
     span = image.span if image is not None else container.span
@@ -190,12 +203,93 @@ def _env(container: YMap) -> tuple[list[EnvVar], bool]:
         value = item.get("value")
         if isinstance(value, YScalar) and (value.value is not None or value.quoted):
             resolved, source = _Refs(out)(value.text, value.span)
-            out.append(EnvVar(name, resolved, where, source))
+            held = _held(value.text, {var.name: var for var in out}) if resolved is None else None
+            out.append(EnvVar(name, resolved, where, source, held=held[1] if held is not None else None))
         elif item.get("valueFrom") is not None:
-            out.append(EnvVar(name, None, where))
+            out.append(EnvVar(name, None, where, held=_value_from(item.get("valueFrom"), name)))
         else:
             out.append(EnvVar(name, "", where))
     return out, complete
+
+
+def _value_from(node: YNode | None, name: str) -> str | None:
+    """What sets a ``valueFrom`` variable when the kubelet always sets it (a ``secretKeyRef`` or
+    ``configMapKeyRef`` that is not ``optional: true``: the pod does not start without the key; a ``fieldRef`` or
+    ``resourceFieldRef``); ``None`` where it may stay unset."""
+    if not isinstance(node, YMap):
+        return None
+    for kind in ("secretKeyRef", "configMapKeyRef"):
+        ref = node.get(kind)
+        if isinstance(ref, YMap):
+            if (scalar_text(ref.get("optional")) or "").lower() == "true":
+                return None
+            return f"{kind} {scalar_text(ref.get('name')) or '?'}/{scalar_text(ref.get('key')) or '?'} ({name})"
+    for kind in ("fieldRef", "resourceFieldRef"):
+        if isinstance(node.get(kind), YMap):
+            return f"{kind} ({name})"
+    return None
+
+
+def _held(raw: str, env: dict[str, EnvVar]) -> tuple[str, str] | None:
+    """For a word whose first unknown ``$(VAR)`` takes a value that is set but not in the file (``held``): the
+    word up to that reference, expanded, and what sets it; ``None`` where an unknown reference may be unset."""
+    head: list[str] = []
+    at = 0
+    for match in _REF.finditer(raw):
+        head.append(raw[at:match.start()])
+        at = match.end()
+        if match.group(0) == "$$":
+            head.append("$")
+            continue
+        var = env.get(match.group(1))
+        if var is None:
+            head.append(match.group(0))  # no such variable: the kubelet leaves the reference as written
+        elif var.value is not None:
+            head.append(var.value)
+        else:
+            return ("".join(head), var.held) if var.held is not None else None
+    return None
+
+
+def _held_words(words: list[Word], env: dict[str, EnvVar], nodes: dict[int, Placed]) -> list[Word]:
+    """Words whose value ``$(VAR)`` takes from a secret: still words (``--api-key=$(KEY)`` passes ``--api-key``),
+    marked ``held`` with what they were written up to that reference."""
+    out: list[Word] = []
+    for word in words:
+        placed = nodes.get(id(word))
+        held = _held(placed.node.text, env) if word.text is None and not word.splice and placed else None
+        if held is not None and placed is not None:
+            del nodes[id(word)]
+            word = Word(None, word.span, held=held[0], held_by=held[1])
+            nodes[id(word)] = placed
+        out.append(word)
+    return out
+
+
+_SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh"})
+
+
+def _script_refs(words: list[Word], refs: _Refs, nodes: dict[int, Placed]) -> list[Word]:
+    """The script of ``sh -c`` whose ``$(VAR)`` takes a value the file does not show (a secret): the kubelet puts
+    the value into the script text before the shell runs, so the rest of the script is still what it says. Each
+    such reference is read as the shell's ``${VAR}`` (the same variable, set in the container's environment, with
+    the same number of characters), so the script's commands are found and only that word is unknown."""
+    words = list(words)
+    if not words or (words[0].text or "").rsplit("/", 1)[-1] not in _SHELLS:
+        return words
+    for i in range(1, len(words)):
+        word, flag = words[i], words[i - 1].text or ""
+        placed = nodes.get(id(word))
+        if word.text is not None or placed is None or not (flag.startswith("-") and "c" in flag[1:]):
+            continue
+        offsets: list[int] = []
+        text, source = substitute(placed.node.text, _REF, refs.as_shell, offsets)
+        if text is not None:
+            del nodes[id(word)]
+            words[i] = Word(text, word.span, source=source)
+            nodes[id(words[i])] = Placed(placed.node, offsets)
+        return words
+    return words
 
 
 def _resources(container: YMap) -> tuple[int | None, Span | None, list[tuple[str, str, Span]]]:

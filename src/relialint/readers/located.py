@@ -44,17 +44,26 @@ class Word(Frozen):
     tail: str | None = None
     """Where ``text`` is ``None`` because only a path's directory is unknown (``"$HOME/models/m-Q6_K.gguf"``,
     ``%h/models/m.gguf``, a variable assigned so): the file name as written (``m-Q6_K.gguf``), nothing expanded."""
+    held: str | None = None
+    """Where ``text`` is ``None`` because a reference in it takes a value that is set but not in the files (a
+    Kubernetes ``$(VAR)`` whose VAR comes from a ``secretKeyRef``): the word up to that reference, expanded
+    (``--api-key=``, or ``""`` when the word is the reference alone). The word is there; only its value is unknown."""
+    held_by: str | None = None
+    """What supplies the held value (``secretKeyRef qwen-auth/api-key of SERVER_KEY``), for the fact's note."""
 
-    _fields = ("text", "span", "splice", "source", "variable", "tail")
+    _fields = ("text", "span", "splice", "source", "variable", "tail", "held", "held_by")
 
     def __init__(self, text: str | None, span: Span, splice: bool = False, source: Span | None = None,
-                 variable: str | None = None, tail: str | None = None) -> None:
+                 variable: str | None = None, tail: str | None = None, held: str | None = None,
+                 held_by: str | None = None) -> None:
         self.text = text
         self.span = span
         self.splice = splice
         self.source = source
         self.variable = variable
         self.tail = tail
+        self.held = held
+        self.held_by = held_by
 
 
 _FILE_NAME = re.compile(r"(?<=[/\\])[A-Za-z0-9._+\-]+$")
@@ -71,20 +80,25 @@ def file_name_tail(raw: str) -> str | None:
 
 
 class EnvVar(Frozen):
-    """An environment variable as the process will see it (``value`` ``None``: not statically known)."""
+    """An environment variable as the process will see it (``value`` ``None``: not statically known; ``held``:
+    what sets it when it is certainly set but its value is not in the files, such as a Kubernetes
+    ``secretKeyRef``)."""
 
     name: str
     value: str | None
     span: Span
     source: Span | None = None
+    held: str | None = None
 
-    _fields = ("name", "value", "span", "source")
+    _fields = ("name", "value", "span", "source", "held")
 
-    def __init__(self, name: str, value: str | None, span: Span, source: Span | None = None) -> None:
+    def __init__(self, name: str, value: str | None, span: Span, source: Span | None = None,
+                 held: str | None = None) -> None:
         self.name = name
         self.value = value
         self.span = span
         self.source = source
+        self.held = held
 
 
 class Command:

@@ -640,6 +640,8 @@ class _Reader:
                     words.append(Word(None, self.span(node), splice=True))
                 return
         word = self.word(node)
+        if word.text == "" and _unquoted_expansion(node):
+            return  # ${EXTRA_ARGS:-} unset, $EMPTY known empty: field splitting leaves no word at all
         nodes[id(word)] = node
         words.append(word)
 
@@ -716,6 +718,14 @@ class _Reader:
             if var.exported and var.span is not None:
                 out.append(EnvVar(name, var.value, var.span))
         return out
+
+
+def _unquoted_expansion(node: Node) -> bool:
+    """Whether a word is made only of unquoted parameter expansions (``${A:-}``, ``$B``, ``${A:-}$B``): when it
+    comes to the empty string, field splitting removes it (POSIX 2.6.5/2.6.7), while a quoted ``"${A:-}"`` or a
+    literal ``''`` stays one empty word."""
+    parts = node.children if node.type == "concatenation" else [node]
+    return bool(parts) and all(part.type in ("expansion", "simple_expansion") for part in parts)
 
 
 def _strip_quotes(text: str) -> str:

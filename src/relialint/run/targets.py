@@ -165,9 +165,27 @@ def shared_memory(deployments: list[Deployment], registry: Registry | None = Non
         key = (d.path, str(visible.value) if visible is not None and visible.value is not None else "*")
         groups.setdefault(key, []).append(d)
     for members in groups.values():
+        if len(members) > 1 and _may_take_turns(members):
+            continue
         _group_total(members, _finished)
         if all(m.unfinished is not None for m in members):
             _group_total(members, _unfinished)
+
+
+def _may_take_turns(members: list[Deployment]) -> bool:
+    """Engines on one GPU each of which can give its memory back while it runs (``memory.releasable``: vLLM's
+    sleep mode) may take turns rather than share it: whether they ever hold their memory at once is decided at run
+    time, so their total stays unknown, with a note. Any member known not to release its memory is always there
+    when another one is awake: the sum stands."""
+    if any((f := m.facts.get("memory.releasable")) is not None and f.value is False for m in members):
+        return False
+    for member in members:
+        for facts in _both(member):
+            facts.unknown("memory.gpu_utilization_shared_total")
+        member.notes.append(f"{len(members)} engines on the same GPUs can each release their memory at run time "
+                            "(memory.releasable): they may take turns, so their --gpu-memory-utilization total "
+                            "is not certain")
+    return True
 
 
 def _finished(d: Deployment) -> FactSet:

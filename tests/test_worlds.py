@@ -87,6 +87,16 @@ def test_a_record_nothing_in_the_file_points_at_is_counted_not_shown() -> None:
     assert all(not f.shown for f in findings)
 
 
+def test_a_value_that_only_clears_a_guard_does_not_show_the_finding() -> None:
+    # RL117 holds only from 8 running requests (not: max_num_seqs lt 8); --max-num-seqs 128 clears that guard, which
+    # nearly every deployment does, so it points at nothing; --max-num-seqs 4 rules the record out.
+    text = "vllm serve Qwen/Qwen3-8B --max-num-seqs {}\n"
+    assert _rows(_lint(text.format(128), show=True), "RL117") == [("RL117", "possible", 1, 12, False)]
+    assert _rows(_lint(text.format(4), show=True), "RL117") == []
+    assert _rows(_lint("vllm serve Qwen/Qwen3-8B --no-disable-cascade-attn\n", show=True), "RL117") == [
+        ("RL117", "possible", 1, 26, True)]
+
+
 # -- shown and counted through the command line ---------------------------------------------------------------------
 
 

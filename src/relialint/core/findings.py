@@ -97,7 +97,9 @@ def points_at(trigger: Trigger | Mapping[str, Any], facts: FactSet) -> bool:
     """Whether one condition of a trigger holds on something the file itself states (a flag, an env var, the model,
     an image tag, a manifest label): only then is a *possible* finding worth showing by default. A pinned version
     inside the record's affected ranges is such a condition; which engine runs is not (every record tests it). A
-    condition under a ``not`` points when it does not hold."""
+    condition under a ``not`` points when it does not hold, unless it is an ordering (``not: {lt: 8}``): a bound
+    the file's value merely clears (``--max-num-seqs 128`` against "fewer than 8 never cascades") is a guard, true
+    of nearly every deployment, not a pointer at the failure."""
     compiled = _compiled(trigger)
     if compiled.affected and _stated(facts.get("engine.version")) and \
             eval_affected(compiled.affected, facts).value is True:
@@ -112,11 +114,14 @@ def _compiled(trigger: Trigger | Mapping[str, Any]) -> Trigger:
 # What a GPU can do follows from which GPU it is; a deployment that names an H100 does not point at records about
 # Confidential Computing or FP8 because of it (its model, flags and version do that).
 CAPABILITY_KEYS = frozenset({"gpu.cc_capable", "gpu.native_fp8", "gpu.native_fp4", "gpu.memory_gb"})
+_ORDERINGS = frozenset({"lt", "le", "gt", "ge"})
 
 
 def _points(leaf: Any, positive: bool, facts: FactSet) -> bool:
     key = leaf.key
     if not key or key == "engine.name" or key in CAPABILITY_KEYS or not _stated(facts.get(key)):
+        return False
+    if not positive and leaf.op in _ORDERINGS:
         return False
     return eval_leaf(leaf, facts).value is positive
 

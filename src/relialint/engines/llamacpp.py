@@ -13,7 +13,7 @@ from relialint.base import lazyre
 from relialint.base.plain import replace
 from relialint.core.deployment import Deployment
 from relialint.core.facts import ByVersion, Fact, FactSet
-from relialint.core.versions import Version, VersionError, parse_in_family
+from relialint.core.versions import Version, VersionBound, VersionError, parse_in_family
 from relialint.engines import evidence, llamacpp_flags, llamacpp_image
 from relialint.engines.common import (
     UNSEEN,
@@ -584,8 +584,32 @@ def written_options(deployment: Deployment) -> list[str]:
 
 
 def apply_defaults(deployment: Deployment) -> None:
+    model_floor(deployment.facts)
     check_options(deployment)
     version_defaults(deployment.facts)
+
+
+def model_floor(facts: FactSet) -> None:
+    """A build no file states, bounded below by the model: a model family identified with certainty runs only on
+    builds from the first whose ``llama-arch`` names its architecture (``model_families``, witnessed in the vendored
+    sources), so ``engine.version`` becomes "newer than" the build before it. A record's range that ends before
+    that build is then clean (and one that begins after it stays possible). The build worlds are narrowed by the
+    same floor (``LlamaCppEngine.allowed_versions``); this carries it to the records' ranges, which read
+    ``engine.version`` itself (build worlds do not vary it: ``llamacpp_engine``)."""
+    from relialint.engines import model_families
+
+    fact = facts.get("engine.version")
+    if fact is not None and fact.value is not None:
+        return
+    floor = model_families.engine_floor(facts, "llama.cpp")
+    if floor is None:
+        return
+    number = int(floor.lstrip("b"))
+    family = facts.get("model.family")
+    named = f"model {family.value} " if family is not None and family.value is not None else "the model "
+    facts.set("engine.version", Fact(VersionBound(parse_in_family(True, f"b{number - 1}"), True), "inferred",
+                                     note=f"{named}needs llama.cpp b{number} or newer (its architecture first appears "
+                                          "there in the vendored sources: witnessed in the released code)"))
 
 
 def version_defaults(facts: FactSet) -> None:

@@ -480,6 +480,10 @@ def _model_word(launch: Launch, positionals: list[Word], last: dict[str, Opt]) -
         # a `model:` key of a --config file: its value is the model, located at the key (the value word of a
         # config option is its key)
         return Word(model_opt.value, model_opt.flag.span), True
+    if model_opt.equals and model_opt.value_word is model_opt.flag:
+        # `--model=NAME` (`--model="NAME"` once the quotes are read): the name is the part after `=`, located at
+        # the word that gives it
+        return Word(model_opt.value, model_opt.flag.span, source=model_opt.flag.source), False
     return model_opt.value_word, False
 
 

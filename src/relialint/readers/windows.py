@@ -1,7 +1,14 @@
-"""Windows launch scripts: batch files (``.bat``, ``.cmd``) and the plain command lines of PowerShell (``.ps1``).
+r"""Windows launch scripts: batch files (``.bat``, ``.cmd``) and the plain command lines of PowerShell (``.ps1``).
 
 Static reading only, as for shell scripts: ``set VAR=x`` / ``set "VAR=x"`` and ``$env:VAR = "x"`` / ``$VAR = "x"``
 assignments earlier in the file are substituted (``%VAR%``, ``$env:VAR``, ``$VAR``); anything else is unknown.
+
+Batch follows cmd's order: ``%VAR%`` is replaced in the line's text before the line is split into words, so a
+value's quotes and blanks take part in the splitting (``set MODEL="C:\My Models\m.gguf"`` keeps the quotes in the
+variable, and ``-m %MODEL%`` passes the path without them as one word; ``set "OPTS=-ngl 99 -c 8192"`` then
+``%OPTS%`` gives four words). ``set "VAR=x"`` takes the text up to the line's last quote; ``set VAR=x`` the rest of
+the line, quotes included. A word made from a substitution is located at the ``%VAR%`` reference, with the
+assignment as its source.
 Lines continue with ``^`` (batch) or a backtick (PowerShell) at the end. ``start "" /b PROGRAM``, ``call
 PROGRAM``, ``& "PROGRAM"`` and ``Start-Process -FilePath PROGRAM -ArgumentList "..."`` are looked through. Control
 flow (``if``, ``for``, ``goto``, blocks) is not followed: each command line is read where it stands.
@@ -93,6 +100,7 @@ class _Script:
         self.tails: dict[str, str] = {}  # an unknown variable's literal file name (``$M = "$env:X\m.gguf"``)
         self.result = FileResult(path, "powershell" if powershell else "batch", text=text)
         self.text = text
+        self.substituted: dict[tuple[int, int], Span] = {}  # where a batch ``%VAR%`` was replaced: its assignment
 
     def expand(self, raw: str, literal: bool) -> tuple[str | None, Span | None]:
         """A token with the file's own assignments substituted; ``None`` when a reference is unknown."""
@@ -121,6 +129,8 @@ class _Script:
     def word(self, raw: str, located: list[_Char], literal: bool, program: bool) -> Word:
         span = _span(self.path, located)
         value, source = self.expand(raw, literal)
+        source = source or next((self.substituted[(c[1], c[2])] for c in located if (c[1], c[2]) in self.substituted),
+                                None)
         if value is None and program and re.search(r"[\\/][A-Za-z0-9._+\-]+$", raw):
             return Word(raw, span)  # ``%~dp0llama-server.exe``: the file name says which program runs
         relative = re.fullmatch(r"(%~[a-z]*[0-9*])([A-Za-z0-9._+\-]+)", raw) if value is None and program else None
@@ -165,12 +175,21 @@ class _Script:
 
     # -- batch -------------------------------------------------------------------------------------------------
     def batch_line(self, chars: list[_Char]) -> None:
+        chars = self.percent_expand(chars)
         text = "".join(c for c, _, _ in chars)
-        match = re.match(r"(?i)set\s+(?!/[ap]\b)\"?([A-Za-z_][A-Za-z0-9_]*)=(.*?)\"?\s*$", text)
+        match = re.match(r"(?i)set\s+(?!/[ap]\b)(?:\"([A-Za-z_]\w*)=(.*)\"|([A-Za-z_]\w*)=(.*))", text, re.ASCII)
         if match:
-            value, _ = self.expand(match.group(2), False)
-            span = _span(self.path, chars[match.start(1) : max(match.end(2), match.start(1) + 1)])
-            self.assigned(match.group(1), value, match.group(2), span, True)
+            quoted = match.group(1) is not None
+            group = 1 if quoted else 3
+            if quoted:  # ``set "VAR=x" rest``: up to the last quote of the line
+                end = text.rfind('"')
+                raw = text[match.start(2) : end]
+            else:  # ``set VAR=x``: the rest of the line, quotes and all, a ``^`` escaping the next character
+                raw = re.sub(r"\^(.)", r"\1", match.group(4))
+                end = match.end(4)
+            value, _ = self.expand(raw, False)
+            span = _span(self.path, chars[match.start(group) : max(end, match.start(group) + 1)])
+            self.assigned(match.group(group), value, raw, span, True)
             return
         if re.match(r"(?i)(set|setlocal|endlocal|echo|cd|pushd|popd|goto|if|for|exit|pause|title|chcp|"
                     r"timeout|cls|mkdir|md|del|copy|xcopy|type|where)\b|:", text):
@@ -178,6 +197,33 @@ class _Script:
         tokens = _tokens(chars, None)
         tokens = _look_through_batch(tokens)
         self.emit(tokens)
+
+    def percent_expand(self, chars: list[_Char]) -> list[_Char]:
+        """cmd's first pass over a line: each ``%VAR%`` the file assigned a known value is replaced by that value
+        (located at the reference, the first character at its ``%``, the last at its closing ``%``), ``%%`` by
+        ``%``; an unknown reference stays as written."""
+        text = "".join(c for c, _, _ in chars)
+        out: list[_Char] = []
+        last = 0
+        for match in re.finditer(r"%%|%([A-Za-z_][A-Za-z0-9_]*)%", text):
+            out.extend(chars[last : match.start()])
+            last = match.end()
+            if match.group(1) is None:
+                out.append(chars[match.start()])
+                continue
+            found = self.vars.get(match.group(1).upper())
+            if found is None or found[1] is None:
+                out.extend(chars[match.start() : match.end()])  # unknown: left for the word to say so
+                continue
+            first, end = chars[match.start()], chars[match.end() - 1]
+            value = found[1]
+            for index, c in enumerate(value):
+                where = first if index < len(value) - 1 or len(value) == 1 else end
+                out.append((c, where[1], where[2]))
+            self.substituted[(first[1], first[2])] = found[2]
+            self.substituted[(end[1], end[2])] = found[2]
+        out.extend(chars[last:])
+        return out
 
     # -- PowerShell --------------------------------------------------------------------------------------------
     def powershell_line(self, chars: list[_Char]) -> None:

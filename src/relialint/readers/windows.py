@@ -101,6 +101,7 @@ class _Script:
         self.result = FileResult(path, "powershell" if powershell else "batch", text=text)
         self.text = text
         self.substituted: dict[tuple[int, int], Span] = {}  # where a batch ``%VAR%`` was replaced: its assignment
+        self.arrays: dict[str, list[Word]] = {}  # PowerShell ``$A = @(...)``: its elements, read where assigned
 
     def expand(self, raw: str, literal: bool) -> tuple[str | None, Span | None]:
         """A token with the file's own assignments substituted; ``None`` when a reference is unknown."""
@@ -144,6 +145,7 @@ class _Script:
 
     def assigned(self, name: str, value: str | None, raw: str, span: Span, is_env: bool) -> None:
         self.vars[name.upper()] = (name, value, span, is_env)
+        self.arrays.pop(name.upper(), None)
         tail = file_name_tail(raw) if value is None and re.fullmatch(r"[^;|()@{}\[\]]*", raw) else None
         if tail is None:
             self.tails.pop(name.upper(), None)
@@ -152,7 +154,11 @@ class _Script:
 
     def run(self) -> FileResult:
         in_block_comment = False
-        for chars in _logical_lines(self.text, "`" if self.powershell else "^"):
+        lines = _logical_lines(self.text, "`" if self.powershell else "^")
+        index = 0
+        while index < len(lines):
+            chars = lines[index]
+            index += 1
             line = "".join(c for c, _, _ in chars).strip()
             if self.powershell:
                 if in_block_comment:
@@ -168,6 +174,10 @@ class _Script:
             if chars and chars[0][0] == "@":
                 chars = chars[1:]
             if self.powershell:
+                array = re.match(r"\$([A-Za-z_]\w*)\s*=\s*@\(", line, re.ASCII)
+                if array is not None:
+                    index = self.array_assignment(array.group(1), chars, lines, index)
+                    continue
                 self.powershell_line(chars)
             else:
                 self.batch_line(chars)
@@ -248,6 +258,31 @@ class _Script:
             tokens = self.start_process(tokens[1:])
         self.emit(tokens)
 
+    def array_assignment(self, name: str, chars: list[_Char], lines: list[list[_Char]], index: int) -> int:
+        """``$Name = @( "a", $b, "c" )`` over one or more lines: each element one word (PowerShell passes an array's
+        elements to a program as separate arguments, with ``@Name`` or ``$Name``). Returns the index of the first
+        line after the array."""
+        start = next(i for i, c in enumerate(chars) if c[0] == "(") + 1
+        body: list[_Char] = []
+        depth = 1
+        current = chars[start:]
+        while True:
+            closed = _array_body(current, body, depth)
+            if closed >= 0:
+                depth = 0
+                break
+            depth = -closed
+            if index >= len(lines):
+                break
+            current = lines[index]
+            index += 1
+        span = _span(self.path, chars[: max(start, 1)])
+        self.assigned(name, None, "", span, False)
+        if depth == 0:  # a closed array of plain elements; anything else stays unknown
+            self.arrays[name.upper()] = [self.word(raw, located, literal, False)
+                                         for raw, located, literal in _tokens(body, "`")]
+        return index
+
     def start_process(self, tokens: list[tuple[str, list[_Char], bool]]) -> list[tuple[str, list[_Char], bool]]:
         """``Start-Process -FilePath X -ArgumentList "a b", "c"``: the program and its arguments."""
         program: list[tuple[str, list[_Char], bool]] = []
@@ -281,10 +316,45 @@ class _Script:
     def emit(self, tokens: list[tuple[str, list[_Char], bool]]) -> None:
         if not tokens:
             return
-        words = [self.word(raw, located, literal, index == 0) for index, (raw, located, literal) in enumerate(tokens)]
+        words: list[Word] = []
+        for index, (raw, located, literal) in enumerate(tokens):
+            splat = re.fullmatch(r"([@$])([A-Za-z_]\w*)", raw, re.ASCII) if index and self.powershell else None
+            if splat is not None and not literal and splat.group(2).upper() in self.arrays:
+                words.extend(self.arrays[splat.group(2).upper()])  # ``@Args`` / ``$Args`` of an array
+            elif splat is not None and not literal and splat.group(1) == "@":
+                words.append(Word(None, _span(self.path, located), splice=True))  # an unknown splat: any words
+            else:
+                words.append(self.word(raw, located, literal, index == 0))
         env = [EnvVar(name, value, span) for name, value, span, is_env in self.vars.values() if is_env]
         self.result.commands.append(Command("shell", words, words[0].span, env, env_complete=False,
                                             argv_complete=True))
+
+
+def _array_body(chars: list[_Char], body: list[_Char], depth: int) -> int:
+    """One line of an ``@( ... )`` array: its characters appended to ``body`` with commas and a ``#`` comment
+    blanked; the array's end as an index of ``chars`` when its ``)`` is on this line, else ``-depth`` (the nesting
+    still open, which a nested ``(`` makes more than one)."""
+    quote: str | None = None
+    for i, char in enumerate(chars):
+        c = char[0]
+        if quote is not None:
+            quote = None if c == quote else quote
+        elif c in "\"'":
+            quote = c
+        elif c == "#":
+            break
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        if quote is None and c == ",":
+            body.append((" ", char[1], char[2]))
+            continue
+        body.append(char)
+    body.append((" ", chars[-1][1] if chars else 0, (chars[-1][2] + 1) if chars else 0))
+    return -depth
 
 
 def _look_through_batch(tokens: list[tuple[str, list[_Char], bool]]) -> list[tuple[str, list[_Char], bool]]:

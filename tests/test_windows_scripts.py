@@ -1,0 +1,62 @@
+"""PowerShell arrays and splatting, batch expansion order (issue 25): what each Windows launcher passes."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from relialint.readers.opener import MemoryOpener
+from relialint.run.files import reader
+from relialint.run.lint import Options, lint_text
+
+SPLAT = ('$Exe = "C:\\llama\\llama-server.exe"\n'
+         '$Model = "D:\\gguf\\Qwen2.5-Coder-7B-Instruct-Q5_K_M.gguf"\n'
+         "$ServerArgs = @(\n"
+         '    "--model", $Model,   # the weights\n'
+         '    "--n-gpu-layers", "99"\n'
+         "    '--ctx-size', 16384\n"
+         ")\n"
+         "& $Exe @ServerArgs --port 8012\n"
+         '$Inline = @("-m", $Model, "-c", "4096")\n'
+         "& $Exe $Inline\n")
+
+
+def _facts(text: str, path: str) -> list[dict[str, tuple[object, str, int | None, int | None]]]:
+    run = lint_text(text, path, "windows", Options())
+    return [{k: (f.value, f.origin, f.line, f.column) for k, f in d.facts.facts.items()} for d in run.deployments]
+
+
+def test_an_array_splatted_or_passed_gives_one_argument_per_element() -> None:
+    first, second = _facts(SPLAT, "serve.ps1")
+    assert first["model.name"] == ("D:\\gguf\\Qwen2.5-Coder-7B-Instruct-Q5_K_M.gguf", "flag", 4, 16)
+    assert first["llama.n_gpu_layers"] == ("99", "flag", 5, 5)
+    assert first["llama.ctx_size"] == (16384, "flag", 6, 5)
+    assert first["flag.llama.cpp.port"] == ("8012", "flag", 8, 20)
+    assert second["model.name"] == ("D:\\gguf\\Qwen2.5-Coder-7B-Instruct-Q5_K_M.gguf", "flag", 9, 19)
+    assert second["llama.ctx_size"] == (4096, "flag", 9, 27)
+
+
+def test_an_unknown_splat_is_any_number_of_words_not_a_stray_argument() -> None:
+    run = lint_text('& "C:\\llama-b5120-bin-win-vulkan-x64\\llama-server.exe" @Rest -c 4096\n', "serve.ps1",
+                    "windows", Options())
+    (deployment,) = run.deployments
+    assert deployment.facts.facts["llama.ctx_size"].value == 4096
+    assert [f.code for f in run.findings if f.code in ("RL520", "RL522")] == []
+
+
+PIECES = st.sampled_from([
+    "$A = @(", ")", "(", '"--model", $M,', "'-c', 4096", "# note", "`", "@A", "$A", "& $E @A", "$E = \"x.exe\"",
+    "set X=\"a b\"", 'set "Y=-ngl 99" z', "%X%", "%Y%", "%%", "^", "llama-server.exe -m %X% %Y%", "\"", "'", ",",
+])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(PIECES, max_size=30), st.sampled_from(["\n", "\r\n", " "]), st.sampled_from(["s.ps1", "s.bat"]))
+def test_windows_reader_never_raises(pieces: list[str], joiner: str, name: str) -> None:
+    read = reader("windows")
+    assert read is not None
+    result = read(joiner.join(pieces), name, MemoryOpener({}))
+    assert result.path == name
+    for command in result.commands:
+        for word in command.argv:
+            assert word.span.line >= 1 and word.span.column >= 1

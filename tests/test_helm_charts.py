@@ -310,3 +310,41 @@ def test_list_items_toyaml_and_unknown_chart_numbers(tmp_path: Path) -> None:
     (d,) = lint(tmp_path, generic, name="other.yaml").deployments
     assert "limits.max_model_len" not in d.facts.facts
     assert d.facts.get("flag.vllm.max-model-len") is None  # unknown: neither a value nor known unset
+
+
+SILOGEN = """\
+image: "rocm/vllm-dev:20250612_aiter"
+model: "s3://models/Qwen/Qwen3-8B/"
+gpus: 4
+vllm_engine_args:
+  max-num-seqs: "64"
+  enforce-eager:
+  gpu-memory-utilization: 0.9
+  max-model-len: "{{ .Values.ctx }}"
+env_vars:
+  VLLM_USE_V1: "1"
+  HF_TOKEN:
+    name: hf-secret
+    key: token
+"""
+
+
+def test_silogen_llm_inference_vllm_chart(tmp_path: Path) -> None:
+    """AMD Silo AI's llm-inference-vllm chart: _entrypoint.tpl's api_server line, keys sorted, a null value a bare
+    switch, an s3:// model copied under /workload, gpus as --tensor-parallel-size and amd.com/gpu (issue 25)."""
+    (d,) = lint(tmp_path, SILOGEN).deployments
+    assert (d.engine, d.kind, d.span.line, d.span.column) == ("vllm", "helm", 1, 8)
+    assert fact(d, "engine.backend") == ("hip", "image", 1, 8)
+    assert fact(d, "model.name") == ("/workload/models/Qwen/Qwen3-8B", "flag", 2, 8)
+    assert fact(d, "parallel.tensor") == ("4", "flag", 3, 7)
+    assert fact(d, "gpu.count") == ("4", "manifest", 3, 7)
+    assert fact(d, "gpu.vendor") is not None and fact(d, "gpu.vendor")[:2] == ("amd", "manifest")  # type: ignore[index]
+    assert fact(d, "flag.vllm.max-num-seqs") == ("64", "flag", 5, 3)
+    assert fact(d, "flag.vllm.enforce-eager") == ("true", "flag", 6, 3)
+    assert fact(d, "flag.vllm.port") == ("8080", "flag", 1, 8)
+    # a number makes the chart's `tpl` fail and a template is rendered from other values: neither is known
+    assert fact(d, "flag.vllm.gpu-memory-utilization") is None
+    assert fact(d, "memory.gpu_utilization") is None  # not the default either: the option is given
+    assert fact(d, "limits.max_model_len") is None
+    assert fact(d, "env.VLLM_USE_V1") == ("1", "env", 10, 3)
+    assert fact(d, "env.HF_TOKEN") is None  # a secret reference: no value is read from the map

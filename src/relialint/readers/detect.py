@@ -124,7 +124,8 @@ _HELM_OPTION_ITEM = lazyre.compile(r"^\s*-\s*[\"']?--[A-Za-z]", re.M)
 
 def _helm_values(text: str) -> bool:
     """Values of a chart whose arguments relialint reads: vLLM's example chart (``image.command`` with
-    ``gpuModels``/``extraInit``), the llama-server chart (``llama.args``), or an ``image`` beside an
+    ``gpuModels``/``extraInit``), the llama-server chart (``llama.args``), the llm-inference-vllm chart
+    (``model`` with ``vllm_engine_args``), or an ``image`` beside an
     ``args``/``extraArgs`` list of ``--options``."""
     if not re.search(r"^\s*image\s*:", text, re.M):
         return False
@@ -132,6 +133,8 @@ def _helm_values(text: str) -> bool:
         return True
     if re.search(r"^llama\s*:", text, re.M) and re.search(r"^\s+args\s*:", text, re.M):
         return True
+    if re.search(r"^vllm_engine_args\s*:", text, re.M) and re.search(r"^model\s*:", text, re.M):
+        return True  # AMD Silo AI's llm-inference-vllm chart
     match = _HELM_ARGS.search(text)
     return match is not None and (match.group(2) != "" or _HELM_OPTION_ITEM.search(text, match.end()) is not None)
 

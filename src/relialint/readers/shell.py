@@ -144,12 +144,22 @@ _MAX_DEPTH = 4
 """Scripts inside scripts (``bash -c "..."`` inside ``eval``...) are read this deep, no deeper."""
 
 
+def _interpreter(text: str, path: str) -> Word | None:
+    """The ``#!`` line's interpreter path (``#!/usr/bin/env bash`` gives ``/usr/bin/env``)."""
+    match = re.match(r"\ufeff?#!\s*(\S+)", text)
+    if match is None:
+        return None
+    return Word(match.group(1), Span(path, 1, match.start(1) + 1, 1, match.end(1) + 1))
+
+
 class _Reader:
     def __init__(self, text: str, path: str, opener: FileOpener, depth: int = 0) -> None:
         self.opener = opener
         data = text.encode("utf-8", errors="surrogateescape")
         starts = [0, *(match.end() for match in re.finditer(b"\n", data))]
         self.state = _State(path, data, starts, FileResult(path, "shell", text=text))
+        if depth == 0:
+            self.state.result.interpreter = _interpreter(text, path)
         self.branch: tuple[tuple[int, int, int], ...] = ()
         self.depth = depth
         self._continuations: dict[int, list[int]] = {}

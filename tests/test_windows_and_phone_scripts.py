@@ -1,4 +1,5 @@
-"""PowerShell arrays and splatting, batch expansion order (issue 25): what each Windows launcher passes."""
+"""Windows launchers (PowerShell arrays and splatting, batch expansion order) and phone scripts (Termux): what each
+launcher passes and where it runs (issue 25)."""
 
 from __future__ import annotations
 
@@ -60,3 +61,26 @@ def test_windows_reader_never_raises(pieces: list[str], joiner: str, name: str) 
     for command in result.commands:
         for word in command.argv:
             assert word.span.line >= 1 and word.span.column >= 1
+
+
+TERMUX = ("#!/data/data/com.termux/files/usr/bin/bash\n"
+          "pkg install -y git cmake clang\n"
+          "cmake -B build -DGGML_OPENMP=OFF\n"
+          "cmake --build build -j 8\n"
+          "./build/bin/llama-server -m ~/models/Llama-3.2-3B-Instruct-Q4_0.gguf -ngl 99 -c 4096\n")
+
+
+def test_a_termux_script_runs_on_android_and_its_plain_build_is_the_cpu_one() -> None:
+    """Termux's interpreter path says Android (Linux), where a configure line with no GPU backend option builds the
+    CPU backend; the same script without that interpreter leaves both open (macOS turns Metal on by default)."""
+    run = lint_text(TERMUX, "phone.sh", "shell", Options())
+    (deployment,) = run.deployments
+    facts = deployment.facts.facts
+    assert (facts["host.os"].value, facts["host.os"].origin, facts["host.os"].line, facts["host.os"].column) == \
+        ("linux", "inferred", 1, 3)
+    assert "Termux" in (facts["host.os"].note or "")
+    assert (facts["engine.backend"].value, facts["engine.backend"].line) == ("cpu", 3)
+    assert [f.code for f in run.findings if f.code in ("RL110", "RL131", "RL132", "RL230")] == []
+    (plain,) = lint_text(TERMUX.replace("/data/data/com.termux/files/usr/bin/bash", "/bin/bash"), "phone.sh",
+                         "shell", Options()).deployments
+    assert plain.facts.facts.get("engine.backend") is None or plain.facts.facts["engine.backend"].value is None

@@ -117,6 +117,9 @@ def _recognise_words(command: Command, words: list[Word]) -> Launch | None:
     head = program(words[0])
     if head == "vllm" and len(words) > 1 and words[1].text == "serve":
         return Launch(command, "serve", words[2:], words[0])
+    if head == "" and words[0].text is None and len(words) > 2 and words[1].text == "-m" \
+            and words[2].text in (API_SERVER, "vllm.entrypoints.cli.main"):
+        head = "python"  # ``$PYTHON -m vllm.entrypoints...`` with the interpreter unknown (``PYTHON=$(which python3)``)
     if re.fullmatch(r"python(\d(\.\d+)?)?", head) or head in ("uv", "pipx"):
         rest = words[1:]
         if head == "uv" and rest and rest[0].text == "run":

@@ -348,3 +348,47 @@ def test_silogen_llm_inference_vllm_chart(tmp_path: Path) -> None:
     assert fact(d, "limits.max_model_len") is None
     assert fact(d, "env.VLLM_USE_V1") == ("1", "env", 10, 3)
     assert fact(d, "env.HF_TOKEN") is None  # a secret reference: no value is read from the map
+
+
+KUBEAI = """\
+all:
+  enabled: false
+catalog:
+  qwen-l4:
+    enabled: true
+    url: "hf://Qwen/Qwen3-8B"
+    engine: VLLM
+    resourceProfile: nvidia-gpu-l4:1
+    args: ["--max-model-len=8192"]
+    env: {VLLM_USE_V1: "1"}
+  off:
+    enabled: false
+    url: "hf://org/other"
+    engine: VLLM
+  from-pvc:
+    enabled: true
+    url: "pvc://models/qwen"
+    engine: VLLM
+  gemma-cpu:
+    enabled: true
+    url: "ollama://gemma2:2b"
+    engine: OLlama
+"""
+
+
+def test_kubeai_models_chart(tmp_path: Path) -> None:
+    """KubeAI's models chart: an enabled VLLM catalog entry is the api_server KubeAI's controller starts
+    (--model from the hf:// url, --served-model-name the entry's name, then args; env sorted after the controller's
+    own); a disabled entry and another engine give nothing; a pvc:// model is not a name (issue 25)."""
+    first, second = lint(tmp_path, KUBEAI).deployments
+    assert (first.engine, first.kind, first.span.line, first.span.column) == ("vllm", "helm", 4, 3)
+    assert fact(first, "model.name") == ("Qwen/Qwen3-8B", "flag", 6, 10)
+    assert fact(first, "flag.vllm.served-model-name") == ("qwen-l4", "flag", 4, 3)
+    assert fact(first, "limits.max_model_len") == ("8192", "flag", 9, 12)
+    assert fact(first, "env.VLLM_USE_V1") == ("1", "env", 10, 11)
+    assert fact(first, "env.VLLM_ALLOW_RUNTIME_LORA_UPDATING") == ("True", "env", 4, 3)
+    assert fact(first, "gpu.vendor") is None  # a resource profile's name is the cluster's, not evidence
+    assert fact(first, "host.os") == ("linux", "inferred", 4, 3)
+    assert (second.span.line, fact(second, "model.name")) == (15, None)
+    assert lint(tmp_path, KUBEAI.replace("  enabled: false\ncatalog", "  enabled: true\ncatalog")).deployments[1] \
+        .span.line == 11  # `all.enabled` renders the disabled entry too

@@ -15,6 +15,13 @@ other chart only where they plainly hold a server's arguments.
   ``--tensor-parallel-size=<gpus>``, ``--host="0.0.0.0"`` and ``--port=8080``; ``templates/deployment.yaml`` gives
   ``env_vars`` as the container's env (a ``{name, key}`` map is a secret: unknown) and ``gpus`` as its
   ``amd.com/gpu`` request and limit; ``image`` is the image reference as written.
+* KubeAI's ``models`` chart (substratusai/kubeai ``charts/models``): ``templates/models.yaml`` renders a
+  ``kubeai.org/v1`` Model for each ``catalog`` entry that is ``enabled`` (or with ``all.enabled``), and KubeAI's
+  controller (``internal/modelcontroller/engine_vllm.go``) runs an ``engine: VLLM`` Model as ``python3 -m
+  vllm.entrypoints.openai.api_server --model=<the hf:// repository> --served-model-name=<entry name>`` and the
+  entry's ``args``, with ``VLLM_ALLOW_RUNTIME_LORA_UPDATING=True``, ``HF_TOKEN`` from a secret and the entry's
+  ``env`` (sorted). The image, node selectors and GPU count come from the cluster's resource profiles, which the
+  values do not hold: a profile name such as ``nvidia-gpu-l4:1`` is the cluster's own name, not evidence.
 * any other chart: a map holding an ``image`` and a list under ``args``/``extraArgs``/``extra_args``/``command``
   (a top-level one, or a container of a controller such as bjw-s app-template's
   ``controllers.NAME.containers.NAME``) is that container; ``env`` as a Kubernetes list or a map. A list is read
@@ -26,9 +33,9 @@ from __future__ import annotations
 
 from relialint.readers.helmvalues import env_map, image_word, pair_span, render, render_any, render_yaml, truthy
 from relialint.readers.kubernetes import container_env, container_gpus
-from relialint.readers.located import Command, FileResult, Span, Word
+from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
 from relialint.readers.yamlsafe import YMap, YNode, YScalar, YSeq
-from relialint.readers.yamlwords import map_items, seq_items
+from relialint.readers.yamlwords import map_items, scalar_text, seq_items
 
 _ARG_KEYS = ("args", "extraArgs", "extra_args")
 _MAX_DEPTH = 6
@@ -136,6 +143,32 @@ def _shell_quoted(value: YNode) -> str | None:
         return None
     text = value.text
     return None if "{{" in text or any(c in text for c in '"$`\\') else text
+
+
+def is_kubeai_models(root: YMap) -> bool:
+    return any(isinstance(model, YMap) and model.get("url") is not None and model.get("engine") is not None
+               for _, model in map_items(root.get("catalog")))
+
+
+def read_kubeai_models(root: YMap, result: FileResult) -> None:
+    every = root.get("all")
+    all_enabled = isinstance(every, YMap) and truthy(every.get("enabled"))
+    for name, model in map_items(root.get("catalog")):
+        if not isinstance(model, YMap) or not (all_enabled or truthy(model.get("enabled"))):
+            continue  # the template renders no Model for it
+        if scalar_text(model.get("engine")) != "VLLM":
+            continue  # OLlama, FasterWhisper, Infinity: other servers
+        at = name.span
+        url = model.get("url")
+        repo = render(url).removeprefix("hf://") if isinstance(url, YScalar) and render(url).startswith("hf://") \
+            else None  # pvc://, s3://, gs://, oss:// are loaded into a cache path the values do not give
+        argv = [Word("python3", at), Word("-m", at), Word("vllm.entrypoints.openai.api_server", at),
+                Word(f"--model={repo}" if repo else None, url.span if isinstance(url, YNode) else at),
+                Word(f"--served-model-name={name.text}", at)]
+        argv += [_word(item) for item in seq_items(model.get("args"))]
+        env = [EnvVar("VLLM_ALLOW_RUNTIME_LORA_UPDATING", "True", at), EnvVar("HF_TOKEN", None, at)]
+        env += sorted(env_map(model.get("env")), key=lambda var: var.name)
+        result.commands.append(Command("container", argv, at, env, True))
 
 
 def read_generic(root: YMap, result: FileResult) -> None:

@@ -84,3 +84,13 @@ def test_a_termux_script_runs_on_android_and_its_plain_build_is_the_cpu_one() ->
     (plain,) = lint_text(TERMUX.replace("/data/data/com.termux/files/usr/bin/bash", "/bin/bash"), "phone.sh",
                          "shell", Options()).deployments
     assert plain.facts.facts.get("engine.backend") is None or plain.facts.facts["engine.backend"].value is None
+
+
+def test_a_batch_files_own_arguments_are_any_words_not_stray_ones() -> None:
+    """``%1`` (none or one word, the caller's) and ``%*`` (any number) may hold options: never "invalid argument"."""
+    run = lint_text("@echo off\r\nllama-server.exe -m C:\\m\\q.gguf %1 %~2 %* --port 8080\r\n", "serve.bat", "windows",
+                    Options())
+    (deployment,) = run.deployments
+    assert deployment.facts.facts["model.name"].value == "C:\\m\\q.gguf"
+    assert deployment.facts.facts["flag.llama.cpp.port"].value == "8080"
+    assert [f.code for f in run.findings if f.code in ("RL520", "RL522")] == []

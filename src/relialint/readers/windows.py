@@ -132,6 +132,8 @@ class _Script:
         value, source = self.expand(raw, literal)
         source = source or next((self.substituted[(c[1], c[2])] for c in located if (c[1], c[2]) in self.substituted),
                                 None)
+        if not self.powershell and not program and re.fullmatch(r"%(\*|~?[a-z]*[0-9])", raw):
+            return Word(None, span, splice=True)  # the script's own arguments: none, one or (``%*``) any number
         if value is None and program and re.search(r"[\\/][A-Za-z0-9._+\-]+$", raw):
             return Word(raw, span)  # ``%~dp0llama-server.exe``: the file name says which program runs
         relative = re.fullmatch(r"(%~[a-z]*[0-9*])([A-Za-z0-9._+\-]+)", raw) if value is None and program else None

@@ -94,3 +94,11 @@ def test_a_batch_files_own_arguments_are_any_words_not_stray_ones() -> None:
     assert deployment.facts.facts["model.name"].value == "C:\\m\\q.gguf"
     assert deployment.facts.facts["flag.llama.cpp.port"].value == "8080"
     assert [f.code for f in run.findings if f.code in ("RL520", "RL522")] == []
+
+
+def test_delayed_expansion_only_after_setlocal_enabledelayedexpansion() -> None:
+    text = ("@echo off\r\nset MODEL=C:\\m\\q.gguf\r\nllama-server.exe -m !MODEL!\r\n"
+            "setlocal EnableDelayedExpansion\r\nllama-server.exe -m !MODEL! -c 4096\r\n")
+    first, second = lint_text(text, "serve.bat", "windows", Options()).deployments
+    assert first.facts.facts["model.name"].value == "!MODEL!"  # plain text without delayed expansion, as cmd passes it
+    assert (second.facts.facts["model.name"].value, second.facts.facts["model.name"].column) == ("C:\\m\\q.gguf", 21)

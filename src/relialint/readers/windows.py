@@ -102,6 +102,7 @@ class _Script:
         self.text = text
         self.substituted: dict[tuple[int, int], Span] = {}  # where a batch ``%VAR%`` was replaced: its assignment
         self.arrays: dict[str, list[Word]] = {}  # PowerShell ``$A = @(...)``: its elements, read where assigned
+        self.delayed = False  # batch ``setlocal EnableDelayedExpansion`` seen: ``!VAR!`` expands too
 
     def expand(self, raw: str, literal: bool) -> tuple[str | None, Span | None]:
         """A token with the file's own assignments substituted; ``None`` when a reference is unknown."""
@@ -189,6 +190,8 @@ class _Script:
     def batch_line(self, chars: list[_Char]) -> None:
         chars = self.percent_expand(chars)
         text = "".join(c for c, _, _ in chars)
+        if re.match(r"(?i)setlocal\b.*\benabledelayedexpansion\b", text):
+            self.delayed = True
         match = re.match(r"(?i)set\s+(?!/[ap]\b)(?:\"([A-Za-z_]\w*)=(.*)\"|([A-Za-z_]\w*)=(.*))", text, re.ASCII)
         if match:
             quoted = match.group(1) is not None
@@ -213,17 +216,21 @@ class _Script:
     def percent_expand(self, chars: list[_Char]) -> list[_Char]:
         """cmd's first pass over a line: each ``%VAR%`` the file assigned a known value is replaced by that value
         (located at the reference, the first character at its ``%``, the last at its closing ``%``), ``%%`` by
-        ``%``; an unknown reference stays as written."""
+        ``%``; an unknown reference stays as written. After ``setlocal EnableDelayedExpansion``, ``!VAR!`` too:
+        cmd expands it after splitting, but the program's own argument parsing (the C runtime's) splits the
+        expanded text the same way, so the words it receives are the same."""
         text = "".join(c for c, _, _ in chars)
         out: list[_Char] = []
         last = 0
-        for match in re.finditer(r"%%|%([A-Za-z_][A-Za-z0-9_]*)%", text):
+        pattern = r"%%|%([A-Za-z_]\w*)%|!([A-Za-z_]\w*)!" if self.delayed else r"%%|%([A-Za-z_]\w*)%"
+        for match in re.finditer(pattern, text, re.ASCII):
             out.extend(chars[last : match.start()])
             last = match.end()
-            if match.group(1) is None:
+            name = match.group(1) or (match.group(2) if self.delayed else None)
+            if name is None:
                 out.append(chars[match.start()])
                 continue
-            found = self.vars.get(match.group(1).upper())
+            found = self.vars.get(name.upper())
             if found is None or found[1] is None:
                 out.extend(chars[match.start() : match.end()])  # unknown: left for the word to say so
                 continue

@@ -231,8 +231,9 @@ class _Script:
                 out.append(chars[match.start()])
                 continue
             found = self.vars.get(name.upper())
-            if found is None or found[1] is None:
-                out.extend(chars[match.start() : match.end()])  # unknown: left for the word to say so
+            if found is None or found[1] is None or not bounds.within(len(out) + len(found[1])) \
+                    or not bounds.charge(len(found[1])):
+                out.extend(chars[match.start() : match.end()])  # unknown (or past the bounds): the word says so
                 continue
             first, end = chars[match.start()], chars[match.end() - 1]
             value = found[1]

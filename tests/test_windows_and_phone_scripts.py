@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from relialint.readers.opener import MemoryOpener
-from relialint.run.files import reader
+from relialint.run.files import read_file, reader
 from relialint.run.lint import Options, lint_text
 
 SPLAT = ('$Exe = "C:\\llama\\llama-server.exe"\n'
@@ -102,3 +102,12 @@ def test_delayed_expansion_only_after_setlocal_enabledelayedexpansion() -> None:
     first, second = lint_text(text, "serve.bat", "windows", Options()).deployments
     assert first.facts.facts["model.name"].value == "!MODEL!"  # plain text without delayed expansion, as cmd passes it
     assert (second.facts.facts["model.name"].value, second.facts.facts["model.name"].column) == ("C:\\m\\q.gguf", 21)
+
+
+def test_an_array_splatted_many_times_keeps_the_command_to_its_word_bound() -> None:
+    array = "$A = @(" + ", ".join(['"--x"'] * 5000) + ")\n"
+    result = read_file(array + "& llama-server.exe " + "@A " * 2000 + "\n", "s.ps1", "windows", MemoryOpener({}))
+    (command,) = result.commands
+    assert len(command.argv) == 10_001  # 10,000 words and one unknown word standing for the rest
+    assert [(e.line, e.message) for e in result.errors] == [
+        (1, "a command of more than 10000 words; the rest of it is not read")]  # at the element, in the array

@@ -328,6 +328,8 @@ class _Script:
             return
         words: list[Word] = []
         for index, (raw, located, literal) in enumerate(tokens):
+            if len(words) > bounds.MAX_WORDS:
+                break  # splatting an array many times: ``bounded`` reports the command's words past the bound
             splat = re.fullmatch(r"([@$])([A-Za-z_]\w*)", raw, re.ASCII) if index and self.powershell else None
             if splat is not None and not literal and splat.group(2).upper() in self.arrays:
                 words.extend(self.arrays[splat.group(2).upper()])  # ``@Args`` / ``$Args`` of an array

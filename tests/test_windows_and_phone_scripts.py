@@ -19,7 +19,9 @@ SPLAT = ('$Exe = "C:\\llama\\llama-server.exe"\n'
          ")\n"
          "& $Exe @ServerArgs --port 8012\n"
          '$Inline = @("-m", $Model, "-c", "4096")\n'
-         "& $Exe $Inline\n")
+         "& $Exe $Inline\n"
+         "$Listed = '-m', $Model, '--port', 9000\n"
+         "& $Exe @Listed\n")
 
 
 def _facts(text: str, path: str) -> list[dict[str, tuple[object, str, int | None, int | None]]]:
@@ -28,13 +30,15 @@ def _facts(text: str, path: str) -> list[dict[str, tuple[object, str, int | None
 
 
 def test_an_array_splatted_or_passed_gives_one_argument_per_element() -> None:
-    first, second = _facts(SPLAT, "serve.ps1")
+    first, second, third = _facts(SPLAT, "serve.ps1")
     assert first["model.name"] == ("D:\\gguf\\Qwen2.5-Coder-7B-Instruct-Q5_K_M.gguf", "flag", 4, 16)
     assert first["llama.n_gpu_layers"] == ("99", "flag", 5, 5)
     assert first["llama.ctx_size"] == (16384, "flag", 6, 5)
     assert first["flag.llama.cpp.port"] == ("8012", "flag", 8, 20)
     assert second["model.name"] == ("D:\\gguf\\Qwen2.5-Coder-7B-Instruct-Q5_K_M.gguf", "flag", 9, 19)
     assert second["llama.ctx_size"] == (4096, "flag", 9, 27)
+    assert third["model.name"] == ("D:\\gguf\\Qwen2.5-Coder-7B-Instruct-Q5_K_M.gguf", "flag", 11, 17)
+    assert third["flag.llama.cpp.port"] == ("9000", "flag", 11, 25)
 
 
 def test_an_unknown_splat_is_any_number_of_words_not_a_stray_argument() -> None:

@@ -181,6 +181,10 @@ class _Script:
                 if array is not None:
                     index = self.array_assignment(array.group(1), chars, lines, index)
                     continue
+                listed = re.match(r"\$([A-Za-z_]\w*)\s*=\s*(?=[\"'$\w-])", line, re.ASCII)
+                if listed is not None and _top_level_comma(chars[listed.end():]):
+                    self.comma_list(listed.group(1), chars, listed.end())
+                    continue
                 self.powershell_line(chars)
             else:
                 self.batch_line(chars)
@@ -293,6 +297,14 @@ class _Script:
                                          for raw, located, literal in _tokens(body, "`")]
         return index
 
+    def comma_list(self, name: str, chars: list[_Char], start: int) -> None:
+        """``$Name = "a", $b, "c"``: an array without ``@( )``, one word per element."""
+        body: list[_Char] = []
+        _array_body(chars[start:], body, 1)
+        self.assigned(name, None, "", _span(self.path, chars[:start]), False)
+        self.arrays[name.upper()] = [self.word(raw, located, literal, False)
+                                     for raw, located, literal in _tokens(body, "`")]
+
     def start_process(self, tokens: list[tuple[str, list[_Char], bool]]) -> list[tuple[str, list[_Char], bool]]:
         """``Start-Process -FilePath X -ArgumentList "a b", "c"``: the program and its arguments."""
         program: list[tuple[str, list[_Char], bool]] = []
@@ -367,6 +379,26 @@ def _array_body(chars: list[_Char], body: list[_Char], depth: int) -> int:
         body.append(char)
     body.append((" ", chars[-1][1] if chars else 0, (chars[-1][2] + 1) if chars else 0))
     return -depth
+
+
+def _top_level_comma(chars: list[_Char]) -> bool:
+    """Whether a comma outside quotes and brackets separates the text (a PowerShell array literal)."""
+    quote: str | None = None
+    depth = 0
+    for c, _, _ in chars:
+        if quote is not None:
+            quote = None if c == quote else quote
+        elif c in "\"'":
+            quote = c
+        elif c == "#":
+            return False
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            return True
+    return False
 
 
 def _look_through_batch(tokens: list[tuple[str, list[_Char], bool]]) -> list[tuple[str, list[_Char], bool]]:

@@ -84,7 +84,7 @@ def test_text_output_style() -> None:
     code, out = run(EXAMPLE, "--select", "RL101", "--engine-version", "0.18.1")
     assert f"{EXAMPLE}:8:3: RL101 [blocker, possible]" in out
     assert out.splitlines()[0].endswith(
-        "(possible: depends on gpu.sm: holds on 31 of the 72 catalogue GPUs the file allows (T4, A100, A30, A800, "
+        "(possible: depends on gpu.sm: holds on 31 of the 73 catalogue GPUs the file allows (T4, A100, A30, A800, "
         "A10 and 26 more); set --gpu NAME)")
 
 

@@ -132,3 +132,20 @@ def test_corpus_entry_gives_exactly_its_expectations(entry: object) -> None:
     differences = corpus.compare(entry, actual)
     assert actual.errors == []
     assert differences == [], "\n".join(f"{d.kind}: {d.detail}" for d in differences)
+
+
+def test_a_shown_possible_finding_waiting_on_a_stated_fact_is_a_difference() -> None:
+    finding = {"code": "RL101", "certainty": "possible", "shown": True, "path": "a.sh", "line": 3, "column": 1,
+               "missing_facts": ["gpu.sm", "serve.dtype"]}
+    deployments = [{"path": "a.sh", "line": 1, "facts": {"serve.dtype": {"value": "bfloat16", "origin": "flag"},
+                                                         "gpu.sm": {"value": None, "origin": "inferred"}}},
+                   {"path": "a.sh", "line": 9, "facts": {}}]
+    assert corpus.waits_on_stated([finding], deployments) == [
+        f"RL101 at {corpus.rel(corpus.ROOT / 'a.sh')}:3:1 waits on serve.dtype, which the file states (flag: "
+        "'bfloat16')"]
+    counted = {**finding, "shown": False}
+    defaulted = {"path": "a.sh", "line": 1, "facts": {"serve.dtype": {"value": "auto", "origin": "default"}}}
+    ranged = {"path": "a.sh", "line": 1, "facts": {"engine.version": {"value": ">=0.9", "origin": "build"}}}
+    assert corpus.waits_on_stated([counted], deployments) == []
+    assert corpus.waits_on_stated([finding], [defaulted]) == []
+    assert corpus.waits_on_stated([{**finding, "missing_facts": ["engine.version"]}], [ranged]) == []

@@ -90,7 +90,9 @@ services:
 
 def test_jetson_compose(tmp_path: Path) -> None:
     d = only(tmp_path, "compose.yaml", JETSON_COMPOSE)
-    assert evidence(d) == {"gpu.vendor": ("nvidia", "manifest", 4, 14), "engine.backend": ("cuda", "image", 3, 12)}
+    # L4T r36 is JetPack 6: the Orin modules, which have no AMD target (data/gpu_evidence.yaml, l4t_releases)
+    assert evidence(d) == {"gpu.vendor": ("nvidia", "manifest", 4, 14), "engine.backend": ("cuda", "image", 3, 12),
+                           "gpu.arch": (None, "image", 3, 12)}
     assert d["@why"]["engine.backend"] == "dustynv/llama_cpp is an NVIDIA Jetson (L4T) image"
 
 
@@ -150,6 +152,12 @@ def test_llamacpp_sycl_script(tmp_path: Path) -> None:
     ("myorg/vllm-server:vllm-0.10.1-cu128", {}),
     ("myorg/vllm-server:0.10.1-0.9.2", {}),  # two versions: none is read
     ("myorg/server:0.10.1", {}),  # not a vLLM-named repository
+    ("ghcr.io/acme-ml/vllm-runtime:0.0.19", {}),  # the image's own version, not vLLM's (issue 25)
+    ("myorg/vllm-server:0.10.1", {}),  # a bare number in a user's image: its own version
+    ("lmcache/vllm-openai:v0.3.9", {}),  # LMCache's build of vLLM: LMCache's release
+    ("lmcache/vllm-openai:latest", {}),  # LMCache's newest, not vLLM's
+    ("someorg/vllm-openai:v0.9.2", {}),  # another Docker Hub namespace: that project's tag
+    ("registry.example.com/mirror/vllm-openai:v0.9.2", {"engine.version": "0.9.2"}),  # a mirror keeps vLLM's tags
 ])
 def test_vllm_images(tmp_path: Path, image: str, expected: dict[str, str]) -> None:
     d = only(tmp_path, "compose.yaml", f"services:\n  v:\n    image: {image}\n"

@@ -22,7 +22,7 @@ def test_wheel_contains_every_record_and_the_hardware_catalogue(tmp_path: Path) 
     assert records
     for name in records:
         assert f"relialint/_records/{name}" in names
-    for data in ("hardware.yaml", "vllm_flags.json", "llamacpp_flags.json"):
+    for data in ("hardware.yaml", "gpu_evidence.yaml", "engine_images.yaml", "vllm_flags.json", "llamacpp_flags.json"):
         assert f"relialint/data/{data}" in names
     assert "relialint/cli.py" in names
     assert "relialint/py.typed" in names  # PEP 561: type checkers read the installed package's annotations

@@ -60,7 +60,7 @@ def test_the_gpu_split_is_named_in_the_message() -> None:
                      facts={"gpu.vendor": "nvidia"})
     (rl101,) = [f for f in findings if f.code == "RL101"]
     assert rl101.missing_facts == ["gpu.sm"]
-    assert ("holds on 31 of the 44 catalogue GPUs the file allows (T4, A100, A30, A800, A10 and 26 more)"
+    assert ("holds on 31 of the 45 catalogue GPUs the file allows (T4, A100, A30, A800, A10 and 26 more)"
             in rl101.message)
     assert "B200" not in rl101.message
 

@@ -83,12 +83,17 @@ class Actual:
     findings: list[Finding]
     errors: list[str]
     warnings: list[str] = field(default_factory=list)
+    waits_on_stated: list[str] = field(default_factory=list)  # shown possible findings that wait on a stated fact
+
+
+STATED_ORIGINS = frozenset({"flag", "env", "config-file", "image", "manifest", "build", "directive"})
+"""Origins of a fact the file itself states (not an engine default, an inference or a declared target)."""
 
 
 @dataclass(frozen=True)
 class Difference:
     kind: str  # missing-deployment, extra-deployment, missing-finding, extra-finding, certainty, shown,
-    # missing-facts, warning
+    # missing-facts, warning, waits-on-stated
     entry: str
     detail: str
 
@@ -303,7 +308,34 @@ def run(entry: Entry) -> Actual:
               for e in checked.get("errors", [])]
     warnings = [f"{e.get('path')}:{e.get('line')}:{e.get('column')}: {e.get('message')}"
                 for e in checked.get("warnings", [])]
-    return Actual(sorted(deployments), sorted(findings), errors, warnings)
+    return Actual(sorted(deployments), sorted(findings), errors, warnings,
+                  waits_on_stated(checked.get("findings", []), facts.get("deployments", [])))
+
+
+def waits_on_stated(findings: list[dict[str, Any]], deployments: list[dict[str, Any]]) -> list[str]:
+    """Shown possible findings that name, as the fact deciding them, one the file already states (issue 25: a
+    shown possible finding names the fact that would decide it, and that fact is not one the file states).
+
+    A finding is matched to the deployment of its file that starts nearest before it (or the first one). A stated
+    version range (``>=0.9``) does not decide a version, so a bound is not counted as stated."""
+    out: list[str] = []
+    for f in findings:
+        if f.get("certainty") != "possible" or not f.get("shown", True):
+            continue
+        same = [d for d in deployments if d.get("path") == f.get("path")]
+        before = [d for d in same if d.get("line", 0) <= f.get("line", 0)]
+        owner = max(before, key=lambda d: d.get("line", 0)) if before else (same[0] if same else None)
+        if owner is None:
+            continue
+        for key in f.get("missing_facts") or ():
+            fact = owner.get("facts", {}).get(key)
+            if not fact or fact.get("value") is None or fact.get("origin") not in STATED_ORIGINS:
+                continue
+            if key == "engine.version" and not re.fullmatch(r"[0-9b][0-9.a-z+]*", str(fact["value"])):
+                continue
+            out.append(f"{f['code']} at {_corpus_path(f['path'])}:{f['line']}:{f['column']} waits on {key}, "
+                       f"which the file states ({fact['origin']}: {fact['value']!r})")
+    return out
 
 
 def compare(entry: Entry, actual: Actual) -> list[Difference]:
@@ -333,6 +365,7 @@ def compare(entry: Entry, actual: Actual) -> list[Difference]:
             elif e.missing != a.missing:
                 out.append(Difference("missing-facts", entry.name,
                                       f"{where}: expected missing {list(e.missing)}, got {list(a.missing)}"))
+    out.extend(Difference("waits-on-stated", entry.name, w) for w in actual.waits_on_stated)
     return out
 
 

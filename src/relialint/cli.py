@@ -384,6 +384,7 @@ def facts(args: argparse.Namespace) -> int:
     _check_choice("--format", args.fmt, ("text", "json"))
     from relialint.base.secrets import secret_name
     from relialint.core.facts import json_value, render, shown
+    from relialint.engines.registry import default_registry
     from relialint.run.lint import Options, Target, lint_paths
 
     gpu: str | None = args.gpu
@@ -398,6 +399,8 @@ def facts(args: argparse.Namespace) -> int:
     for d in run.deployments:
         entry: dict[str, Any] = {"path": d.path, "line": d.span.line, "engine": d.engine, "kind": d.kind,
                                  "facts": {}}
+        if d.unseen is not None:
+            entry["launch"] = {"seen": False, "why": d.unseen}  # extends the contract: absent where it is seen
         for key, f in d.facts.items():
             secret = f.value is not None and secret_name(key)
             item: dict[str, Any] = {"value": shown(key, f.value) if secret else json_value(f.value),
@@ -418,14 +421,18 @@ def facts(args: argparse.Namespace) -> int:
                                     for e in run.errors]
     warnings: list[dict[str, Any]] = [{"path": w.path, "line": w.line, "column": w.column, "message": w.message}
                                       for w in run.warnings]
+    # the files that gave no deployment, with what they hold: "no deployment found" is a result, never silence
+    empty = [{"path": path, "kind": kind, "saw": saw} for path, kind, saw, found in run.looked_at if not found]
     if args.fmt == "json":
-        _echo_json({"deployments": deployments, "errors": errors, **({"warnings": warnings} if warnings else {})})
+        _echo_json({"deployments": deployments, "errors": errors, **({"warnings": warnings} if warnings else {}),
+                    "no_deployment": empty})
     else:
         for kind, problems in (("error", errors), ("warning", warnings)):
             for e in problems:
                 _echo(f"{field(e['path'])}:{e['line']}:{e['column']}: {kind}: {field(e['message'])}")
         for entry in deployments:
-            _echo(f"{field(entry['path'])}:{entry['line']}: {entry['engine']} ({entry['kind']})")
+            unseen = ", launch not in the file" if "launch" in entry else ""
+            _echo(f"{field(entry['path'])}:{entry['line']}: {entry['engine']} ({entry['kind']}{unseen})")
             for key, item in entry["facts"].items():
                 where = f"{field(item['path'])}:{item['line']}:{item['column']}" if "path" in item else ""
                 value = render(item["value"]) if not isinstance(item["value"], str) else item["value"]
@@ -433,6 +440,14 @@ def facts(args: argparse.Namespace) -> int:
                 _echo(f"  {field(key):<34} {field(value):<28} {item['origin']:<12} {where}{note}")
             for line in entry.get("notes", []):
                 _echo(f"  note: {field(line)}")
+        if not deployments:
+            _echo("no deployment found")
+        engines = " or ".join(engine.name for engine in default_registry() if engine.takes_version)
+        for item in empty:
+            why = {"skipped": "", "env": "; an env file launches nothing by itself (it is read where a launch loads "
+                                         "it: env_file:, --env-file, EnvironmentFile=)"}.get(item["kind"],
+                                                                                            f"; none runs {engines}")
+            _echo(f"{field(item['path'])}: no deployment: {field(item['saw'])}{why}")
     return 2 if run.errors else 0
 
 

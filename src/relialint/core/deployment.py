@@ -20,6 +20,9 @@ class Deployment:
     """The facts before the engine's checks and defaults ran: the possible worlds recompute defaults from them."""
     branch: Branch = ()
     """The ``if`` / ``case`` arms the launch sits in (``readers.located.Branch``)."""
+    unseen: str | None = None
+    """Why the launch itself is not in the inputs (a container that runs its image's own command, the image built
+    or published elsewhere), or ``None`` when it is. Every option of an unseen launch is unknown, never absent."""
 
     def __init__(self, engine: str, kind: str, span: Span, facts: FactSet | None = None, name: str | None = None,
                  notes: list[str] | None = None, unfinished: FactSet | None = None, branch: Branch = ()) -> None:

@@ -120,6 +120,8 @@ VOCABULARY: dict[str, FactSpec] = {
         _spec("engine.v2_model_runner", "bool", "vLLM uses the V2 model runner"),
         _spec("engine.ready_timeout_s", "int", "vLLM engine-ready timeout in seconds"),
         _spec("gpu.model", "string", "canonical product name from the hardware catalogue"),
+        _spec("gpu.candidates", "string", "the catalogue GPUs the file allows, |-joined (a node affinity list, a MIG "
+              "profile, an L4T release): the GPU is one of them"),
         _spec("gpu.vendor", "string", "accelerator vendor (google: a TPU; moore-threads: a MUSA GPU)", "nvidia",
               "amd", "intel", "apple", "google", "moore-threads"),
         _spec("gpu.sm", "sm", "NVIDIA compute capability (8.0, 9.0, 10.0, 12.1)"),

@@ -152,19 +152,100 @@ def _intel(row: dict[str, object]) -> Gpu:
     )
 
 
-@lru_cache(maxsize=1)
-def _data() -> dict[str, Any]:
+def load_data(name: str) -> dict[str, Any]:
+    """One YAML table of ``data/`` (kept in the cache by its digest): the catalogue, what names a GPU, whose images
+    carry an engine version."""
     from relialint.base import cache
 
-    source = Path(__file__).parent.parent / "data" / "hardware.yaml"
+    source = Path(__file__).parent.parent / "data" / name
     key = cache.digest([source])
-    data: Any = cache.read("hardware", key)
+    data: Any = cache.read(name.split(".", 1)[0], key)
     if not isinstance(data, dict):
         from relialint.readers.yamlsafe import load_all, plain
 
-        data = plain(load_all(source.read_text(encoding="utf-8"), "hardware.yaml")[0])
-        cache.write("hardware", key, data)
+        data = plain(load_all(source.read_text(encoding="utf-8"), name)[0])
+        cache.write(name.split(".", 1)[0], key, data)
     return data  # type: ignore[no-any-return]
+
+
+@lru_cache(maxsize=1)
+def _data() -> dict[str, Any]:
+    return load_data("hardware.yaml")
+
+
+@lru_cache(maxsize=1)
+def backend_vendors() -> dict[str, str]:
+    """The vendor each compute backend needs (``cuda``: ``nvidia``), from ``backend_vendors`` of hardware.yaml; a
+    backend without one (Vulkan, SYCL, OpenCL, the CPU) runs on any vendor's GPU."""
+    return {str(row["backend"]): str(row["vendor"]) for row in _data().get("backend_vendors") or []}
+
+
+class Named(Frozen):
+    """The GPUs a label, resource or image names (one or several catalogue rows) and the source that says so."""
+
+    gpus: tuple[Gpu, ...]
+    source: str
+
+    _fields = ("gpus", "source")
+
+    def __init__(self, gpus: tuple[Gpu, ...], source: str) -> None:
+        self.gpus = gpus
+        self.source = source
+
+
+@lru_cache(maxsize=1)
+def _evidence() -> dict[str, Any]:
+    return load_data("gpu_evidence.yaml")
+
+
+@lru_cache(maxsize=1)
+def product_labels() -> dict[str, str]:
+    """Node labels whose value names the GPU product, each with its source (``gpu_evidence.yaml``)."""
+    return {str(row["label"]): str(row["source"]) for row in _evidence().get("product_labels") or []}
+
+
+def _named(rows: list[dict[str, Any]], field: str, value: str) -> Named | None:
+    for row in rows:
+        if value in {str(v).lower() for v in row.get(field) or []}:
+            return Named(tuple(resolve(str(name)) for name in row["gpus"]), str(row["source"]))
+    return None
+
+
+@lru_cache(maxsize=64)
+def mig_profile(profile: str) -> Named | None:
+    """The GPUs that have MIG profile ``profile`` (``2g.12gb``: the A30), or ``None`` for a profile not listed."""
+    return _named(_evidence().get("mig_profiles") or [], "profiles", profile.strip().lower())
+
+
+@lru_cache(maxsize=1)
+def instance_labels() -> dict[str, str]:
+    """Node labels whose value is a cloud instance type or family, each with its source."""
+    return {str(row["label"]): str(row["source"]) for row in _evidence().get("instance_labels") or []}
+
+
+@lru_cache(maxsize=1)
+def _instance_patterns() -> tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...]:
+    return tuple((re.compile(str(row["pattern"])), tuple(str(g) for g in row["gpus"]), str(row["source"]))
+                 for row in _evidence().get("instance_types") or [])
+
+
+@lru_cache(maxsize=128)
+def instance_type(name: str) -> Named | None:
+    """The GPU of a cloud instance type or AWS family (``g5.xlarge``, ``g5``: the A10G), or ``None`` for one the
+    table does not list."""
+    for pattern, gpus, source in _instance_patterns():
+        if pattern.search(name.strip()):
+            return Named(tuple(resolve(g) for g in gpus), source)
+    return None
+
+
+@lru_cache(maxsize=16)
+def l4t_release(release: int) -> Named | None:
+    """The Jetson modules an L4T major release (``36``: JetPack 6) runs on, or ``None`` for one not listed."""
+    for row in _evidence().get("l4t_releases") or []:
+        if int(row["release"]) == release:
+            return Named(tuple(resolve(str(name)) for name in row["gpus"]), str(row["source"]))
+    return None
 
 
 @lru_cache(maxsize=1)
@@ -208,10 +289,16 @@ def resolve(name: str) -> Gpu:
     found = _index().get(key)
     if found is not None:
         return found
-    # GKE / GFD labels often carry a memory suffix or vendor prefix that the alias list lacks.
-    for prefix in ("nvidia", "amd", "intel", "geforce", "radeon", "tesla"):
-        if key.startswith(prefix) and _index().get(key[len(prefix) :]) is not None:
-            return _index()[key[len(prefix) :]]
+    # GKE / GFD labels often carry a memory suffix or vendor prefix that the alias list lacks; the AMD labeller adds
+    # the form factor or "Graphics" (AMD_Instinct_MI300X_OAM, AMD_Radeon_8060S_Graphics).
+    for stem in (key, *(key[: -len(s)] for s in ("graphics", "oam") if key.endswith(s))):
+        if stem != key and _index().get(stem) is not None:
+            return _index()[stem]
+        for prefix in ("nvidia", "amd", "intel", "geforce", "radeon", "tesla"):
+            if stem.startswith(prefix) and _index().get(stem[len(prefix) :]) is not None:
+                return _index()[stem[len(prefix) :]]
+            if _index().get(prefix + stem) is not None:  # GFD on older drivers: A100-SXM4-40GB, no NVIDIA prefix
+                return _index()[prefix + stem]
     if _GFX.match(name.strip()):
         arch = name.strip().lower()
         named = [g for g in catalogue() if g.arch == arch]

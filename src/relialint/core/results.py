@@ -165,6 +165,9 @@ class RunResult:
     policy: dict[int, tuple[int, bool]]
     show_possible: bool = False
     """The run lists every possible finding (``--show-possible``), not only the shown ones."""
+    looked_at: list[tuple[str, str, str, int]]
+    """Each file linted: its path, its kind, what it holds in words (``readers.summary``) and how many deployments
+    were found in it (``relialint facts`` says what it saw where it found none)."""
 
     def __init__(self, findings: list[Finding] | None = None, errors: list[ReadError] | None = None,
                  warnings: list[ReadError] | None = None, notes: list[str] | None = None,
@@ -172,6 +175,7 @@ class RunResult:
                  suppressed: list[Suppressed] | None = None, rules: list[dict[str, Any]] | None = None,
                  failing: int = 0, policy: dict[int, tuple[int, bool]] | None = None,
                  show_possible: bool = False) -> None:
+        self.looked_at = []
         self.findings = [] if findings is None else findings
         self.errors = [] if errors is None else errors
         self.warnings = [] if warnings is None else warnings

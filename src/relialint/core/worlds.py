@@ -5,7 +5,11 @@ come together from one catalogue row, and an engine version fixes at once which 
 This module enumerates the worlds the evidence allows (``../shared/design/possible-worlds.md``):
 
 * **GPU worlds**: the catalogue rows that agree with the known ``gpu.*`` facts, plus one "GPU the catalogue does
-  not know" in which the unknown GPU facts stay unknown;
+  not know" in which the unknown GPU facts stay unknown; where the file names the rows (``gpu.candidates``: a node
+  affinity list, a MIG profile, a Jetson L4T release), those rows only;
+* **backend worlds**: an unknown ``engine.backend`` is any backend the stated ``gpu.vendor`` can run (CUDA needs
+  NVIDIA, HIP AMD: ``backend_vendors`` of the catalogue); a record whose every named backend needs another vendor
+  is judged on a backend it does not name (:func:`backend_ruled_out`);
 * **version worlds**: the released versions of the engine's option tables that accept every option the deployment
   passes (a version that lacks one would refuse to start) and satisfy a stated version range, plus one world older
   and one newer than the tables, in which version-derived facts stay unknown. Derived facts (the engine's defaults)
@@ -138,9 +142,14 @@ def _rows() -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
     return tuple((gpu.name, tuple(gpu.facts().items())) for gpu in hardware.catalogue())
 
 
+CANDIDATES = "gpu.candidates"
+"""The catalogue rows the GPU is certainly one of (``|``-joined names), where the file names several (a node affinity
+``In`` list, a MIG profile several GPUs have): the GPU worlds are those rows only."""
+
+
 def known_gpu(facts: FactView) -> tuple[tuple[str, Value | None], ...]:
     """The GPU facts that are known, as a key: the GPU worlds depend on nothing else."""
-    return tuple((k, f.value) for k in ROW_KEYS if (f := facts.get(k)) is not None)
+    return tuple((k, f.value) for k in (*ROW_KEYS, CANDIDATES) if (f := facts.get(k)) is not None)
 
 
 def gpu_key(facts: FactView) -> tuple[Any, ...]:
@@ -165,13 +174,19 @@ def gpu_worlds(facts: FactView) -> list[GpuWorld] | None:
 @lru_cache(maxsize=256)
 def _gpu_worlds(known_items: tuple[tuple[str, Value | None], ...]) -> tuple[GpuWorld, ...]:
     known = dict(known_items)
+    candidates = known.pop(CANDIDATES, None)
+    among = {str(n).lower() for n in str(candidates).split("|")} if candidates is not None else None
     worlds: list[GpuWorld] = []
     for name, items in _rows():
         row = dict(items)
+        if among is not None and name.lower() not in among:
+            continue
         if any(k in row and not _same(row[k], value) for k, value in known.items()):
             continue
         worlds.append(GpuWorld(name, {k: Fact(v, "inferred", note=f"if the GPU is {name}")
                                       for k, v in row.items() if k not in known}))
+    if among is not None and worlds:
+        return tuple(worlds)  # the file names the rows: no GPU outside them
     vendor = known.get("gpu.vendor")
     unset: dict[str, Fact] = {}
     if "gpu.model" not in known:
@@ -187,6 +202,51 @@ def _gpu_worlds(known_items: tuple[tuple[str, Value | None], ...]) -> tuple[GpuW
             unset["gpu.cc_capable"] = Fact(False, "inferred", note="Confidential Computing mode is NVIDIA's")
     worlds.append(GpuWorld(UNKNOWN_GPU, unset))
     return tuple(worlds)
+
+
+# -- backend worlds -------------------------------------------------------------------------------------------------
+
+OTHER_BACKEND = "a backend the record does not name"
+
+
+def _backend_literals(trigger: Trigger) -> set[str] | None:
+    """The backends the trigger's conditions on ``engine.backend`` name; ``None`` when one of them is not a plain
+    comparison (a pattern), so that the backends it could mean are not known."""
+    named: set[str] = set()
+    for leaf in trigger.leaves:
+        if leaf.key != "engine.backend":
+            continue
+        if leaf.op in ("eq", "ne"):
+            named.add(str(leaf.operand).lower())
+        elif leaf.op in ("in", "not_in"):
+            named.update(str(item).lower() for item in leaf.operand)
+        elif leaf.op != "present":
+            return None
+    return named
+
+
+def backend_ruled_out(trigger: Trigger, base: FactView) -> FactView | None:
+    """The backend worlds a stated GPU vendor leaves: where the backend is unknown but the vendor known, a backend
+    that needs another vendor (``backend_vendors`` of the catalogue: CUDA needs NVIDIA, HIP AMD, Metal Apple) is no
+    world. When that rules out every backend the trigger names, the deployment runs one the trigger does not name
+    (Vulkan, SYCL, the CPU stay possible on any vendor): ``base`` with that backend known. ``None`` when nothing is
+    ruled out, or some named backend is still possible (the worlds then stay as they are)."""
+    if base.get("engine.backend") is not None:
+        return None
+    vendor = base.get("gpu.vendor")
+    if vendor is None or vendor.value is None:
+        return None
+    named = _backend_literals(trigger)
+    if not named:
+        return None
+    from relialint.core import hardware
+
+    needs = hardware.backend_vendors()
+    if any(needs.get(backend) in (None, str(vendor.value).lower()) for backend in named):
+        return None
+    ruled = ", ".join(sorted(named))
+    return Overlay(base, {"engine.backend": Fact(OTHER_BACKEND, "inferred", vendor.path, vendor.line, vendor.column,
+                                                 note=f"gpu.vendor={vendor.value} runs no {ruled} build")})
 
 
 # -- version worlds -------------------------------------------------------------------------------------------------
@@ -474,6 +534,11 @@ def judge(trigger: Trigger | Mapping[str, Any], worlds: Worlds, evaluator: Evalu
     kleene = eval_trigger(shape, worlds.base)
     if kleene.value is not None:
         return Judgement(kleene.value)
+    ruled = backend_ruled_out(shape, worlds.base)
+    if ruled is not None:
+        narrowed = eval_trigger(shape, ruled)
+        if narrowed.value is not None:
+            return Judgement(narrowed.value)
     keys = shape.keys
     open_keys = {k for k in keys if worlds.base.get(k) is None}  # only what is unknown can split the worlds
     gpu_keys = sorted(k for k in open_keys if k in ROW_KEYS)

@@ -165,6 +165,13 @@ class InferredSite(Protocol):
     @property
     def note(self) -> str: ...
 
+    @property
+    def unseen(self) -> bool: ...
+
+
+UNSEEN = ("the launch is not in the file: the container runs its image's own command, which may pass any option (each "
+          "one not written here is unknown, not absent)")
+
 
 class LaunchSite(Protocol):
     """What the shared extract loop reads of an engine's recognised launch: where it starts, and, for an image that
@@ -212,6 +219,8 @@ def launch_deployment(engine: str, kind: str, start: Word, inferred: InferredSit
     deployment = Deployment(engine, kind, start.span, branch=branch)
     if inferred is not None:
         deployment.facts.set("engine.name", at(engine, "inferred", inferred.span, inferred.note))
+        if inferred.unseen:
+            deployment.unseen = UNSEEN
     else:
         deployment.facts.set("engine.name", at(engine, "inferred", start.span))
     return deployment

@@ -12,7 +12,8 @@ Toolkit, "Running Workloads"), and ``/dev/dri`` alone is left out (AMD, Intel an
 
 Clues that agree set the fact; clues that disagree leave it unknown with a note. A fact the engine's own options
 set (origin ``flag``/``config-file``) is never overridden. Then what one fact implies for the other is filled in,
-origin ``inferred``: a backend implies its vendor (``hip`` -> ``amd``); for vLLM, a vendor implies the backend
+origin ``inferred``: a backend implies its vendor (``hip`` -> ``amd``, from ``backend_vendors`` of
+``data/hardware.yaml``); for vLLM, a vendor implies the backend
 (vLLM runs NVIDIA on CUDA, AMD on ROCm, Intel on XPU, TPUs on ``tpu``).
 """
 
@@ -26,7 +27,10 @@ from relialint.core.deployment import Deployment
 from relialint.core.facts import Fact, Origin, Value, render
 from relialint.readers.located import Command, EnvVar, Span, Word
 
-KEYS = ("gpu.vendor", "engine.backend", "gpu.arch", "host.os")
+GPU_KEYS = ("gpu.model", "gpu.vendor", "gpu.sm", "gpu.arch", "gpu.native_fp8", "gpu.native_fp4", "gpu.cc_capable",
+            "gpu.memory_gb", "gpu.candidates")
+"""The GPU facts an image can state (a Jetson image's L4T release names the modules it runs on)."""
+KEYS = ("engine.backend", "host.os", *GPU_KEYS)
 
 
 class Clue(NamedTuple):  # a NamedTuple: cheaper to create at start-up than a dataclass
@@ -111,12 +115,37 @@ def image_clues(image: Word) -> list[Clue]:
         return both("cpu", None, f"{repo} is vLLM's CPU build")
     if last == "vllm-tpu":
         return both("tpu", "google", f"{repo} is vLLM's TPU build")
-    if repo.startswith("dustynv/") or (ref.registry == "nvcr.io" and repo.startswith("nvidia/l4t-")):
-        return both("cuda", "nvidia", f"{repo} is an NVIDIA Jetson (L4T) image")
+    if repo.startswith("dustynv/") or (ref.registry == "nvcr.io" and repo.startswith("nvidia/l4t-")) or \
+            (ref.registry == "ghcr.io" and repo.startswith("nvidia-ai-iot/")):  # jetson-containers' newer home
+        return both("cuda", "nvidia", f"{repo} is an NVIDIA Jetson (L4T) image") + l4t_clues(image, ref.tag)
     if (ref.registry == "nvcr.io" and repo.startswith("nvidia/")) or repo.startswith("nvidia/cuda"):
         return both("cuda", "nvidia", f"{ref.registry + '/' if ref.registry else ''}{repo} is an NVIDIA CUDA image")
     if repo.startswith("intel/oneapi"):
         return both(None, "intel", f"{repo} is an Intel oneAPI image")
+    return out
+
+
+_L4T = lazyre.compile(r"(?:^|[-_.])r(\d{2})\.\d+(?:\.\d+)?(?=$|[-_.])")
+
+
+def l4t_clues(image: Word, tag: str) -> list[Clue]:
+    """The Jetson modules a Jetson image's L4T release runs on (``r36.4.0``: JetPack 6, the Orin modules), from
+    ``l4t_releases`` of ``data/gpu_evidence.yaml``: the facts they share and, for several, ``gpu.candidates``."""
+    from relialint.core.hardware import l4t_release
+
+    found = {int(m.group(1)) for m in _L4T.finditer(tag.lower())}
+    if len(found) != 1:
+        return []
+    release = found.pop()
+    named = l4t_release(release)
+    if named is None:
+        return []
+    rows = [gpu.facts() for gpu in named.gpus]
+    why = f"L4T r{release} in the tag runs only on {', '.join(g.name for g in named.gpus)} ({named.source})"
+    out = [_clue(key, value, "image", image, why) for key, value in rows[0].items()  # type: ignore[arg-type]
+           if key in GPU_KEYS and all(key in row and row[key] == value for row in rows[1:])]
+    if len(named.gpus) > 1:
+        out.append(_clue("gpu.candidates", "|".join(gpu.name for gpu in named.gpus), "image", image, why))
     return out
 
 
@@ -133,7 +162,7 @@ def label_clues(labels: list[tuple[str, str, Span]]) -> list[Clue]:
     """Vendor from the labels readers pass on: resource names, runtime, device drivers, device paths."""
     out: list[Clue] = []
     for label, value, span in labels:
-        if label.startswith("nvidia.com/gpu"):
+        if label.startswith(("nvidia.com/gpu", "nvidia.com/mig-")):
             out.append(_clue("gpu.vendor", "nvidia", "manifest", span, f"resource or label {label}"))
         elif label.startswith("amd.com/gpu"):
             out.append(_clue("gpu.vendor", "amd", "manifest", span, f"resource or label {label}"))
@@ -265,8 +294,6 @@ def command_clues(command: Command, file_kind: str | None = None) -> list[Clue]:
 
 # -- applying -------------------------------------------------------------------------------------------------------
 
-VENDOR_OF_BACKEND = {"cuda": "nvidia", "hip": "amd", "metal": "apple", "musa": "moore-threads", "tpu": "google",
-                     "xpu": "intel"}
 VLLM_BACKEND_OF_VENDOR = {"nvidia": "cuda", "amd": "hip", "intel": "xpu", "google": "tpu"}
 _EXPLICIT: tuple[Origin, ...] = ("flag", "config-file")
 
@@ -311,13 +338,16 @@ def apply(deployment: Deployment, clues: list[Clue]) -> None:
 
 def implied(deployment: Deployment) -> None:
     """What one of ``gpu.vendor`` / ``engine.backend`` gives the other when only it is known: a backend runs on
-    its vendor; vLLM runs each vendor on one backend (``VLLM_BACKEND_OF_VENDOR``). Run again after facts from
-    elsewhere in the file (GPU labels and resources of a manifest) have arrived."""
+    its vendor (``backend_vendors`` of the catalogue); vLLM runs each vendor on one backend
+    (``VLLM_BACKEND_OF_VENDOR``). Run again after facts from elsewhere in the file (GPU labels and resources of a
+    manifest) have arrived."""
     facts = deployment.facts
     backend = facts.facts.get("engine.backend")
     vendor = facts.facts.get("gpu.vendor")
     if backend is not None and vendor is None and "gpu.vendor" not in facts.blocked:
-        implied = VENDOR_OF_BACKEND.get(str(backend.value))
+        from relialint.core.hardware import backend_vendors
+
+        implied = backend_vendors().get(str(backend.value))
         if implied is not None:
             facts.set("gpu.vendor", _derived(implied, backend, f"engine.backend={backend.value} runs on {implied}"))
     if deployment.engine != "vllm":

@@ -16,6 +16,7 @@ from relialint.core.facts import ByVersion, Fact, FactSet
 from relialint.core.versions import Version, VersionError, parse_in_family
 from relialint.engines import evidence, llamacpp_flags, llamacpp_image
 from relialint.engines.common import (
+    UNSEEN,
     FileOpener,
     apply_env,
     at,
@@ -255,6 +256,9 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, kind
         facts.closed.add("build.")  # the file configures the build: an option it does not set is not set
     # else the binary comes from elsewhere (an image, a release archive): its build options are unknown
     apply_env(deployment, command, ("LLAMA_ARG_",))
+    if launch.inferred is not None and launch.inferred.unseen:
+        facts.closed.discard("env.")  # the image's own ENV is not seen either
+        deployment.notes.append(UNSEEN)
     platform = evidence.interpreter_clues(interpreter)  # a Termux script: Android, where a build is Linux's
     evidence.apply(deployment, evidence.command_clues(command, kind) + platform
                    + _build_clues(builds.lines, launch.start, kind == "dockerfile" or bool(platform)))
@@ -321,6 +325,8 @@ def _option_facts(facts: FactSet, opts: list[Opt]) -> None:
 
 def _complete(launch: Launch) -> bool:
     """No word may hide options: every splice is a model slot (``-m $MODEL``, read as one word)."""
+    if launch.inferred is not None and launch.inferred.unseen:
+        return False  # the image's own command: any option may be in it
     if not launch.command.argv_complete:
         if not any(w.splice for w in launch.command.argv):
             return False  # an env file: the command line is not seen at all

@@ -16,6 +16,7 @@ from relialint.core.facts import Fact, FactSet, Origin, Value
 from relialint.core.versions import Version, VersionError, parse_in_family
 from relialint.engines import evidence, flagcheck
 from relialint.engines.common import (
+    UNSEEN,
     FileOpener,
     apply_env,
     at,
@@ -71,7 +72,7 @@ _IMAGE = lazyre.compile(
 _MIRROR = lazyre.compile(
     r"^(?:[\w.\-]+(?::\d+)?/)+(?P<repo>vllm-openai(?:-[a-z0-9]+)?)(?P<rest>(?::[\w.\-]+)?(?:@.*)?)$")
 """A registry mirror of the vLLM image under another path (``registry.example.com/mirror/vllm-openai:v0.9.2``)."""
-_TAG_VERSION = lazyre.compile(r"^v(\d+\.\d+\.\d+(?:\.post\d+)?(?:rc\d+)?)(?:-.*)?$")
+_TAG_VERSION = lazyre.compile(r"^v(\d+\.\d+\.\d+(?:\.\d+|\.post\d+)?(?:rc\d+)?)(?:-.*)?$")  # v0.10.1.1 too
 _ROCM_TAG = lazyre.compile(r"rocm[\d.]+_(?:instinct_)?vllm_?(\d+(?:\.\d+)+)_\d{8}")
 SERVE_ENTRYPOINT_FROM = parse_in_family(False, "0.11.1")
 
@@ -163,6 +164,8 @@ def _recognise_image(command: Command, image: Word) -> Launch | None:
     # the vLLM project's own images: `latest` and `nightly` follow the newest release
     rolling = image if version is None and tag in ("latest", "nightly") and repo.startswith("vllm/vllm-openai") \
         else None
+    if mirror is not None and _own_tags(image):
+        version, rolling = None, None  # another project's build of vLLM: its tag is that project's version
     if command.entrypoint is not None:
         launch = _recognise_words(command, command.entrypoint + command.argv)
         if launch is None:
@@ -187,6 +190,18 @@ def _recognise_image(command: Command, image: Word) -> Launch | None:
     else:
         form = "serve"
     return Launch(command, form, args, image, version, backend, rolling=rolling)
+
+
+def _own_tags(image: Word) -> bool:
+    """Whether a ``vllm-openai`` image outside the vLLM project is another project's build, whose tags are its own
+    releases (``lmcache/vllm-openai:v0.5.4`` is LMCache 0.5.4 on vLLM 0.27.1): a Docker Hub namespace other than
+    ``vllm``, or a repository ``data/engine_images.yaml`` lists. A path on another registry is a mirror of vLLM's
+    image (``registry.example.com/mirror/vllm-openai:v0.9.2``) and keeps vLLM's tags."""
+    from relialint.engines.evidence import parse_image
+    from relialint.engines.image_owners import own_tags
+
+    ref = parse_image(image.text or "")
+    return ref.repo in own_tags("vllm") or (not ref.registry and not ref.repo.startswith("vllm/"))
 
 
 def _vllm_env() -> frozenset[str]:
@@ -228,6 +243,8 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, resu
     if launch.backend is not None:
         facts.set("engine.backend", word_fact(launch.backend[0], "image", launch.backend[1]))
     apply_env(deployment, command, ("VLLM_",))
+    if _unseen(launch):
+        deployment.facts.closed.discard("env.")  # the image's own ENV is not seen either
     _apply_args(deployment, launch, result, opener)
     if facts.get("engine.version") is None and facts.get("engine.version_range") is None:
         # the options the launch passes say which releases it can run on (any other refuses to start)
@@ -290,21 +307,27 @@ def _config_file_deployment(result: FileResult) -> list[Deployment]:
 
 
 _CUSTOM_TAG_VERSION = lazyre.compile(r"(?<![\w.])(?:vllm[-_]?)?v?(0\.\d+\.\d+(?:\.post\d+)?)(?![\w.]*\d)", re.I)
+_NAMED_TAG_VERSION = lazyre.compile(r"(?<![a-z0-9])vllm[-_]?v?(0\.\d+\.\d+(?:\.post\d+)?)(?![\w.]*\d)", re.I)
+"""A version the tag itself says is vLLM's (``vllm-0.10.1-cu128``), read in any image named for vLLM."""
 _REQUIREMENT = lazyre.compile(r"vllm(?:\[[\w,\-]+\])?\s*((?:===?|!=|~=|<=?|>=?)\s*[\w.*+!]+"
                           r"(?:\s*,\s*(?:===?|!=|~=|<=?|>=?)\s*[\w.*+!]+)*)", re.I)
 
 
 def _tag_version(image: Word) -> tuple[Version, Word] | None:
-    """The vLLM version in another vLLM image's tag: ``intel/vllm:0.10.2-xpu``, ``intel/llm-scaler-vllm:0.10.2-b6``,
-    a custom ``org/vllm-server:vllm-0.10.1-cu128``. Only a repository named for vLLM, only a 0.x.y version, and
-    only one distinct version in the tag; TPU images are versioned on their own and are left out."""
+    """The vLLM version in another vLLM image's tag: ``intel/vllm:0.10.2-xpu``, ``intel/llm-scaler-vllm:0.10.2-b6``
+    (images whose tags are vLLM's version, ``data/engine_images.yaml``), or a custom
+    ``org/vllm-server:vllm-0.10.1-cu128`` whose tag names vLLM before the number. A bare number in any other image's
+    tag is that image's own version (``ghcr.io/acme/vllm-runtime:0.0.19``), not vLLM's. Only a repository named for
+    vLLM, only a 0.x.y version, and only one distinct version in the tag; TPU images are versioned on their own."""
     from relialint.engines.evidence import parse_image
+    from relialint.engines.image_owners import version_tagged
 
     ref = parse_image(image.text or "")
     last = ref.repo.rsplit("/", 1)[-1]
     if "vllm" not in last or "tpu" in last or not ref.tag:
         return None
-    found = {m.group(1) for m in _CUSTOM_TAG_VERSION.finditer(ref.tag)}
+    pattern = _CUSTOM_TAG_VERSION if ref.repo in version_tagged("vllm") else _NAMED_TAG_VERSION
+    found = {m.group(1) for m in pattern.finditer(ref.tag)}
     if len(found) != 1:
         return None
     try:
@@ -398,12 +421,18 @@ def _apply_args(deployment: Deployment, launch: Launch, result: FileResult, open
     _config_false_fact(facts, parsed.opts, opts)
     opts = _drop_config_false(deployment, opts)
     complete = _args_complete(launch, parsed, unread_config)
+    if _unseen(launch):
+        for key in ("args.config_equals", "args.config_false", "launch.positional_model", "launch.serve_repeated",
+                    "launch.form"):
+            facts.unknown(key)  # about the words of a launch this file does not show
     if complete:
         facts.closed.add("flag.vllm.")
     last = _written_options(facts, opts)
     _apply_model(deployment, launch, parsed.positionals, last, opener)
     _option_facts(facts, opts, last)
-    if not complete and not unread_config:
+    if _unseen(launch):
+        deployment.notes.append(UNSEEN)
+    elif not complete and not unread_config:
         deployment.notes.append("arguments spliced from a variable: flags not seen may still be set")
 
 
@@ -430,8 +459,16 @@ def _drop_config_false(deployment: Deployment, opts: list[Opt]) -> list[Opt]:
     return kept
 
 
+def _unseen(launch: Launch) -> bool:
+    """The launch is the image's own command, not in the file (``inference``)."""
+    return launch.inferred is not None and launch.inferred.unseen
+
+
 def _args_complete(launch: Launch, parsed: Parsed, unread_config: bool) -> bool:
-    """Whether every option of the launch is seen: no word that may split into options, no unread ``--config``."""
+    """Whether every option of the launch is seen: no word that may split into options, no unread ``--config``,
+    and a launch that is in the file at all."""
+    if _unseen(launch):
+        return False
     # words before the arguments (program, subcommand) that may split; the arguments' own are in `parsed`
     outside = [w for w in launch.command.argv if w.splice and not any(w is a for a in launch.args)]
     splices = any(w.splice for w in launch.command.argv)  # an env file or a YAML config has no argv to see

@@ -126,7 +126,10 @@ def _service(name: YScalar, service: YMap, src: Src, interp: Interpolator, resul
             # merged in from an `x-` block (`<<: *base`): the service's own line locates it, the block is its source
             image = Word(value, name.span, source=source or image_node.span)
     build = service.get("build")
-    built = _build(build, src, result)
+    keys = set(service.keys())
+    # a service that writes no command runs whatever its image runs: a Dockerfile that is not there only leaves the
+    # launch unseen (the engine models say so where they find one), no warning on every other service
+    built = _build(build, src, result, warn_missing="command" in keys or "entrypoint" in keys)
     env: list[EnvVar] = []
     env_complete = True
     entrypoint: list[Word] | None = None
@@ -149,7 +152,6 @@ def _service(name: YScalar, service: YMap, src: Src, interp: Interpolator, resul
         else:
             env.extend(loaded)
     env.extend(_environment(service.get("environment"), interp))
-    keys = set(service.keys())
     if "entrypoint" in keys:
         entrypoint = words_with_nodes(service.get("entrypoint"), src, interp, nodes)
         if "command" not in keys:
@@ -157,6 +159,10 @@ def _service(name: YScalar, service: YMap, src: Src, interp: Interpolator, resul
     if "command" in keys:
         argv = words_with_nodes(service.get("command"), src, interp, nodes)
     count, count_span, labels = _gpus(service)
+    unseen = built is None and "command" not in keys and "entrypoint" not in keys
+    if image is None and build is not None:
+        # `build:` whose Dockerfile is not read: the image exists, what it is and runs is unknown
+        image = Word(None, _build_anchor(build).span)
     span = image.span if image is not None else name.span
     if image is None and built is None:
         if not argv and entrypoint is None:
@@ -166,14 +172,45 @@ def _service(name: YScalar, service: YMap, src: Src, interp: Interpolator, resul
                                        "warning"))
     commands = container_commands(image, entrypoint, argv, env, span, src, nodes, env_complete=env_complete,
                                   name=name.text, gpu_count=count, gpu_count_span=count_span, gpu_labels=labels)
+    if unseen and len(commands) == 1 and image is not None:
+        commands[0].argv_from_image = True
+        commands[0].shows = _shows(name, service)
     result.commands.extend(commands)
+
+
+def _build_anchor(build: YNode) -> YNode:
+    """Where a built image is placed: the ``build:`` value, or its ``context`` in the long form."""
+    context = build.get("context") if isinstance(build, YMap) else None
+    return context if context is not None else build
+
+
+def _shows(name: YScalar, service: YMap) -> list[tuple[str, str, Span]]:
+    """The service's name, container ports, volume mounts and health check, as written (``Command.shows``)."""
+    shows: list[tuple[str, str, Span]] = [("name", name.text, name.span)]
+    for item in seq_items(service.get("ports")):
+        text = scalar_text(item) if isinstance(item, YScalar) else scalar_text(
+            item.get("target")) if isinstance(item, YMap) else None
+        if text:
+            container = text.rsplit(":", 1)[-1].split("/", 1)[0]  # "8000:8000/tcp", "127.0.0.1:8080:8080"
+            shows.append(("port", container, item.span))
+    for item in seq_items(service.get("volumes")):
+        text = scalar_text(item) if isinstance(item, YScalar) else scalar_text(
+            item.get("source")) if isinstance(item, YMap) else None
+        if text:
+            shows.append(("volume", text, item.span))
+    health = service.get("healthcheck")
+    test = health.get("test") if isinstance(health, YMap) else None
+    words = [scalar_text(t) or "" for t in seq_items(test)] if not isinstance(test, YScalar) else [test.text]
+    if test is not None and any(words):
+        shows.append(("probe", " ".join(words), test.span))
+    return shows
 
 
 def _moved(words: list[Word], span: Span) -> list[Word]:
     return [Word(w.text, span, w.splice, w.source or w.span) for w in words]
 
 
-def _build(node: YNode | None, src: Src, result: FileResult) -> Built | None:
+def _build(node: YNode | None, src: Src, result: FileResult, warn_missing: bool = True) -> Built | None:
     if node is None:
         return None
     path = src.path
@@ -198,7 +235,9 @@ def _build(node: YNode | None, src: Src, result: FileResult) -> Built | None:
     opened = src.opener.open(path, str(PurePath(context) / file_name))
     target = opened.path
     if not opened.refused and not opened.exists:
-        result.errors.append(yaml_error(path, where, f"Dockerfile {target} not found; the built image is unknown"))
+        if warn_missing:
+            result.errors.append(yaml_error(path, where, f"Dockerfile {target} not found; the built image is "
+                                                         "unknown"))
         return None
     if opened.text is None:
         reason = opened.error.message if opened.error is not None else "unreadable"

@@ -30,8 +30,8 @@ def kind_by_name(path: PurePath) -> str | None:
         return "env"
     if name.endswith((".service", ".container")):
         return "systemd"
-    if name in ("dockerfile", "containerfile") or name.endswith(".dockerfile") or (
-            name.startswith("dockerfile.") and not name.endswith(_NOT_A_DOCKERFILE_SUFFIX)):
+    if name in ("dockerfile", "containerfile") or name.endswith((".dockerfile", ".containerfile")) or (
+            name.startswith(("dockerfile.", "containerfile.")) and not name.endswith(_NOT_A_DOCKERFILE_SUFFIX)):
         return "dockerfile"
     if name.endswith((".yaml", ".yml")):
         return "yaml"
@@ -94,9 +94,47 @@ def other_tool(path: PurePath, text: str) -> bool:
     return not _DEPLOYMENT_HINT.search(text)
 
 
+SNIFF_BYTES = 4096
+"""How much of a file whose name does not decide its kind is read to decide it by content: the first lines say."""
+
+# A name that hints at a Dockerfile or an env file without deciding it (`Dockerfile-vllm`, `Dockerfile_cuda`,
+# `.env-llamacpp`, `vllm.env.local`, `env.vllm`): its content is read (SNIFF_BYTES) in a folder walk. Any other
+# file with an extension is not opened at all, so a walk over a source tree stays cheap.
+_HINTED_NAME = lazyre.compile(r"(docker|container)file|(^|[._\-])env([._\-]|$)", re.I)
+_NOT_CONFIG_SUFFIX = (*_NOT_A_DOCKERFILE_SUFFIX, ".rst", ".html", ".lock", ".log", ".png", ".jpg", ".gz", ".zip",
+                      ".tar", ".whl", ".gguf", ".bin", ".safetensors", ".pyc", ".ipynb", ".js", ".ts", ".go", ".rs")
+
+
+def sniff_worthy(name: str) -> bool:
+    """Whether a file found in a folder walk, whose name gives no kind, is worth reading the head of."""
+    lower = name.lower()
+    if lower.endswith(_NOT_CONFIG_SUFFIX):
+        return False
+    return "." not in name or _HINTED_NAME.search(lower) is not None
+
+
+# The first instruction of a Dockerfile is FROM, after parser directives, comments and ARGs (the reference's rule)
+_DOCKERFILE_HEAD = lazyre.compile(r"\A(?:[ \t]*(?:#[^\n]*)?\n|[ \t]*ARG[ \t]+\S[^\n]*\n)*[ \t]*FROM[ \t]+\S", re.I)
+_ASSIGNMENT = lazyre.compile(r"[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=")
+
+
 def kind_by_content(text: str) -> str | None:
-    if _SHEBANG.match(text):
+    """A file's kind from its first lines, when its name does not say: a shell shebang, a Dockerfile (``FROM``
+    first), or an env file (nothing but ``NAME=value`` lines and comments, at least one). Only the head of the text
+    is looked at (:data:`SNIFF_BYTES`); text with a NUL byte is binary and has no kind."""
+    head = text[:SNIFF_BYTES]
+    if "\x00" in head:
+        return None
+    if _SHEBANG.match(head):
         return "shell"
+    if _DOCKERFILE_HEAD.match(head.replace("\r\n", "\n")):
+        return "dockerfile"
+    lines = head.splitlines()
+    if len(text) >= SNIFF_BYTES and lines:
+        lines = lines[:-1]  # the last line may be cut
+    body = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    if body and all(_ASSIGNMENT.match(line) for line in body):
+        return "env"
     return None
 
 

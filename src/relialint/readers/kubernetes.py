@@ -5,8 +5,8 @@ DaemonSet, Job, CronJob, LeaderWorkerSet leader/worker templates, KServe Inferen
 ServingRuntimes, and other custom resources with a ``containers`` list). ``command`` is the entrypoint override,
 ``args`` the arguments; ``env`` literal values are known, ``valueFrom`` and ``envFrom`` are not; ``$(VAR)`` in
 ``command``/``args``/``env`` takes an earlier env var's value as Kubernetes does (``$$(VAR)`` is a literal).
-Node selection (``nodeSelector``, required node affinity) and ``nvidia.com/gpu``/``amd.com/gpu`` resource
-counts are passed on as GPU labels; mapping them onto GPU facts is not a reader's job.
+Node selection (``nodeSelector``, required node affinity) and ``nvidia.com/gpu``/``amd.com/gpu`` resource counts
+and MIG slices (``nvidia.com/mig-*``) are passed on as GPU labels; mapping them onto GPU facts is not a reader's job.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ from relialint.readers.yamlwords import (
 _REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)")
 MAX_SEARCH_DEPTH = 12
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu", "gpu.intel.com/i915", "gpu.intel.com/xe")
+MIG_RESOURCE = "nvidia.com/mig-"
+"""NVIDIA's device plugin under the mixed MIG strategy: one resource per MIG profile (``nvidia.com/mig-1g.10gb``)."""
 
 
 class _Refs:
@@ -143,9 +145,32 @@ def _container(container: YMap, src: Src, result: FileResult, labels: list[tuple
     span = image.span if image is not None else container.span
     if image is None and entrypoint is None and not argv:
         return
-    result.commands.extend(container_commands(image, entrypoint, argv, env, span, src, nodes,
-                                              env_complete=complete, name=name, gpu_count=count,
-                                              gpu_count_span=count_span, gpu_labels=labels + gpu_labels))
+    commands = container_commands(image, entrypoint, argv, env, span, src, nodes, env_complete=complete, name=name,
+                                  gpu_count=count, gpu_count_span=count_span, gpu_labels=labels + gpu_labels)
+    if image is not None and entrypoint is None and not argv and len(commands) == 1:
+        commands[0].argv_from_image = True  # the image's own CMD runs, unseen here
+        commands[0].shows = _shows(container)
+    result.commands.extend(commands)
+
+
+def _shows(container: YMap) -> list[tuple[str, str, Span]]:
+    """The container's name, ports, mounts and probe paths, as written (``Command.shows``)."""
+    shows: list[tuple[str, str, Span]] = []
+    name = container.get("name")
+    if isinstance(name, YScalar) and name.value is not None:
+        shows.append(("name", name.text, name.span))
+    for key, what, field in (("ports", "port", "containerPort"), ("volumeMounts", "volume", "mountPath")):
+        for item in seq_items(container.get(key)):
+            value = item.get(field) if isinstance(item, YMap) else None
+            if isinstance(value, YScalar) and value.value is not None:
+                shows.append((what, value.text, value.span))
+    for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
+        node = container.get(probe)
+        get = node.get("httpGet") if isinstance(node, YMap) else None
+        path = get.get("path") if isinstance(get, YMap) else None
+        if isinstance(path, YScalar) and path.value is not None:
+            shows.append(("probe", path.text, path.span))
+    return shows
 
 
 def _env(container: YMap) -> tuple[list[EnvVar], bool]:
@@ -184,7 +209,7 @@ def _resources(container: YMap) -> tuple[int | None, Span | None, list[tuple[str
         for key, value in map_items(resources.get(section)):
             if key.text.startswith("google.com/tpu") and isinstance(value, YScalar):  # TPU chips: not GPUs
                 labels = [lab for lab in labels if lab[0] != key.text] + [(key.text, value.text, key.span)]
-            if key.text in GPU_RESOURCES and isinstance(value, YScalar):
+            if (key.text in GPU_RESOURCES or key.text.startswith(MIG_RESOURCE)) and isinstance(value, YScalar):
                 number = value.value if isinstance(value.value, int) else None
                 if number is None and value.text.isdigit():
                     number = int(value.text)

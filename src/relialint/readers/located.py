@@ -111,12 +111,20 @@ class Command:
     """Where the command sits in the file's alternatives (see ``exclusive``)."""
     problems: list[ReadError]
     """What could not be read for it (an ``--env-file`` that is a device, a FIFO or missing), located."""
+    argv_from_image: bool = False
+    """A container whose file writes no command and no entrypoint, and no Dockerfile read says what its image runs:
+    the image's own ``CMD`` runs, unseen here (``argv`` is then empty and says nothing about the options)."""
+    shows: list[tuple[str, str, Span]]
+    """What a container declares beside its launch, as written, for the engine models to weigh when the launch is
+    unseen: ``("name", service or container name)``, ``("port", container port)``, ``("volume", a mount's
+    source or target)``, ``("probe", a health check's command or HTTP path)``."""
 
     def __init__(self, kind: str, argv: list[Word], span: Span, env: list[EnvVar] | None = None,
                  env_complete: bool = True, image: Word | None = None, entrypoint: list[Word] | None = None,
                  name: str | None = None, gpu_count: int | None = None, gpu_count_span: Span | None = None,
                  gpu_labels: list[tuple[str, str, Span]] | None = None, argv_complete: bool = True,
                  branch: Branch = (), problems: list[ReadError] | None = None) -> None:
+        self.shows = []
         self.kind = kind
         self.argv = argv
         self.span = span

@@ -28,7 +28,7 @@ def read(text: str, path: str, opener: FileOpener) -> FileResult:
         if isinstance(accelerators, YScalar) and accelerators.text:
             # `H100:8` or `H100`; a list or a map of alternatives names no single GPU
             name = accelerators.text.partition(":")[0]
-            labels.append(("accelerator", name.strip(), accelerators.span))
+            labels.append(("skypilot.accelerators", name.strip(), accelerators.span))
         setup = root.get("setup")
         if isinstance(setup, YScalar) and setup.text:
             result.commands.extend(script_commands(setup.text, setup.span, src, setup.span, env))

@@ -197,8 +197,8 @@ def _walk(root: Path, found: list[tuple[Path, str, str]], errors: list[ReadError
             if _outside(path, reach_for, errors, "file"):
                 continue
             kind = detect.kind_by_name(path)
-            if kind is None and "." not in name:
-                data, _ = read_bytes(path, str(path), 64, head=True)
+            if kind is None and detect.sniff_worthy(name):
+                data, _ = read_bytes(path, str(path), detect.SNIFF_BYTES, head=True)
                 if data is None:
                     continue
                 kind = detect.kind_by_content(data.decode("utf-8", "replace"))

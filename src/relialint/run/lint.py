@@ -174,7 +174,7 @@ def lint_text(text: str, display: str, kind: str, options: Options, evaluator: E
 
 FAIL_RANK = {**SEVERITY_RANK, "never": 99}
 _HARDWARE_KEYS = ("gpu.model", "gpu.vendor", "gpu.sm", "gpu.arch", "gpu.native_fp8", "gpu.native_fp4",
-                  "gpu.memory_gb", "gpu.cc_capable")
+                  "gpu.memory_gb", "gpu.cc_capable", "gpu.candidates")
 
 
 def _has_target(target: Target) -> bool:
@@ -369,6 +369,7 @@ class Session:
             self.run.errors.append(internal_error(result.path, exc))
 
     def lint(self, result: FileResult, file: Path, opener: FileOpener) -> None:
+        from relialint.readers import summary
         from relialint.run import config, suppress
 
         options, run = self.options, self.run
@@ -380,6 +381,7 @@ class Session:
         self.linted.append(result.path)
         if result.kind == "skipped":
             run.skipped += 1
+            run.looked_at.append((result.path, result.kind, summary.describe(result), 0))
             return
 
         # the targets: configuration below the command line, directives in the file above both
@@ -405,6 +407,7 @@ class Session:
             found.extend(hits)
             if index == 0:
                 run.deployments.extend(deployments)
+                run.looked_at.append((result.path, result.kind, summary.describe(result), len(deployments)))
         for error in result.errors:  # after extraction, which may add a warning (too many deployments)
             (run.warnings if error.severity == "warning" else run.errors).append(error)
 

@@ -106,6 +106,13 @@ def apply_target(deployment: Deployment, given: dict[str, Fact], notes: list[str
     its scheme; one without versions (a benchmark) takes none."""
     engine = engine_of(deployment, registry)
     facts = deployment.facts
+    model, among = given.get("gpu.model"), facts.facts.get("gpu.candidates")
+    if model is not None and among is not None and \
+            render(model.value).lower() not in render(among.value).lower().split("|"):
+        # the file allows only some GPUs (a node affinity list, a MIG profile): a GPU outside them is not used
+        notes.append(f"{among.path}:{among.line}: the file allows only {render(among.value).replace('|', ', ')}; "
+                     f"the {model.origin} GPU {render(model.value)} is not used")
+        given = {k: f for k, f in given.items() if not k.startswith("gpu.") or k == "gpu.count"}
     for key, fact in given.items():
         if key == "engine.version" and engine is not None and not engine.takes_version:
             continue

@@ -144,6 +144,13 @@ _MAX_DEPTH = 4
 """Scripts inside scripts (``bash -c "..."`` inside ``eval``...) are read this deep, no deeper."""
 
 
+def _looked_up(raw: str) -> str | None:
+    """``$(which NAME)``, ``$(command -v NAME)``, ``$(type -P NAME)`` (quoted or not): the program the shell's
+    PATH finds for NAME, the same one a command written ``NAME`` runs; its name, or ``None``."""
+    match = re.fullmatch(r'"?\$\((?:which|command -v|type -P)\s+([A-Za-z0-9._+\-]+)\s*\)"?', raw)
+    return match.group(1) if match else None
+
+
 def _interpreter(text: str, path: str) -> Word | None:
     """The ``#!`` line's interpreter path (``#!/usr/bin/env bash`` gives ``/usr/bin/env``)."""
     match = re.match(r"\ufeff?#!\s*(\S+)", text)
@@ -522,6 +529,9 @@ class _Reader:
         """``"$DIR/bin/llama-server"``: the path as written when only its directory is unknown (a program word's
         file name is what says which program runs)."""
         raw = self.text(node)
+        looked_up = _looked_up(raw)
+        if looked_up is not None:
+            return looked_up
         if node.type == "string":
             raw = raw[1:-1]
         head, slash, name = raw.rpartition("/")
@@ -659,6 +669,9 @@ class _Reader:
         node = nodes.get(id(word))
         if node is None:
             return word
+        looked_up = _looked_up(self.text(node))
+        if looked_up is not None:
+            return Word(looked_up, word.span)
         partial = self.as_written(node)
         return Word(partial, word.span) if partial is not None else word
 

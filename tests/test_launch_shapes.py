@@ -323,12 +323,12 @@ def test_windows_batch_expands_before_splitting_and_keeps_set_quotes_in_the_valu
     script = ('set MODEL="C:\\My Models\\gemma-2-9b-it-Q6_K.gguf"\r\n'
               'set "OPTS=-ngl 99 -c 8192" ignored\r\n'
               "set EMPTY=\r\n"
-              "set CARET=a^&b\r\n"
+              "set CARET=a^&b\"^x\"\r\n"
               "llama-server.exe -m %MODEL% %OPTS%%EMPTY% --port 8080\r\n")
     (d,) = facts(tmp_path, "serve.bat", script)
     assert d["env.MODEL"] == ('"C:\\My Models\\gemma-2-9b-it-Q6_K.gguf"', "env", 1, 5)
     assert d["env.OPTS"] == ("-ngl 99 -c 8192", "env", 2, 6)
-    assert d["env.CARET"] == ("a&b", "env", 4, 5)
+    assert d["env.CARET"] == ('a&b"^x"', "env", 4, 5)  # a caret inside quotes is itself
     assert d["model.name"] == ("C:\\My Models\\gemma-2-9b-it-Q6_K.gguf", "flag", 5, 21)
     assert d["model.quantization"] == ("gguf-q6_k", "inferred", 5, 21)
     assert d["llama.n_gpu_layers"] == ("99", "flag", 5, 29)

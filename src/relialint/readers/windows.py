@@ -204,7 +204,7 @@ class _Script:
                 end = text.rfind('"')
                 raw = text[match.start(2) : end]
             else:  # ``set VAR=x``: the rest of the line, quotes and all, a ``^`` escaping the next character
-                raw = re.sub(r"\^(.)", r"\1", match.group(4))
+                raw = _unescape_carets(match.group(4))
                 end = match.end(4)
             value, _ = self.expand(raw, False)
             span = _span(self.path, chars[match.start(group) : max(end, match.start(group) + 1)])
@@ -379,6 +379,23 @@ def _array_body(chars: list[_Char], body: list[_Char], depth: int) -> int:
         body.append(char)
     body.append((" ", chars[-1][1] if chars else 0, (chars[-1][2] + 1) if chars else 0))
     return -depth
+
+
+def _unescape_carets(text: str) -> str:
+    """cmd's ``^`` escape outside double quotes (``a^&b`` is ``a&b``); inside quotes a caret is itself."""
+    out: list[str] = []
+    quoted = False
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            quoted = not quoted
+        elif c == "^" and not quoted and i + 1 < len(text):
+            i += 1
+            c = text[i]
+        out.append(c)
+        i += 1
+    return "".join(out)
 
 
 def _top_level_comma(chars: list[_Char]) -> bool:

@@ -115,3 +115,17 @@ def test_an_array_splatted_many_times_keeps_the_command_to_its_word_bound() -> N
     assert len(command.argv) == 10_001  # 10,000 words and one unknown word standing for the rest
     assert [(e.line, e.message) for e in result.errors] == [
         (1, "a command of more than 10000 words; the rest of it is not read")]  # at the element, in the array
+
+
+PATHS = st.text(alphabet="abcXYZ019 \\:._-()", min_size=1, max_size=40).filter(lambda v: v.strip() == v and v != "")
+
+
+@settings(max_examples=60, deadline=None)
+@given(PATHS)
+def test_batch_model_paths_round_trip_through_either_set_form(path: str) -> None:
+    """Whatever the path, ``set "M=PATH"`` + ``-m "%M%"`` and ``set M="PATH"`` + ``-m %M%`` pass PATH as one word."""
+    for assign, use in (('set "M={}"', '"%M%"'), ('set M="{}"', "%M%")):
+        text = f"{assign.format(path)}\r\nllama-server.exe -m {use} --port 8080\r\n"
+        (deployment,) = lint_text(text, "serve.bat", "windows", Options()).deployments
+        assert deployment.facts.facts["flag.llama.cpp.model"].value == path
+        assert deployment.facts.facts["flag.llama.cpp.port"].value == "8080"

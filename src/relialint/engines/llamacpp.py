@@ -214,7 +214,7 @@ def extract(result: FileResult, opener: FileOpener | None, limit: int | None = N
     builds = _Builds()
 
     def apply(deployment: Deployment, command: Command, launch: Launch) -> None:
-        _apply_launch(deployment, command, launch, result.kind, builds)
+        _apply_launch(deployment, command, launch, result.kind, builds, result.interpreter)
 
     return extract_launches(result, "llama.cpp", limit, recognise, apply, builds.observe)
 
@@ -237,7 +237,8 @@ class _Builds:
         return False  # a configure line is still shown to `recognise`, like every command
 
 
-def _apply_launch(deployment: Deployment, command: Command, launch: Launch, kind: str, builds: _Builds) -> None:
+def _apply_launch(deployment: Deployment, command: Command, launch: Launch, kind: str, builds: _Builds,
+                  interpreter: Word | None = None) -> None:
     """One launch's facts, in order: its version and backend, the file's build options, its environment and what
     the command and the builds give away, the options its ``LLAMA_ARG_*`` variables set, then its own options
     (which win over the variables)."""
@@ -254,8 +255,9 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, kind
     if launch.inferred is not None and launch.inferred.unseen:
         facts.closed.discard("env.")  # the image's own ENV is not seen either
         deployment.notes.append(UNSEEN)
-    evidence.apply(deployment, evidence.command_clues(command, kind)
-                   + _build_clues(builds.lines, launch.start, kind == "dockerfile"))
+    platform = evidence.interpreter_clues(interpreter)  # a Termux script: Android, where a build is Linux's
+    evidence.apply(deployment, evidence.command_clues(command, kind) + platform
+                   + _build_clues(builds.lines, launch.start, kind == "dockerfile" or bool(platform)))
     setattr(deployment, _ENV, (list(command.env), _version(facts)))
     _env_options(facts, command.env, _version(facts), [w.text for w in launch.args] if launch.server else [])
     llamacpp_flags.record_launch(deployment, launch.args)

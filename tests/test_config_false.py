@@ -57,7 +57,7 @@ def test_a_version_pinned_in_the_file_drops_the_false_before_the_parser(tmp_path
     body = ("cat > cfg.yaml <<EOF\nmodel: Qwen/Qwen3-8B\nenable-prefix-caching: false\nEOF\n"
             "vllm serve --config cfg.yaml\n")
     old = tmp_path / "old.sh"
-    old.write_text("pip install vllm==0.10.0\n" + body)
+    old.write_text("pip install vllm==0.10.2\n" + body)  # V1 on every GPU (0.10.0 runs V0 below CC 8.0)
     result = lint_paths([str(old)], Options())
     (d,) = result.deployments
     assert facts(old) == {"args.config_false": ("enable-prefix-caching", "config-file", 4, 1),

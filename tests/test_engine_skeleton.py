@@ -101,6 +101,7 @@ VALUE_OPTIONS = {
     "gpu-memory-utilization": ("--gpu-memory-utilization 0.85", "memory.gpu_utilization", 0.85),
     "max-model-len": ("--max-model-len 32k", "limits.max_model_len", 32000),
     "max-num-batched-tokens": ("--max-num-batched-tokens 8K", "limits.max_num_batched_tokens", 8192),
+    "max-num-seqs": ("--max-num-seqs 4", "limits.max_num_seqs", 4),
 }
 
 

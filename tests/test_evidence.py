@@ -91,8 +91,10 @@ services:
 def test_jetson_compose(tmp_path: Path) -> None:
     d = only(tmp_path, "compose.yaml", JETSON_COMPOSE)
     # L4T r36 is JetPack 6: the Orin modules, which have no AMD target (data/gpu_evidence.yaml, l4t_releases)
+    # (the Qwen3 GGUF bounds the build from below: model_families, llama.cpp's floor for the architecture)
     assert evidence(d) == {"gpu.vendor": ("nvidia", "manifest", 4, 14), "engine.backend": ("cuda", "image", 3, 12),
-                           "gpu.arch": (None, "image", 3, 12)}
+                           "gpu.arch": (None, "image", 3, 12),
+                           "engine.version": ("newer than b4875", "inferred", None, None)}
     assert d["@why"]["engine.backend"] == "dustynv/llama_cpp is an NVIDIA Jetson (L4T) image"
 
 
@@ -295,7 +297,8 @@ def test_two_builds_no_folder_conflict(tmp_path: Path) -> None:
 
 def test_exe_launch_is_windows(tmp_path: Path) -> None:
     d = only(tmp_path, "serve.sh", "./build/bin/Release/llama-server.exe -m Qwen3-8B-Q8_0.gguf -ngl 99\n")
-    assert evidence(d) == {"host.os": ("windows", "inferred", 1, 1)}
+    assert evidence(d) == {"host.os": ("windows", "inferred", 1, 1),
+                           "engine.version": ("newer than b4875", "inferred", None, None)}  # Qwen3's floor
     assert d["@why"]["host.os"] == "llama-server.exe is a Windows program"
 
 

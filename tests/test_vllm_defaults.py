@@ -9,13 +9,14 @@ from collections.abc import Mapping
 import pytest
 
 from relialint.core.facts import Fact, FactSet
-from relialint.core.versions import Version
+from relialint.core.versions import Version, parse_sm
 from relialint.engines import flagcheck
 from relialint.engines.versioning import parse_engine_version
 from relialint.engines.vllm_defaults import (
     ROWS,
     THRESHOLDS,
     Closed,
+    CudaBelow,
     Either,
     FromEnv,
     version_class,
@@ -36,6 +37,8 @@ def _condition_keys() -> list[str]:
         if isinstance(condition, Either):
             walk(condition.first)
             walk(condition.second)
+        elif isinstance(condition, CudaBelow):
+            keys.append("gpu.sm")  # (a GPU of another vendor or backend is "not below": gpu.sm decides the rest)
         elif not isinstance(condition, Closed):
             keys.append(condition.key)  # type: ignore[attr-defined]
 
@@ -58,6 +61,8 @@ _ENV_SETTINGS: tuple[Mapping[str, object], ...] = (
      "env.VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION": None},
     {"env.VLLM_USE_V1": "0", "env.VLLM_ENGINE_READY_TIMEOUT_S": "abc", "cuda_graphs.enabled": False,
      "engine.v1": False},
+    {"gpu.sm": parse_sm("7.5")},  # a GPU V1 does not support before 0.10.2 (the V0 fallback)
+    {"gpu.sm": parse_sm("9.0"), "*": None},
 )
 
 
@@ -74,8 +79,10 @@ def _facts(flags: bool, env: bool, setting: Mapping[str, object], version: Versi
         facts.closed.add("env.")
     for key in _condition_keys():
         value = setting.get(key, setting.get("*", "absent")) if key.startswith("env.") else setting.get(key, "absent")
-        if value != "absent":
-            facts.set(key, Fact(value, "env" if key.startswith("env.") else "flag", *LOCATED))  # type: ignore[arg-type]
+        if isinstance(value, str) and value == "absent":
+            continue
+        origin = "env" if key.startswith("env.") else "cli" if key == "gpu.sm" else "flag"
+        facts.set(key, Fact(value, origin, *LOCATED))  # type: ignore[arg-type]
     if version is not None:
         facts.set("engine.version", Fact(version, "flag"))
     return facts
@@ -91,7 +98,7 @@ def _defaults(flags: bool, env: bool, setting: Mapping[str, object], version: Ve
 
 def test_the_condition_keys_are_the_ones_the_contexts_vary() -> None:
     assert _condition_keys() == [
-        "cuda_graphs.enabled", "env.VLLM_USE_V1", "engine.v1", "env.VLLM_USE_V2_MODEL_RUNNER",
+        "cuda_graphs.enabled", "env.VLLM_USE_V1", "gpu.sm", "engine.v1", "env.VLLM_USE_V2_MODEL_RUNNER",
         "env.VLLM_ENGINE_READY_TIMEOUT_S", "env.VLLM_ATTENTION_BACKEND", "env.VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION"]
 
 
@@ -135,11 +142,13 @@ def test_the_thresholds_are_the_rows_bounds() -> None:
 # -- rows pinned at their thresholds: the version just below and at it ------------------------------------------------
 
 
-def _one(version: str | None, key: str, closed: tuple[str, ...] = ("flag.vllm.", "env."),
+def _one(version: str | None, key: str, closed: tuple[str, ...] = ("flag.vllm.", "env."), sm: str | None = None,
          **env: str | None) -> tuple[object, ...] | str | None:
     """The fact ``key`` after the defaults: (value, origin, line, note), ``"unknown"`` when made unknown, None when
-    nothing set it."""
+    nothing set it. ``sm``: the GPU's compute capability, where the file names the GPU."""
     facts = FactSet(closed=set(closed))
+    if sm is not None:
+        facts.set("gpu.sm", Fact(parse_sm(sm), "cli"))
     for name, value in env.items():
         facts.set(f"env.{name}", Fact(value, "env", *LOCATED))
     if version is not None:
@@ -171,7 +180,7 @@ def test_cudagraph_mode_is_none_with_graphs_off_on_any_version() -> None:
 
 @pytest.mark.parametrize(("version", "env", "expected"), [
     ("0.7.3", {}, (False, "default", None, None)),
-    ("0.8.0", {}, (True, "default", None, None)),
+    ("0.8.0", {}, "unknown"),  # V1 on a GPU of compute capability 8.0 or more, V0 below it: the GPU decides
     ("0.11.0", {"VLLM_USE_V1": "0"}, (False, "env", 2, None)),
     ("0.11.1", {"VLLM_USE_V1": "0"}, (True, "default", None, "V1 is the only engine from 0.11.1")),
     (None, {"VLLM_USE_V1": "yes"}, (True, "env", 2, None)),
@@ -181,10 +190,20 @@ def test_engine_v1_at_0_8_0_and_0_11_1(version: str | None, env: dict[str, str],
     assert _one(version, "engine.v1", **env) == expected
 
 
+@pytest.mark.parametrize(("version", "sm", "expected"), [
+    ("0.8.0", "9.0", True), ("0.10.1.1", "8.0", True), ("0.8.0", "7.5", False), ("0.10.1.1", "7.0", False),
+    ("0.10.2", "7.5", True),  # V0 is gone: V1 on every GPU
+])
+def test_engine_v1_falls_back_to_v0_below_compute_capability_8(version: str, sm: str, expected: bool) -> None:
+    got = _one(version, "engine.v1", sm=sm)
+    assert isinstance(got, tuple) and (got[0], got[1]) == (expected, "default")
+
+
 def test_engine_v1_with_the_environment_open_needs_the_variable() -> None:
     assert _one("0.9.0", "engine.v1", closed=("flag.vllm.",)) is None
-    assert _one("0.9.0", "engine.v1", closed=("flag.vllm.",), VLLM_USE_V1=None) == (True, "default", None, None)
-    assert _one("0.9.0", "prefix_caching.enabled", closed=("flag.vllm.",), VLLM_USE_V1=None) == (
+    assert _one("0.9.0", "engine.v1", closed=("flag.vllm.",), sm="9.0", VLLM_USE_V1=None) == (
+        True, "default", None, None)
+    assert _one("0.9.0", "prefix_caching.enabled", closed=("flag.vllm.",), sm="9.0", VLLM_USE_V1=None) == (
         True, "default", None, "the engine's default for this version")
     assert _one("0.7.3", "prefix_caching.enabled") == (False, "default", None,
                                                         "the engine's default for this version")

@@ -261,7 +261,10 @@ def record_setups(record: Mapping[str, Any], gpus: Sequence[Gpu | None],
     trigger = evaluator.trigger(record)
     if trigger is None or record.get("status") == "withdrawn":
         return out
-    keys = sorted(k for k in trigger.keys if k.startswith("gpu."))
+    # the GPU facts the verdict can turn on: those the trigger reads, and the vendor wherever it reads the backend
+    # (a known vendor rules out the other vendors' backends in the worlds)
+    keys = sorted({k for k in trigger.keys if k.startswith("gpu.")}
+                  | ({"gpu.vendor"} if "engine.backend" in trigger.keys else set()))
     engines = [e for e in engine_names() if not record.get("engines") or e in record["engines"]]
     for engine in engines:
         model = _engine(engine)

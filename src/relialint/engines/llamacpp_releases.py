@@ -17,6 +17,7 @@ from relialint.engines.releases import (
     OptionChange,
     ReleaseDelta,
     not_checked,
+    shape_changed,
 )
 
 ENGINE = "llama.cpp"
@@ -71,7 +72,7 @@ def _options(old: int, new: int) -> tuple[OptionChange, ...]:
             out.append(OptionChange(name, OPTION_ACCEPTED, None, after[0], (), _values(after[1], new)))
         else:
             was, now = _values(before[1], old), _values(after[1], new)
-            if before[0] != after[0] or was != now:
+            if shape_changed(before[0], after[0]) or was != now:
                 out.append(OptionChange(name, OPTION_CHANGED, before[0], after[0], was, now))
     return tuple(out)
 

@@ -19,10 +19,11 @@ from __future__ import annotations
 from typing import Protocol, runtime_checkable
 
 from relialint.base.plain import Fields, Frozen
+from relialint.core.deployment import Deployment
 from relialint.core.facts import Value
 from relialint.core.results import Finding
 from relialint.core.versions import Version
-from relialint.readers.located import ReadError
+from relialint.readers.located import ReadError, Span
 
 OPTION_REFUSED = "refused"
 """The old release accepts the option, the target does not: a deployment that writes it will not start."""
@@ -167,6 +168,9 @@ class ReleaseTables(Protocol):
     def option_name(self, written: str) -> str | None:
         """The option string its tables list for an option as a command line writes it (``--max_model_len=8192``
         -> ``--max-model-len``), or ``None`` for a form the tables do not list."""
+
+    def option_spans(self, deployment: Deployment) -> list[tuple[str, Span]]:
+        """Each option the deployment's command line writes, as written, with where it is written (file order)."""
 
 
 def release_delta(engine: object, old: Version, new: Version) -> ReleaseDelta | None:
@@ -353,3 +357,20 @@ class UpgradeRun(Fields):
 def option_name(engine: object, written: str) -> str | None:
     """The option string ``engine``'s tables list for ``written`` (``None``: no release tables, or no such form)."""
     return engine.option_name(written) if isinstance(engine, ReleaseTables) else None
+
+
+def option_spans(engine: object, deployment: Deployment) -> list[tuple[str, Span]]:
+    """The options ``deployment`` writes with their places, by ``engine`` (empty without release tables)."""
+    return engine.option_spans(deployment) if isinstance(engine, ReleaseTables) else []
+
+
+VALUE_SHAPES = {"v": "value", "o": "optional", "f": "flag", "n": "flag"}
+"""What a command line writes after an option of each kind: a flag and a negative flag both take nothing, so a
+change between them is none a deployment can see."""
+
+
+def shape_changed(old_kind: str | None, new_kind: str | None) -> bool:
+    """Whether what the option takes (a value, an optional value, nothing) differs; an unknown kind (``?``) never
+    counts as a change."""
+    old, new = VALUE_SHAPES.get(old_kind or ""), VALUE_SHAPES.get(new_kind or "")
+    return old is not None and new is not None and old != new

@@ -17,6 +17,7 @@ from relialint.engines.releases import (
     OptionChange,
     ReleaseDelta,
     not_checked,
+    shape_changed,
 )
 
 ENGINE = "vllm"
@@ -52,7 +53,7 @@ def _options(old: int, new: int) -> tuple[OptionChange, ...]:
                                     replacement=_replacement(name, new)))
         elif before is None:
             out.append(OptionChange(name, OPTION_ACCEPTED, None, after.kind))
-        elif before.kind != after.kind and "?" not in (before.kind, after.kind):
+        elif shape_changed(before.kind, after.kind):
             out.append(OptionChange(name, OPTION_CHANGED, before.kind, after.kind))
     return tuple(out)
 

@@ -49,6 +49,7 @@ from relialint.engines.releases import (
     VersionSide,
     latest,
     option_name,
+    option_spans,
     release_delta,
 )
 
@@ -321,50 +322,38 @@ def _table_items(engine: Engine, old: Deployment, new: Deployment, upgrade: Depl
     if release is None or not release.checked:
         return []
     stated = old.unfinished if old.unfinished is not None else old.facts
-    items = _option_items(engine, release, new, stated)
+    items = _option_items(engine, release, new)
     items.extend(_env_items(engine, release, new, stated))
     items.extend(_default_items(engine, release, old, new, upgrade))
     return items
 
 
-def _flag_fact(engine: Engine, facts: FactSet, written: str) -> Fact | None:
-    """The located fact of an option as written (``flag.<engine>.<name>``), if the deployment has one."""
-    name = written.split("=", 1)[0]
-    for key in (f"flag.{engine.name}.{name.lstrip('-')}", f"flag.{engine.name}.{name}"):
-        fact = facts.facts.get(key)
-        if fact is not None:
-            return fact
-    return None
-
-
-def _option_items(engine: Engine, release: ReleaseDelta, new: Deployment, stated: FactSet) -> list[UpgradeItem]:
+def _option_items(engine: Engine, release: ReleaseDelta, new: Deployment) -> list[UpgradeItem]:
     items: list[UpgradeItem] = []
     old_text, new_text = f"{engine.label} {release.old}", f"{engine.label} {release.new}"
-    for written in dict.fromkeys(engine.written_options(new)):
+    seen: set[str] = set()
+    for written, span in option_spans(engine, new):
         head = option_name(engine, written)
         change = release.option(head) if head is not None else None
-        if head is None or change is None:
+        if head is None or change is None or head in seen:
             continue
-        path, line, column, end_line, end_column = _located(_flag_fact(engine, stated, written), new)
+        seen.add(head)
+        where = (span.path, span.line, span.column, span.end_line, span.end_column)
         if change.change == OPTION_REFUSED:
             instead = f"; use `{change.replacement}` instead" if change.replacement else ""
-            message = (f"`{head}` is accepted by {old_text} and refused by {new_text}: the engine will not start"
-                       f"{instead}")
-            items.append(UpgradeItem(OPTION, OPTION_REFUSED, head, "definite", path, line, column, end_line,
-                                     end_column, message, "blocker"))
+            message = f"accepted by {old_text}, refused by {new_text}: the engine will not start{instead}"
+            items.append(UpgradeItem(OPTION, OPTION_REFUSED, head, "definite", *where, message, "blocker"))
         elif change.change == OPTION_CHANGED:
-            message = f"`{head}` {_kind_text(change.old_kind, change.old_values)} in {old_text}, " \
+            message = f"{_kind_text(change.old_kind, change.old_values)} in {old_text}, " \
                       f"{_kind_text(change.new_kind, change.new_values)} in {new_text}"
-            items.append(UpgradeItem(OPTION, OPTION_CHANGED, head, "definite", path, line, column, end_line,
-                                     end_column, message))
+            items.append(UpgradeItem(OPTION, OPTION_CHANGED, head, "definite", *where, message))
         elif change.change == OPTION_ACCEPTED:
-            message = f"`{head}` is refused by {old_text} and accepted by {new_text}"
-            items.append(UpgradeItem(OPTION, OPTION_ACCEPTED, head, "definite", path, line, column, end_line,
-                                     end_column, message))
+            message = f"refused by {old_text}, accepted by {new_text}"
+            items.append(UpgradeItem(OPTION, OPTION_ACCEPTED, head, "definite", *where, message))
     return items
 
 
-_KINDS = {"v": "takes a value", "o": "takes an optional value", "f": "is a flag", "n": "is a negative flag"}
+_KINDS = {"v": "takes a value", "o": "takes an optional value", "f": "takes no value", "n": "takes no value"}
 
 
 def _kind_text(kind: str | None, values: tuple[str, ...]) -> str:
@@ -385,9 +374,9 @@ def _env_items(engine: Engine, release: ReleaseDelta, new: Deployment, stated: F
         path, line, column, end_line, end_column = _located(fact, new)
         if change.change == ENV_UNREAD:
             instead = f"; use `{change.replacement}` instead" if change.replacement else ""
-            message = f"`{name}` is read by {old_text} and not by {new_text}: setting it does nothing{instead}"
+            message = f"read by {old_text}, not by {new_text}: setting it does nothing there{instead}"
         else:
-            message = f"`{name}` is not read by {old_text} and is read by {new_text}: setting it now takes effect"
+            message = f"not read by {old_text}, read by {new_text}: setting it takes effect there"
         items.append(UpgradeItem(ENV, ENV_UNREAD if change.change == ENV_UNREAD else ENV_READ, name, "definite",
                                  path, line, column, end_line, end_column, message,
                                  "major" if change.change == ENV_UNREAD else None))
@@ -412,11 +401,13 @@ def _default_items(engine: Engine, release: ReleaseDelta, old: Deployment, new: 
             continue
         certain = old_known and new_known
         old_value = _default_text(was, old_known)
-        message = (f"the default {change.fact} goes from {old_value} in {engine.label} {release.old} to "
-                   f"{_default_text(now, new_known)} in {engine.label} {release.new}")
+        message = (f"{old_value} in {engine.label} {release.old}, {_default_text(now, new_known)} in {engine.label} "
+                   f"{release.new}")
         if change.pins and was is not None and (now is not None or not new_known):
             message += f"; to keep {old_value}, set it with {' or '.join(f'`{p}`' for p in change.pins)}"
         missing = () if certain else _waits_on(engine, change.fact)
+        if missing:
+            message += f" (possible: depends on {', '.join(missing)})"
         items.append(UpgradeItem(DEFAULT, CHANGED, change.fact, "definite" if certain else "possible", path, line,
                                  column, end_line, end_column, message, missing_facts=missing))
     return items
@@ -437,7 +428,7 @@ def _default_text(fact: Fact | None, known: bool) -> str:
 
     if fact is not None:
         return render(fact.value)
-    return "none" if known else "not known"
+    return "no default" if known else "not known"
 
 
 def _waits_on(engine: Engine, fact: str) -> tuple[str, ...]:

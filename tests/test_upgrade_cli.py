@@ -127,11 +127,11 @@ def test_to_latest_is_the_newest_tabled_release() -> None:
 def test_a_version_outside_the_tables_is_not_checked_but_judged(tmp_path: Path) -> None:
     doc = json.loads(run("examples/compose.yaml", "--to", "0.40.0", "--format", "json").stdout)
     first = doc["deployments"][0]
-    assert first["release"] == {"checked": False, "unchecked": "vLLM 0.40.0 is not in relialint's option tables "
-                                                               "(0.6.6.post1-0.33.0, releases only)"}
+    assert first["release"] == {"checked": False, "unchecked": "vLLM 0.40.0 is outside relialint's option tables "
+                                                               "(0.6.6.post1-0.33.0)"}
     assert [i for i in first["items"] if i["kind"] != "record"] == []  # not checked, never "no change"
-    assert first["notes"] == ["options, variables and defaults not checked: vLLM 0.40.0 is not in relialint's "
-                              "option tables (0.6.6.post1-0.33.0, releases only)"]
+    assert first["notes"] == ["options, variables and defaults not checked: vLLM 0.40.0 is outside relialint's "
+                              "option tables (0.6.6.post1-0.33.0)"]
 
 
 def test_llama_cpp_builds_through_their_tables(tmp_path: Path) -> None:

@@ -147,20 +147,10 @@ class VllmEngine:
         return self.releases()[-1]
 
     def option_spans(self, deployment: Deployment) -> list[tuple[str, Span]]:
-        """The written options with the place of the flag fact each sets (``flag.vllm.<name>``, as located by the
-        extraction: the option word)."""
+        """The written options with the place of their word on the command line."""
         from relialint.engines import flagcheck
 
-        facts = deployment.unfinished if deployment.unfinished is not None else deployment.facts
-        out: list[tuple[str, Span]] = []
-        for written in flagcheck.written_options(deployment):
-            head = flagcheck.option_head(written)
-            fact = facts.facts.get(f"flag.vllm.{head[2:]}") if head is not None and head.startswith("--") else None
-            if fact is not None and fact.path is not None and fact.line is not None:
-                column = fact.column or 1
-                out.append((written, Span(fact.path, fact.line, column, fact.end_line or fact.line,
-                                          fact.end_column or column)))
-        return out
+        return flagcheck.option_spans(deployment)
 
     def option_name(self, written: str) -> str | None:
         from relialint.engines import flagcheck

@@ -76,7 +76,7 @@ def test_json_document() -> None:
                              "column": 3}
     assert first["to"] == {"version": "0.8.1", "origin": "--to", "path": "examples/compose.yaml", "line": 9,
                            "column": 3}
-    assert first["release"] == {"checked": True, "unchecked": None}
+    assert first["release"] == {"checked": True, "unchecked": None, "worlds": None}
     refused = [i for i in first["items"] if i["kind"] == "option"]
     assert refused == [{
         "kind": "option", "change": "refused", "subject": "--speculative-config", "certainty": "definite",
@@ -84,9 +84,16 @@ def test_json_document() -> None:
         "end_column": 27, "message": "accepted by vLLM 0.30.0, refused by vLLM 0.8.1: the engine will not start",
         "missing_facts": [], "introduces": False, "failing": False, "shown": True}]
     entered = next(i for i in first["items"] if i["subject"] == "RL507")
-    assert (entered["introduces"], entered["failing"], entered["finding"]["code"]) == (True, True, "RL507")
-    assert doc["summary"] == {"files": 1, "deployments": 2, "entered": 5, "left": 8, "kept": 3, "options": 1,
-                              "variables": 0, "defaults": 12, "failing": 1, "errors": 0}
+    assert (entered["introduces"], entered["failing"]) == (True, True)
+    # check's document, extended: every finding of a record involved, with its change
+    rl507 = [f for f in doc["findings"] if f["code"] == "RL507"]
+    assert [(f["line"], f["column"], f["certainty"], f["change"], f["change_certainty"]) for f in rl507] == [
+        (15, 7, "definite", "entered", "definite")]
+    assert [(f["code"], f["change"]) for f in doc["findings"] if f["line"] == 15] == [
+        ("RL113", "left"), ("RL208", "left"), ("RL221", "left"), ("RL507", "entered")]
+    assert doc["summary"] == {"files": 1, "deployments": 2, "definite": 6, "possible": 10, "possible_counted": 2,
+                              "errors": 0, "entered": 5, "left": 8, "kept": 3, "options": 1, "variables": 0,
+                              "defaults": 12, "failing": 1}
 
 
 def test_sarif_and_github_list_what_the_upgrade_brings() -> None:
@@ -128,7 +135,7 @@ def test_a_version_outside_the_tables_is_not_checked_but_judged(tmp_path: Path) 
     doc = json.loads(run("examples/compose.yaml", "--to", "0.40.0", "--format", "json").stdout)
     first = doc["deployments"][0]
     assert first["release"] == {"checked": False, "unchecked": "vLLM 0.40.0 is outside relialint's option tables "
-                                                               "(0.6.6.post1-0.33.0)"}
+                                                               "(0.6.6.post1-0.33.0)", "worlds": None}
     assert [i for i in first["items"] if i["kind"] != "record"] == []  # not checked, never "no change"
     assert first["notes"] == ["options, variables and defaults not checked: vLLM 0.40.0 is outside relialint's "
                               "option tables (0.6.6.post1-0.33.0)"]
@@ -142,4 +149,4 @@ def test_llama_cpp_builds_through_their_tables(tmp_path: Path) -> None:
     [deployment] = doc["deployments"]
     assert (deployment["engine"], deployment["from"]["version"], deployment["to"]["version"]) == (
         "llama.cpp", "b4579", "b11312")
-    assert deployment["release"] == {"checked": True, "unchecked": None}
+    assert deployment["release"] == {"checked": True, "unchecked": None, "worlds": None}

@@ -150,3 +150,23 @@ def test_llama_cpp_builds_through_their_tables(tmp_path: Path) -> None:
     assert (deployment["engine"], deployment["from"]["version"], deployment["to"]["version"]) == (
         "llama.cpp", "b4579", "b11312")
     assert deployment["release"] == {"checked": True, "unchecked": None, "worlds": None}
+
+
+def test_a_version_of_another_engine_leaves_a_deployment_as_it_is(tmp_path: Path) -> None:
+    compose = tmp_path / "compose.yaml"
+    compose.write_text('services:\n  vllm:\n    image: vllm/vllm-openai:v0.21.0\n'
+                       '    command: ["Qwen/Qwen3-8B", "--max-model-len", "8192"]\n'
+                       '  llama:\n    image: ghcr.io/ggml-org/llama.cpp:server-b4579\n'
+                       '    command: ["-m", "/models/m.gguf", "--no-mmap"]\n', encoding="utf-8")
+    doc = json.loads(run(str(compose), "--to", "b11312", "--format", "json", "--isolated").stdout)
+    vllm, llama = doc["deployments"]
+    assert (vllm["engine"], vllm["to"]["version"], vllm["items"]) == ("vllm", None, [])
+    assert vllm["notes"] == ["b11312 is not a vLLM version: this deployment is not upgraded"]
+    assert [(i["kind"], i["change"], i["subject"], i["line"], i["column"]) for i in llama["items"]] == [
+        ("record", "entered", "RL520", 7, 39), ("option", "refused", "--no-mmap", 7, 39)]
+    latest = json.loads(run(str(compose), "--to", "latest", "--format", "json", "--isolated").stdout)
+    assert [d["to"]["version"] for d in latest["deployments"]] == ["0.33.0", "b11312"]
+    defaults = [(i["subject"], i["certainty"], i["message"]) for i in latest["deployments"][0]["items"]
+                if i["kind"] == "default"]
+    assert defaults == [("engine.v2_model_runner", "definite", "false in vLLM 0.21.0, true in vLLM 0.33.0; to keep "
+                                                               "false, set it with `VLLM_USE_V2_MODEL_RUNNER`")]

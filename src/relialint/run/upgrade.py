@@ -166,7 +166,10 @@ def _pin(text: str | None, origin: str, seen: _Pinned) -> Callable[[Deployment, 
         where = (written.path, written.line, written.column) if written is not None and written.located() else (
             None, None, None)
         version = resolve_version(engine, text) if text is not None else None
-        if version is None:
+        if version is None and text is not None and origin == "--to":
+            seen.sides[_key(deployment)] = VersionSide(None, origin, *where)  # not this engine's: not upgraded
+            return
+        if version is None:  # the file's version (--from names another engine's version, or none was given)
             file_version = written.value if written is not None and isinstance(written.value, Version) else None
             seen.sides[_key(deployment)] = VersionSide(file_version, "file" if file_version is not None else None,
                                                        *where)
@@ -230,7 +233,9 @@ def compare(today: RunResult, target: RunResult, before: _Pinned, after: _Pinned
         upgrade = DeploymentUpgrade(deployment.path, deployment.span.line, deployment.span.column,
                                     deployment.engine, engine.label, deployment.name, old_side, new_side)
         if new_side.version is None:
-            upgrade.notes.append(f"{request.to} is not a {engine.label} version: this deployment is not upgraded")
+            why = f"relialint has no release tables for {engine.label}" if request.to == LATEST else \
+                f"{request.to} is not a {engine.label} version"
+            upgrade.notes.append(f"{why}: this deployment is not upgraded")
             run.deployments.append(upgrade)
             continue
         if old_side.version is None:

@@ -80,8 +80,8 @@ def test_a_pre_release_between_two_tables_takes_both() -> None:
     _, new = _vllm("0.17.0rc1")
     delta = release_delta(engine, old, new)
     assert delta is not None and delta.checked
-    assert delta.worlds == "vLLM 0.17.0rc1 lies between the tabled 0.16.0 and 0.17.0: a change in one of them only is " \
-                           "possible"
+    assert delta.worlds == ("vLLM 0.17.0rc1 lies between the tabled 0.16.0 and 0.17.0: a change in one of them only "
+                            "is possible")
     # --disable-log-requests: tabled 0.6.6.post1-0.16.0 and 0.33.0, so refused by 0.17.0 and accepted by 0.16.0
     change = delta.option("--disable-log-requests")
     assert change is not None and (change.change, change.certain) == ("refused", False)

@@ -131,3 +131,13 @@ def test_llama_cpp_items_are_located_at_their_words(tmp_path: Path) -> None:
     assert [(i.change, i.subject) for i in upgrade.items if i.kind == "record"] == [
         ("entered", "RL520"), ("entered", "RL506"), ("entered", "RL527")]
     assert run.failing == 3
+
+
+def test_a_buffer_upgrades_like_its_file() -> None:
+    from relialint.run.upgrade import upgrade_text
+
+    text = "vllm serve Qwen/Qwen3-8B --max-model-len 8192\n"
+    run = upgrade_text(text, "serve.sh", "shell", Options(isolated=True), Request("0.20.0", "0.19.0"))
+    [upgrade] = run.deployments
+    assert [(i.kind, i.subject, i.certainty, i.line, i.column) for i in upgrade.items if i.kind == "default"] == [
+        ("default", "memory.gpu_utilization", "definite", 1, 1)]

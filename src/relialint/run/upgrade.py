@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from relialint.engines.protocol import Engine
     from relialint.engines.registry import Registry
 
-__all__ = ["LATEST", "RecordChange", "Request", "record_changes", "resolve_version", "upgrade_paths"]
+__all__ = ["LATEST", "RecordChange", "Request", "record_changes", "resolve_version", "upgrade_paths", "upgrade_text"]
 
 LATEST = "latest"
 """``--to latest``: the newest release the tables of the deployment's engine describe."""
@@ -210,6 +210,21 @@ def upgrade_paths(paths: list[str], options: Options, request: Request, registry
     before, after = _Pinned(), _Pinned()
     today = lint_paths(paths, options, registry, _pin(request.old, "--from", before))
     target = lint_paths(paths, options, registry, _pin(request.to, "--to", after))
+    return compare(today, target, before, after, engines, request)
+
+
+def upgrade_text(text: str, display: str, kind: str, options: Options, request: Request,
+                 registry: Registry | None = None) -> UpgradeRun:
+    """The upgrade of the deployments of one buffer, as if it were the file ``display`` (an editor's unsaved text, a
+    file's content at a git revision): the two lints of :func:`upgrade_paths`, on the text."""
+    from relialint.engines.registry import default_registry
+    from relialint.run.lint import lint_text
+
+    engines = registry if registry is not None else default_registry()
+    _check_request(request, engines)
+    before, after = _Pinned(), _Pinned()
+    today = lint_text(text, display, kind, options, registry=registry, pin=_pin(request.old, "--from", before))
+    target = lint_text(text, display, kind, options, registry=registry, pin=_pin(request.to, "--to", after))
     return compare(today, target, before, after, engines, request)
 
 

@@ -106,8 +106,10 @@ def test_sarif_and_github_list_what_the_upgrade_brings() -> None:
     assert not any(rule == "RL208" for rule, _, _ in results)  # it leaves: no alert
     github = run("examples/compose.yaml", "--to", "0.8.1", "--format", "github").stdout.splitlines()
     assert ("::error file=examples/compose.yaml,line=15,col=7,endLine=15,endColumn=27,title=upgrade/option-refused "
-            "[blocker] upgrade%3A refused::accepted by vLLM 0.30.0, refused by vLLM 0.8.1: the engine will not start"
+            "[blocker] --speculative-config::accepted by vLLM 0.30.0, refused by vLLM 0.8.1: the engine will not start"
             ) in github
+    assert any(line.startswith("::warning file=examples/compose.yaml,line=15,col=7,endLine=15,endColumn=27,title=RL507 "
+                               "[major] entered with the upgrade%3A ") for line in github)
     assert github[-1].startswith("relialint upgrade: 1 file, 2 deployments, ")
 
 

@@ -25,7 +25,8 @@ def render(run: UpgradeRun, color: bool = False, root: Path | None = None) -> st
         command = COMMANDS.get(severity, "warning")
         if i.certainty != "definite":
             command = _DOWN[command]
-        title = f"{rule_id(i)} [{severity}{', possible' if i.certainty != 'definite' else ''}] upgrade: {i.change}"
+        what = f"{i.change} with the upgrade: {i.finding.title}" if i.finding is not None else i.subject
+        title = f"{rule_id(i)} [{severity}{', possible' if i.certainty != 'definite' else ''}] {what}"
         props = (f"file={_file_property(i.path, root)},line={i.line},col={i.column},endLine={i.end_line},"
                  f"endColumn={i.end_column},title={escape_property(no_legacy_commands(field(title)))}")
         body = field(i.message)

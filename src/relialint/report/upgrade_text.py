@@ -57,7 +57,7 @@ def _side(version: str, origin: str | None) -> str:
 def header(d: DeploymentUpgrade) -> str:
     service = f" {field(d.service)}" if d.service else ""
     old = _side(d.old.text(), "the file" if d.old.origin == "file" else d.old.origin)
-    new = _side(d.new.text(), d.new.origin)
+    new = _side(d.new.text(), d.new.origin) if d.new.version is not None else "not upgraded"
     return f"{field(d.path)}:{d.line}:{d.column}: {field(d.label)} deployment{service}: {field(old)} -> {field(new)}"
 
 

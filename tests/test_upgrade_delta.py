@@ -141,3 +141,19 @@ def test_a_buffer_upgrades_like_its_file() -> None:
     [upgrade] = run.deployments
     assert [(i.kind, i.subject, i.certainty, i.line, i.column) for i in upgrade.items if i.kind == "default"] == [
         ("default", "memory.gpu_utilization", "definite", 1, 1)]
+
+
+def test_items_from_an_env_file_are_located_there(tmp_path: Path) -> None:
+    (tmp_path / "compose.yaml").write_text('services:\n  llm:\n    image: vllm/vllm-openai:v0.14.1\n'
+                                           '    command: ["Qwen/Qwen3-8B"]\n    env_file: [.env]\n', encoding="utf-8")
+    (tmp_path / ".env").write_text("VLLM_ATTENTION_BACKEND=FLASH_ATTN\n", encoding="utf-8")
+    run = upgrade_paths([str(tmp_path / "compose.yaml")], Options(isolated=True), Request("0.15.0"))
+    [upgrade] = run.deployments
+    env = str(tmp_path / ".env")
+    assert [(i.kind, i.change, i.subject, i.certainty, i.path, i.line, i.column) for i in upgrade.items
+            if i.path == env] == [
+        ("record", "entered", "RL504", "definite", env, 1, 1),
+        ("env", "unread", "VLLM_ATTENTION_BACKEND", "definite", env, 1, 1)]
+    [unread] = [i for i in upgrade.items if i.kind == "env"]
+    assert unread.message == ("read by vLLM 0.14.1, not by vLLM 0.15.0: setting it does nothing there; use "
+                              "`--attention-backend NAME` instead")

@@ -449,6 +449,7 @@ class Session:
                     break
             else:
                 self._keep(finding, policy)
+                run.owners[id(finding)] = deployment
         if options.inline_ignores:
             problems.extend(suppress.unused_inline(directives, result.path, lambda c: selected(c, select, ignore)))
         for problem in problems:

@@ -277,20 +277,13 @@ def compare(today: RunResult, target: RunResult, before: _Pinned, after: _Pinned
 
 
 def _by_deployment(run: RunResult, findings: list[Finding]) -> dict[tuple[str, int, int, str], list[Finding]]:
-    """Each finding under the deployment it is about: the deployment of its file and service that starts at or
-    before its line (the nearest), else the first of its file."""
+    """Each finding under the deployment it is about (``RunResult.owners``); a finding without one (a suppression
+    check) is about no deployment and has no place in an upgrade."""
     out: dict[tuple[str, int, int, str], list[Finding]] = {}
-    by_path: dict[str, list[Deployment]] = {}
-    for d in run.deployments:
-        by_path.setdefault(d.path, []).append(d)
     for finding in findings:
-        candidates = by_path.get(finding.path) or []
-        named = [d for d in candidates if finding.service is not None and d.name == finding.service] or candidates
-        if not named:
-            continue
-        above = [d for d in named if d.span.line <= finding.line]
-        owner = above[-1] if above else named[0]
-        out.setdefault(_key(owner), []).append(finding)
+        owner = run.owners.get(id(finding))
+        if owner is not None:
+            out.setdefault(_key(owner), []).append(finding)
     return out
 
 

@@ -172,3 +172,15 @@ def test_a_version_of_another_engine_leaves_a_deployment_as_it_is(tmp_path: Path
                 if i["kind"] == "default"]
     assert defaults == [("engine.v2_model_runner", "definite", "false in vLLM 0.21.0, true in vLLM 0.33.0; to keep "
                                                                "false, set it with `VLLM_USE_V2_MODEL_RUNNER`")]
+
+
+def test_configuration_fail_on_applies_to_the_upgrade(tmp_path: Path) -> None:
+    (tmp_path / "serve.sh").write_text("vllm serve Qwen/Qwen3-8B --swap-space 4\n", encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[tool.relialint]\nfail-on = "never"\n', encoding="utf-8")
+    args = (str(tmp_path / "serve.sh"), "--from", "0.17.1", "--to", "0.18.0", "--format", "json")
+    isolated = run(*args, "--isolated")  # --swap-space: tabled up to 0.17.1
+    assert isolated.exit_code == 1
+    items = json.loads(isolated.stdout)["deployments"][0]["items"]
+    assert [(i["kind"], i["change"], i["subject"], i["column"]) for i in items if i["column"] == 26] == [
+        ("record", "entered", "RL507", 26), ("record", "left", "RL542", 26), ("option", "refused", "--swap-space", 26)]
+    assert run(*args).exit_code == 0

@@ -10,6 +10,7 @@ from relialint.engines.registry import default_registry
 from relialint.engines.releases import DefaultChange, EnvChange, OptionChange, release_delta
 from relialint.run.lint import load_records
 from relialint.run.upgrade import Request, record_changes, upgrade_paths
+from tests.conftest import ROOT
 
 
 def _vllm(text: str):  # type: ignore[no-untyped-def]
@@ -157,3 +158,19 @@ def test_items_from_an_env_file_are_located_there(tmp_path: Path) -> None:
     [unread] = [i for i in upgrade.items if i.kind == "env"]
     assert unread.message == ("read by vLLM 0.14.1, not by vLLM 0.15.0: setting it does nothing there; use "
                               "`--attention-backend NAME` instead")
+
+
+def test_a_value_the_target_refuses() -> None:
+    """``--speculative-config`` method ``mtp``: accepted from vLLM 0.11.0 (``flagcheck.VALUE_SINCE``)."""
+    engine, old = _vllm("0.30.0")
+    _, new = _vllm("0.10.0")
+    delta = release_delta(engine, old, new)
+    assert delta is not None
+    assert [(v.option, v.value, v.change, v.since) for v in delta.values if v.value == "mtp"] == [
+        ("--speculative-config", "mtp", "refused", "0.11.0")]
+    run = upgrade_paths([str(ROOT / "examples" / "compose.yaml")], Options(), Request("0.10.0"))
+    values = [(i.change, i.subject, i.certainty, i.line, i.column, i.message) for d in run.deployments
+              for i in d.items if i.kind == "option"]
+    assert values == [("refused", "--speculative-config mtp", "definite", 15, 7,
+                       "`mtp` is accepted by vLLM 0.30.0, refused by vLLM 0.10.0 (accepted from 0.11.0): the engine "
+                       "will not start")]

@@ -89,6 +89,29 @@ class EnvChange(Frozen):
         self.replacement = replacement
 
 
+class ValueChange(Frozen):
+    """A value of an option that one release accepts and the other refuses (``change``: ``refused`` by the target or
+    ``accepted`` by it): ``option`` as the tables spell it, ``value`` as the deployment's fact ``fact`` holds it
+    (``--speculative-config``'s ``method`` ``mtp``, fact ``args.spec_method``), ``since``: the first release that
+    accepts it."""
+
+    option: str
+    value: str
+    fact: str
+    change: str
+    since: str
+    certain: bool
+    _fields = ("option", "value", "fact", "change", "since", "certain")
+
+    def __init__(self, option: str, value: str, fact: str, change: str, since: str, certain: bool = True) -> None:
+        self.option = option
+        self.value = value
+        self.fact = fact
+        self.change = change
+        self.since = since
+        self.certain = certain
+
+
 class DefaultChange(Frozen):
     """A fact the engine sets itself when the config says nothing, whose value differs between the releases (for a
     complete command line and environment that set nothing). ``old`` / ``new``: the value in each release;
@@ -136,12 +159,15 @@ class ReleaseDelta(Frozen):
     env: tuple[EnvChange, ...]
     defaults: tuple[DefaultChange, ...]
     worlds: str | None
-    _fields = ("engine", "old", "new", "checked", "unchecked", "options", "env", "defaults", "worlds")
+    values: tuple[ValueChange, ...]
+    _fields = ("engine", "old", "new", "checked", "unchecked", "options", "env", "defaults", "worlds", "values")
 
     def __init__(self, engine: str, old: Version, new: Version, checked: bool = True, unchecked: str | None = None,
                  options: tuple[OptionChange, ...] = (), env: tuple[EnvChange, ...] = (),
-                 defaults: tuple[DefaultChange, ...] = (), worlds: str | None = None) -> None:
+                 defaults: tuple[DefaultChange, ...] = (), worlds: str | None = None,
+                 values: tuple[ValueChange, ...] = ()) -> None:
         self.worlds = worlds
+        self.values = values
         self.engine = engine
         self.old = old
         self.new = new
@@ -397,11 +423,15 @@ def combine(engine: str, old: Version, new: Version, deltas: list[ReleaseDelta],
     if len(deltas) == 1:
         only = deltas[0]
         return ReleaseDelta(engine, old, new, options=only.options, env=only.env, defaults=only.defaults,
-                            worlds=worlds)
+                            worlds=worlds, values=only.values)
     options: dict[tuple[str, str], tuple[OptionChange, int]] = {}
     env: dict[tuple[str, str], tuple[EnvChange, int]] = {}
     defaults: dict[str, tuple[DefaultChange, int]] = {}
+    values: dict[tuple[str, str, str], tuple[ValueChange, int]] = {}
     for delta in deltas:
+        for v in delta.values:
+            kept_v = values.get((v.option, v.value, v.change))
+            values[(v.option, v.value, v.change)] = (kept_v[0] if kept_v else v, (kept_v[1] if kept_v else 0) + 1)
         for o in delta.options:
             kept_o = options.get((o.name, o.change))
             options[(o.name, o.change)] = (kept_o[0] if kept_o else o, (kept_o[1] if kept_o else 0) + 1)
@@ -418,4 +448,4 @@ def combine(engine: str, old: Version, new: Version, deltas: list[ReleaseDelta],
         options=tuple(replace(o, certain=o.certain and n == total) for o, n in options.values()),
         env=tuple(replace(e, certain=e.certain and n == total) for e, n in env.values()),
         defaults=tuple(replace(d, certain=d.certain and n == total) for d, n in defaults.values()),
-        worlds=worlds)
+        worlds=worlds, values=tuple(replace(v, certain=v.certain and n == total) for v, n in values.values()))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from relialint.core.facts import Fact, FactSet
-from relialint.core.versions import Version
+from relialint.core.versions import Version, parse_in_family
 from relialint.engines import flagcheck, vllm_defaults
 from relialint.engines.releases import (
     ENV_READ,
@@ -18,6 +18,7 @@ from relialint.engines.releases import (
     EnvChange,
     OptionChange,
     ReleaseDelta,
+    ValueChange,
     combine,
     not_checked,
     shape_changed,
@@ -42,8 +43,9 @@ def release_delta(old: Version, new: Version) -> ReleaseDelta:
         return not_checked(ENGINE, old, new, f"vLLM {' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} "
                            f"outside relialint's option tables ({table.versions[0]}-{table.versions[-1]})")
     defaults = _defaults(old, new, new_worlds[-1])
-    deltas = [ReleaseDelta(ENGINE, old, new, options=_options(i, j), env=_env(i, j), defaults=defaults)
-              for i in old_worlds for j in new_worlds]
+    values = _values(old, new)
+    deltas = [ReleaseDelta(ENGINE, old, new, options=_options(i, j), env=_env(i, j), defaults=defaults,
+                           values=values) for i in old_worlds for j in new_worlds]
     if len(old_worlds) == len(new_worlds) == 1:
         return deltas[0]
     between = [f"{v} lies between the tabled {table.versions[w[0]]} and {table.versions[w[1]]}"
@@ -77,6 +79,20 @@ def _options(old: int, new: int) -> tuple[OptionChange, ...]:
             out.append(OptionChange(name, OPTION_ACCEPTED, None, after.kind))
         elif shape_changed(before.kind, after.kind):
             out.append(OptionChange(name, OPTION_CHANGED, before.kind, after.kind))
+    return tuple(out)
+
+
+def _values(old: Version, new: Version) -> tuple[ValueChange, ...]:
+    """The values one release accepts and the other refuses, by ``flagcheck.VALUE_SINCE`` (the first release that
+    accepts each, from the released wheels)."""
+    out: list[ValueChange] = []
+    for fact, firsts in flagcheck.VALUE_SINCE.items():
+        option = flagcheck.VALUE_OPTION[fact]
+        for value, first in firsts.items():
+            since = parse_in_family(False, first)
+            before, after = not old < since, not new < since
+            if before != after:
+                out.append(ValueChange(option, value, fact, OPTION_ACCEPTED if after else OPTION_REFUSED, first))
     return tuple(out)
 
 

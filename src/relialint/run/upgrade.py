@@ -394,6 +394,7 @@ def _table_items(engine: Engine, old: Deployment, new: Deployment, upgrade: Depl
         return []
     stated = old.unfinished if old.unfinished is not None else old.facts
     items = _option_items(engine, delta, new)
+    items.extend(_value_items(engine, delta, new, stated))
     items.extend(_env_items(delta, new, stated))
     items.extend(_default_items(engine, delta, old, new))
     return items
@@ -422,6 +423,34 @@ def _option_items(engine: Engine, delta: _Delta, new: Deployment) -> list[Upgrad
         elif change.change == OPTION_ACCEPTED:
             message = f"refused by {old_text}, accepted by {new_text}"
             items.append(UpgradeItem(OPTION, OPTION_ACCEPTED, head, certainty, *where, message, None, missing))
+    return items
+
+
+def _value_items(engine: Engine, delta: _Delta, new: Deployment, stated: FactSet) -> list[UpgradeItem]:
+    """Values the deployment writes that one side accepts and the other refuses, at the option's word."""
+    items: list[UpgradeItem] = []
+    spans = {option_name(engine, written): span for written, span in option_spans(engine, new)}
+    for change in delta.release.values:
+        fact = stated.facts.get(change.fact)
+        if fact is None or fact.value is None or str(fact.value) != change.value:
+            continue
+        whole = delta.release.option(change.option)
+        if whole is not None and whole.change in (OPTION_REFUSED, OPTION_ACCEPTED):
+            continue  # the option itself is refused or newly accepted: that item says it
+        span = spans.get(change.option)
+        path, line, column, end_line, end_column = (span.path, span.line, span.column, span.end_line,
+                                                    span.end_column) if span is not None else _located(fact, new)
+        certainty, missing = delta.certainty(change.certain)
+        subject = f"{change.option} {change.value}"
+        if change.change == OPTION_REFUSED:
+            message = (f"`{change.value}` is accepted by {delta.old_text}, refused by {delta.new_text} (accepted "
+                       f"from {change.since}): the engine will not start")
+            items.append(UpgradeItem(OPTION, OPTION_REFUSED, subject, certainty, path, line, column, end_line,
+                                     end_column, message, "blocker", missing))
+        else:
+            message = f"`{change.value}` is refused by {delta.old_text}, accepted by {delta.new_text}"
+            items.append(UpgradeItem(OPTION, OPTION_ACCEPTED, subject, certainty, path, line, column, end_line,
+                                     end_column, message, None, missing))
     return items
 
 

@@ -235,6 +235,7 @@ def compare(today: RunResult, target: RunResult, before: _Pinned, after: _Pinned
                      notes=list(dict.fromkeys([*today.notes, *target.notes])), files=target.files,
                      show_possible=target.show_possible)
     old_by_key = {_key(d): d for d in today.deployments}
+    memo: Memo = {}
     old_findings = _by_deployment(today, today.findings)
     new_findings = _by_deployment(target, target.findings)
     for deployment in target.deployments:
@@ -269,7 +270,7 @@ def compare(today: RunResult, target: RunResult, before: _Pinned, after: _Pinned
                                      f"for {engine.label}")
         upgrade.items.extend(_record_items(old_findings.get(key, []), new_findings.get(key, []), target))
         if old_deployment is not None:
-            upgrade.items.extend(_table_items(engine, old_deployment, deployment, upgrade))
+            upgrade.items.extend(_table_items(engine, old_deployment, deployment, upgrade, memo))
         upgrade.items.sort(key=UpgradeItem.sort_key)
         run.deployments.append(upgrade)
     run.failing = sum(1 for d in run.deployments for i in d.items if i.introduces and i.failing)
@@ -348,7 +349,7 @@ class _Delta:
         return "possible", ("engine.version",)
 
 
-def _delta_for(engine: Engine, old: Deployment, upgrade: DeploymentUpgrade) -> _Delta | None:
+def _delta_for(engine: Engine, old: Deployment, upgrade: DeploymentUpgrade, memo: Memo) -> _Delta | None:
     """The delta the items come from: the release delta between the two versions, or, the version today unknown,
     the deltas from each tabled release the file allows (``engine.allowed_versions``) to the target, combined."""
     new = upgrade.new.version
@@ -361,14 +362,27 @@ def _delta_for(engine: Engine, old: Deployment, upgrade: DeploymentUpgrade) -> _
     if upgrade.old.version is not None:
         return None
     stated = old.unfinished if old.unfinished is not None else old.facts
-    allowed = [v for v in engine.allowed_versions(stated, engine.written_options(old), None) if v != new]
+    allowed = tuple(v for v in engine.allowed_versions(stated, engine.written_options(old), None) if v != new)
+    key = (engine.name, allowed, new)
+    if key not in memo:
+        memo[key] = _from_any(engine, allowed, new)
+    combined = memo[key]
+    if combined is None:
+        return None
+    span = _ranges(list(allowed), list(engine.tabled_versions()))
+    return _Delta(combined, f"some of {engine.label} {span} (the version today is unknown)", new_text, True)
+
+
+Memo = dict[tuple[str, tuple[Version, ...], Version], "ReleaseDelta | None"]
+"""The combined deltas of one upgrade run, by engine, versions allowed today and target (deployments share a few)."""
+
+
+def _from_any(engine: Engine, allowed: tuple[Version, ...], new: Version) -> ReleaseDelta | None:
+    """The release deltas from each of ``allowed`` to ``new``, combined."""
     deltas = [d for d in (release_delta(engine, v, new) for v in allowed) if d is not None and d.checked]
     if not deltas:
         return None
-    span = _ranges(allowed, list(engine.tabled_versions()))
-    combined = combine(engine.name, deltas[0].old, new, deltas, f"the version today is unknown: {engine.label} "
-                                                                 f"{span} by the tables")
-    return _Delta(combined, f"some of {engine.label} {span} (the version today is unknown)", new_text, True)
+    return combine(engine.name, deltas[0].old, new, deltas, "the version today is unknown")
 
 
 def _ranges(versions: list[Version], tabled: list[Version]) -> str:
@@ -385,11 +399,12 @@ def _ranges(versions: list[Version], tabled: list[Version]) -> str:
     return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
-def _table_items(engine: Engine, old: Deployment, new: Deployment, upgrade: DeploymentUpgrade) -> list[UpgradeItem]:
+def _table_items(engine: Engine, old: Deployment, new: Deployment, upgrade: DeploymentUpgrade, memo: Memo
+                 ) -> list[UpgradeItem]:
     """Options, variables and defaults of the release delta that this deployment uses, located where it writes
     them. Without a delta the tables decide (a side outside them) there are none: the record items, judged over the
     worlds, still say what the target refuses."""
-    delta = _delta_for(engine, old, upgrade)
+    delta = _delta_for(engine, old, upgrade, memo)
     if delta is None:
         return []
     stated = old.unfinished if old.unfinished is not None else old.facts

@@ -40,7 +40,11 @@ TOO_MANY_DEPLOYMENTS = (f"more than {MAX_DEPLOYMENTS} deployments in one file; f
 # -- the run --------------------------------------------------------------------------------------------------------
 
 
-def load_records(options: Options) -> tuple[list[dict[str, Any]], list[ReadError]]:
+Records = tuple[list[dict[str, Any]], list[ReadError]]
+"""The loaded records and the problems of loading them (``load_records``)."""
+
+
+def load_records(options: Options) -> Records:
     from relialint.kb.loader import compiled, shipped_dir
 
     records, problems = compiled([shipped_dir(), *options.records_dirs])
@@ -112,11 +116,12 @@ def lint_file_result(result: FileResult, given: dict[str, Fact], records: list[d
 
 
 def lint_paths(paths: list[str], options: Options, registry: Registry | None = None, pin: Pin | None = None,
-               evaluator: Evaluator | None = None) -> RunResult:
+               evaluator: Evaluator | None = None, records: Records | None = None) -> RunResult:
     """Lint files and directories; ``registry``: the engines (default: those relialint ships); ``pin``: sets each
-    deployment's version first (``relialint upgrade``); ``evaluator``: a memo shared with another run over the same
-    files and records (the two sides of an upgrade), else one of its own."""
-    session = Session(options, paths, registry, evaluator, pin)
+    deployment's version first (``relialint upgrade``); ``evaluator`` and ``records``: the memo and the loaded records
+    (with their load errors) of another run over the same files, shared (the two sides of an upgrade: a judgement
+    that reads nothing the version changes is made once), else the run's own."""
+    session = Session(options, paths, registry, evaluator, pin, records)
     files, errors = discover(paths, session.reach_for)
     for problem in errors:
         (session.run.warnings if problem.severity == "warning" else session.run.errors).append(problem)
@@ -242,7 +247,7 @@ class Session:
     """One run across files: records, configuration per file, targets, suppressions and the baseline."""
 
     def __init__(self, options: Options, paths: list[str], registry: Registry | None = None,
-                 evaluator: Evaluator | None = None, pin: Pin | None = None) -> None:
+                 evaluator: Evaluator | None = None, pin: Pin | None = None, records: Records | None = None) -> None:
         from relialint.run import suppress
         from relialint.run.reach import project_root
 
@@ -257,7 +262,7 @@ class Session:
         self.reaches = {False: Reach(roots), True: Reach(roots, True)}
         """The limits on the files read beyond those named (``reach``): inside the project roots of the paths named,
         or anywhere (``--follow-outside``)."""
-        self.records, record_errors = load_records(options)
+        self.records, record_errors = records if records is not None else load_records(options)
         self.run = RunResult(errors=list(record_errors), show_possible=options.show_possible)
         self.run.rules = rule_table(self.records)
         targets = [t for t in options.targets if _has_target(t)] or [options.target]

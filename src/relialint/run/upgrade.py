@@ -202,14 +202,16 @@ def upgrade_paths(paths: list[str], options: Options, request: Request, registry
                   ) -> UpgradeRun:
     """The upgrade of every deployment in ``paths`` (files and directories, as ``check`` finds them) to
     ``request.to``: the two lints compared, deployment by deployment (see the module docstring)."""
+    from relialint.core.evaluator import Evaluator
     from relialint.engines.registry import default_registry
-    from relialint.run.lint import lint_paths
+    from relialint.run.lint import lint_paths, load_records
 
     engines = registry if registry is not None else default_registry()
     _check_request(request, engines)
     before, after = _Pinned(), _Pinned()
-    today = lint_paths(paths, options, registry, _pin(request.old, "--from", before))
-    target = lint_paths(paths, options, registry, _pin(request.to, "--to", after))
+    records, evaluator = load_records(options), Evaluator()  # shared by both sides: one load, one memo
+    today = lint_paths(paths, options, registry, _pin(request.old, "--from", before), evaluator, records)
+    target = lint_paths(paths, options, registry, _pin(request.to, "--to", after), evaluator, records)
     return compare(today, target, before, after, engines, request)
 
 

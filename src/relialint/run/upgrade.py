@@ -20,7 +20,7 @@ Nothing here parses a version's release notes: every claim comes from the commit
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from relialint.core.deployment import Deployment
@@ -367,16 +367,16 @@ def _delta_for(engine: Engine, old: Deployment, upgrade: DeploymentUpgrade, memo
     allowed = tuple(v for v in engine.allowed_versions(stated, engine.written_options(old), None) if v != new)
     key = (engine.name, allowed, new)
     if key not in memo:
-        memo[key] = _from_any(engine, allowed, new)
-    combined = memo[key]
+        memo[key] = (_from_any(engine, allowed, new), _ranges(allowed, engine.tabled_versions()))
+    combined, span = memo[key]
     if combined is None:
         return None
-    span = _ranges(list(allowed), list(engine.tabled_versions()))
     return _Delta(combined, f"some of {engine.label} {span} (the version today is unknown)", new_text, True)
 
 
-Memo = dict[tuple[str, tuple[Version, ...], Version], "ReleaseDelta | None"]
-"""The combined deltas of one upgrade run, by engine, versions allowed today and target (deployments share a few)."""
+Memo = dict[tuple[str, tuple[Version, ...], Version], tuple["ReleaseDelta | None", str]]
+"""The combined deltas of one upgrade run and the versions they come from in words, by engine, versions allowed
+today and target (the deployments of a tree share a few)."""
 
 
 def _from_any(engine: Engine, allowed: tuple[Version, ...], new: Version) -> ReleaseDelta | None:
@@ -387,12 +387,13 @@ def _from_any(engine: Engine, allowed: tuple[Version, ...], new: Version) -> Rel
     return combine(engine.name, deltas[0].old, new, deltas, "the version today is unknown")
 
 
-def _ranges(versions: list[Version], tabled: list[Version]) -> str:
+def _ranges(versions: Sequence[Version], tabled: Sequence[Version]) -> str:
     """Versions as runs of consecutive tabled ones (``0.6.6.post1-0.16.0, 0.33.0``)."""
+    where = {version: i for i, version in enumerate(tabled)}
     runs: list[list[Version]] = []
     previous = -2
     for version in versions:
-        index = tabled.index(version) if version in tabled else -2
+        index = where.get(version, -2)
         if runs and index == previous + 1 and index >= 0:
             runs[-1].append(version)
         else:

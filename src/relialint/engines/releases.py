@@ -168,6 +168,10 @@ class ReleaseDelta(Frozen):
                  values: tuple[ValueChange, ...] = ()) -> None:
         self.worlds = worlds
         self.values = values
+        self._by_option: tuple[tuple[OptionChange, ...], dict[str, OptionChange]] | None = None
+        self._by_variable: tuple[tuple[EnvChange, ...], dict[str, EnvChange]] | None = None
+        """Indexes of ``options`` and ``env`` by name, built on first lookup for the tuple they index (not fields: a
+        value's equality and hash stay its fields')."""
         self.engine = engine
         self.old = old
         self.new = new
@@ -179,11 +183,15 @@ class ReleaseDelta(Frozen):
 
     def option(self, name: str) -> OptionChange | None:
         """The change of one option string (as the tables spell it), or ``None``."""
-        return next((o for o in self.options if o.name == name), None)
+        if self._by_option is None or self._by_option[0] is not self.options:
+            self._by_option = (self.options, {o.name: o for o in self.options})
+        return self._by_option[1].get(name)
 
     def variable(self, name: str) -> EnvChange | None:
         """The change of one environment variable, or ``None``."""
-        return next((e for e in self.env if e.name == name), None)
+        if self._by_variable is None or self._by_variable[0] is not self.env:
+            self._by_variable = (self.env, {e.name: e for e in self.env})
+        return self._by_variable[1].get(name)
 
 
 def not_checked(engine: str, old: Version, new: Version, why: str) -> ReleaseDelta:

@@ -44,6 +44,10 @@ Records = tuple[list[dict[str, Any]], list[ReadError]]
 """The loaded records and the problems of loading them (``load_records``)."""
 
 
+Reads = dict[tuple[str, str], tuple[str, FileResult]]
+"""Files read by a run: (name shown, kind) -> (the text, what its reader made of it)."""
+
+
 def load_records(options: Options) -> Records:
     from relialint.kb.loader import compiled, shipped_dir
 
@@ -116,11 +120,13 @@ def lint_file_result(result: FileResult, given: dict[str, Fact], records: list[d
 
 
 def lint_paths(paths: list[str], options: Options, registry: Registry | None = None, pin: Pin | None = None,
-               evaluator: Evaluator | None = None, records: Records | None = None) -> RunResult:
+               evaluator: Evaluator | None = None, records: Records | None = None, reads: Reads | None = None
+               ) -> RunResult:
     """Lint files and directories; ``registry``: the engines (default: those relialint ships); ``pin``: sets each
     deployment's version first (``relialint upgrade``); ``evaluator`` and ``records``: the memo and the loaded records
     (with their load errors) of another run over the same files, shared (the two sides of an upgrade: a judgement
-    that reads nothing the version changes is made once), else the run's own."""
+    that reads nothing the version changes is made once), else the run's own; ``reads``: the files another run read,
+    by name and kind with their text, reused where the text is the same (a read file is not changed by linting)."""
     session = Session(options, paths, registry, evaluator, pin, records)
     files, errors = discover(paths, session.reach_for)
     for problem in errors:
@@ -136,7 +142,11 @@ def lint_paths(paths: list[str], options: Options, registry: Registry | None = N
             continue
         try:
             opener = session.opener_for(path)  # one per file: its reader and its engine models read through it
-            results.append((path, read_file(text, display, kind, opener), opener))
+            known = reads.get((display, kind)) if reads is not None else None
+            result = known[1] if known is not None and known[0] == text else read_file(text, display, kind, opener)
+            if reads is not None:
+                reads[(display, kind)] = (text, result)
+            results.append((path, result, opener))
         except (Exception, RecursionError, MemoryError) as exc:
             session.run.errors.append(internal_error(display, exc))
     # A Dockerfile or env file that another file of the run builds or loads (compose `build:`, `env_file:`,

@@ -204,14 +204,15 @@ def upgrade_paths(paths: list[str], options: Options, request: Request, registry
     ``request.to``: the two lints compared, deployment by deployment (see the module docstring)."""
     from relialint.core.evaluator import Evaluator
     from relialint.engines.registry import default_registry
-    from relialint.run.lint import lint_paths, load_records
+    from relialint.run.lint import Reads, lint_paths, load_records
 
     engines = registry if registry is not None else default_registry()
     _check_request(request, engines)
     before, after = _Pinned(), _Pinned()
     records, evaluator = load_records(options), Evaluator()  # shared by both sides: one load, one memo
-    today = lint_paths(paths, options, registry, _pin(request.old, "--from", before), evaluator, records)
-    target = lint_paths(paths, options, registry, _pin(request.to, "--to", after), evaluator, records)
+    reads: Reads = {}  # each file read once
+    today = lint_paths(paths, options, registry, _pin(request.old, "--from", before), evaluator, records, reads)
+    target = lint_paths(paths, options, registry, _pin(request.to, "--to", after), evaluator, records, reads)
     return compare(today, target, before, after, engines, request)
 
 

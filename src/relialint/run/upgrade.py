@@ -57,6 +57,7 @@ from relialint.engines.releases import (
 if TYPE_CHECKING:
     from relialint.engines.protocol import Engine
     from relialint.engines.registry import Registry
+    from relialint.run.lint import OpenerOver
 
 __all__ = ["LATEST", "RecordChange", "Request", "record_changes", "resolve_version", "upgrade_paths", "upgrade_text"]
 
@@ -112,14 +113,15 @@ def record_changes(records: Iterable[Mapping[str, Any]], engine: str, old: Versi
                    ) -> list[RecordChange]:
     """The records of ``engine`` whose affected version ranges hold on one side and not on the other (the ranges
     alone: whether a deployment also meets the rest of the trigger is the deployment level). A side the ranges
-    leave undecided makes the change possible; records without ranges for the engine never change."""
-    from relialint.core.triggers import attached
+    leave undecided makes the change possible; records without ranges for the engine never change. ``records``:
+    loaded ones (their triggers compiled) or plain dicts (the site's), whose triggers are compiled here."""
+    from relialint.core.triggers import of
 
     out: list[RecordChange] = []
     for record in records:
         if record.get("status") == "withdrawn" or engine not in (record.get("engines") or []):
             continue
-        trigger = attached(record, "trigger")
+        trigger = of(record, "trigger")
         if trigger is None or not any(r.engine == engine for r in trigger.affected):
             continue
         ranges = tuple(r for r in trigger.affected if r.engine == engine)
@@ -217,17 +219,19 @@ def upgrade_paths(paths: list[str], options: Options, request: Request, registry
 
 
 def upgrade_text(text: str, display: str, kind: str, options: Options, request: Request,
-                 registry: Registry | None = None) -> UpgradeRun:
-    """The upgrade of the deployments of one buffer, as if it were the file ``display`` (an editor's unsaved text, a
-    file's content at a git revision): the two lints of :func:`upgrade_paths`, on the text."""
+                 registry: Registry | None = None, over: OpenerOver | None = None) -> UpgradeRun:
+    """``upgrade_paths`` for a buffer linted as the file ``display`` (the language server's unsaved text; ``over``:
+    its opener over the disk, as for ``lint_text``)."""
     from relialint.engines.registry import default_registry
     from relialint.run.lint import lint_text
 
     engines = registry if registry is not None else default_registry()
     _check_request(request, engines)
     before, after = _Pinned(), _Pinned()
-    today = lint_text(text, display, kind, options, registry=registry, pin=_pin(request.old, "--from", before))
-    target = lint_text(text, display, kind, options, registry=registry, pin=_pin(request.to, "--to", after))
+    today = lint_text(text, display, kind, options, over=over, registry=registry,
+                      pin=_pin(request.old, "--from", before))
+    target = lint_text(text, display, kind, options, over=over, registry=registry,
+                       pin=_pin(request.to, "--to", after))
     return compare(today, target, before, after, engines, request)
 
 

@@ -113,6 +113,10 @@ def test_the_version_today_unknown_gives_possible_items(tmp_path: Path) -> None:
         ("refused", "--disable-log-requests", "possible", 1, 14, ("engine.version",))]
     assert option[0].message.startswith("accepted by some of vLLM 0.6.6.post1-0.16.0, 0.33.0 (the version today is "
                                          "unknown), refused by vLLM 0.23.0: the engine will not start")
+    [memory] = [i for i in upgrade.items if i.subject == "memory.gpu_utilization"]
+    assert (memory.certainty, memory.missing_facts, memory.message) == (
+        "possible", ("engine.version",), "0.92 in vLLM 0.23.0, another value in some of vLLM 0.6.6.post1-0.16.0, "
+        "0.33.0 (the version today is unknown) (possible: depends on engine.version)")
     entered = [(i.subject, i.certainty, i.line, i.column) for i in upgrade.items if i.change == "entered"]
     assert ("RL507", "possible", 1, 14) in entered
     assert all(certainty == "possible" for _, certainty, _, _ in entered)

@@ -524,8 +524,9 @@ def _default_items(engine: Engine, delta: _Delta, old: Deployment, new: Deployme
         if (was is None and now is None) or (was is not None and now is not None and was.value == now.value):
             continue
         old_value = render(was.value) if was is not None else "not known"
-        message = f"{old_value} in {delta.old_text}, {render(now.value) if now is not None else 'not known'} in " \
-                  f"{delta.new_text}"
+        new_value = render(now.value) if now is not None else "not known"
+        message = f"{new_value} in {delta.new_text}, another value in {delta.old_text}" if delta.today_unknown else \
+            f"{old_value} in {delta.old_text}, {new_value} in {delta.new_text}"
         if change.pins and was is not None and now is not None:
             message += f"; to keep {old_value}, set it with {' or '.join(f'`{p}`' for p in change.pins)}"
         certainty, missing = delta.certainty(change.certain and was is not None and now is not None)

@@ -144,12 +144,11 @@ def _version_facts(engine: str, version: Version) -> FactSet:
 
 
 class _Pinned:
-    """What a pin saw of one deployment: its engine, the version the file writes (and where), and the version the
-    pin gave it; filled as the run meets the deployment, read back when the two runs are compared."""
+    """What a pin gave each deployment of one side (its version, where the file writes it, and whence it came),
+    filled as the run meets the deployments, read back when the two runs are compared."""
 
     def __init__(self) -> None:
         self.sides: dict[tuple[str, int, int, str], VersionSide] = {}
-        self.problems: list[str] = []
 
 
 def _key(deployment: Deployment) -> tuple[str, int, int, str]:
@@ -309,8 +308,10 @@ def _record_items(old: list[Finding], new: list[Finding], target: RunResult) -> 
         if before is None or (before.certainty == "possible" and finding.certainty == "definite"):
             # absent today, or only possibly there: the upgrade brings it (for sure where it was absent)
             certainty = finding.certainty if before is None else "possible"
+            # as check counts: at or above the file's fail level, definite, or listed and possible under --strict
             rank, strict = target.policy.get(id(finding), (SEVERITY_RANK["major"], False))
-            failing = SEVERITY_RANK[finding.severity] >= rank and (certainty == "definite" or strict)
+            listed = finding.shown or target.show_possible
+            failing = SEVERITY_RANK[finding.severity] >= rank and (certainty == "definite" or (strict and listed))
             items.append(_from_finding(RECORD, ENTERED, finding, certainty, introduces=True, failing=failing))
         elif not (before.certainty == "definite" and finding.certainty == "possible"):  # (that one: left, below)
             items.append(_from_finding(RECORD, KEPT, finding, finding.certainty))

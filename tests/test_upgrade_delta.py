@@ -138,16 +138,6 @@ def test_llama_cpp_items_are_located_at_their_words(tmp_path: Path) -> None:
     assert run.failing == 3
 
 
-def test_a_buffer_upgrades_like_its_file() -> None:
-    from relialint.run.upgrade import upgrade_text
-
-    text = "vllm serve Qwen/Qwen3-8B --max-model-len 8192\n"
-    run = upgrade_text(text, "serve.sh", "shell", Options(isolated=True), Request("0.20.0", "0.19.0"))
-    [upgrade] = run.deployments
-    assert [(i.kind, i.subject, i.certainty, i.line, i.column) for i in upgrade.items if i.kind == "default"] == [
-        ("default", "memory.gpu_utilization", "definite", 1, 1)]
-
-
 def test_items_from_an_env_file_are_located_there(tmp_path: Path) -> None:
     (tmp_path / "compose.yaml").write_text('services:\n  llm:\n    image: vllm/vllm-openai:v0.14.1\n'
                                            '    command: ["Qwen/Qwen3-8B"]\n    env_file: [.env]\n', encoding="utf-8")

@@ -163,6 +163,9 @@ class RunResult:
     failing: int = 0
     """Findings at or above each file's fail level (``--fail-on``, ``--strict`` or configuration)."""
     policy: dict[int, tuple[int, bool]]
+    owners: dict[int, Deployment]
+    """The deployment each finding of a linted file is about, by the finding's ``id`` (``relialint upgrade`` pairs
+    the findings of two runs deployment by deployment, wherever a finding is located: an env file, a --config)."""
     show_possible: bool = False
     """The run lists every possible finding (``--show-possible``), not only the shown ones."""
     looked_at: list[tuple[str, str, str, int]]
@@ -187,6 +190,7 @@ class RunResult:
         self.rules = [] if rules is None else rules
         self.failing = failing
         self.policy = {} if policy is None else policy
+        self.owners = {}
         self.show_possible = show_possible
 
     def listed(self) -> list[Finding]:

@@ -30,13 +30,14 @@ from typing import TYPE_CHECKING
 from relialint.core.deployment import Deployment
 from relialint.core.versions import Version, VersionError, llamacpp_release, parse_version
 from relialint.core.worlds import NoGpuDefaults
-from relialint.readers.located import FileResult
+from relialint.readers.located import FileResult, Span
 
 if TYPE_CHECKING:
     from relialint.core.evaluate import FactView
     from relialint.core.facts import FactSet
     from relialint.engines.common import FileOpener
     from relialint.engines.fixedit import FixValue, TextEdit
+    from relialint.engines.releases import ReleaseDelta
 
 
 class LlamaCppEngine(NoGpuDefaults):
@@ -141,6 +142,32 @@ class LlamaCppEngine(NoGpuDefaults):
     def fix_edits(self, result: FileResult, deployment: Deployment, fix_set: Mapping[str, FixValue]
                   ) -> list[TextEdit] | None:
         return None  # no quick fix spells llama.cpp's settings yet
+
+    def release_delta(self, old: Version, new: Version) -> ReleaseDelta:
+        """What llama.cpp's build tables say changes from ``old`` to ``new`` (``engines.releases``)."""
+        from relialint.engines import llamacpp_releases
+
+        return llamacpp_releases.release_delta(old, new)
+
+    def releases(self) -> tuple[Version, ...]:
+        """The builds a table is exactly (a table known only within a bracket of builds is none)."""
+        from relialint.engines import llamacpp_releases
+
+        return llamacpp_releases.releases()
+
+    def latest(self) -> Version:
+        return self.releases()[-1]
+
+    def option_spans(self, deployment: Deployment) -> list[tuple[str, Span]]:
+        """The written options with the place of their word on llama-server's command line."""
+        from relialint.engines import llamacpp
+
+        return llamacpp.option_spans(deployment)
+
+    def option_name(self, written: str) -> str | None:
+        from relialint.engines import llamacpp_flags
+
+        return llamacpp_flags.spelling(written)
 
     def option_flags(self, key: str) -> list[str]:
         from relialint.engines.llamacpp import FACTS

@@ -40,7 +40,15 @@ TOO_MANY_DEPLOYMENTS = (f"more than {MAX_DEPLOYMENTS} deployments in one file; f
 # -- the run --------------------------------------------------------------------------------------------------------
 
 
-def load_records(options: Options) -> tuple[list[dict[str, Any]], list[ReadError]]:
+Records = tuple[list[dict[str, Any]], list[ReadError]]
+"""The loaded records and the problems of loading them (``load_records``)."""
+
+
+Reads = dict[tuple[str, str], tuple[str, FileResult]]
+"""Files read by a run: (name shown, kind) -> (the text, what its reader made of it)."""
+
+
+def load_records(options: Options) -> Records:
     from relialint.kb.loader import compiled, shipped_dir
 
     records, problems = compiled([shipped_dir(), *options.records_dirs])
@@ -48,11 +56,17 @@ def load_records(options: Options) -> tuple[list[dict[str, Any]], list[ReadError
     return records, errors
 
 
+Pin = Callable[[Deployment, "Registry"], None]
+"""What ``relialint upgrade`` does to each deployment before its target facts and defaults: set the version the
+deployment runs on one side of the upgrade (:mod:`relialint.run.upgrade`)."""
+
+
 def _evaluate_file(result: FileResult, given: dict[str, Fact], records: list[dict[str, Any]], select: list[str],
                    ignore: list[str], notes: list[str], evaluator: Evaluator, opener: FileOpener,
-                   registry: Registry | None = None) -> tuple[list[Deployment], list[tuple[Finding, Deployment]]]:
+                   registry: Registry | None = None, pin: Pin | None = None
+                   ) -> tuple[list[Deployment], list[tuple[Finding, Deployment]]]:
     """The deployments of one read file (by the engines of ``registry``, else those relialint ships) and their
-    findings."""
+    findings; ``pin``: called on each deployment before anything else is applied to it."""
     from relialint.engines.registry import default_registry
 
     engines = registry if registry is not None else default_registry()
@@ -73,6 +87,8 @@ def _evaluate_file(result: FileResult, given: dict[str, Fact], records: list[dic
         engine = engines.get(deployment.engine)
         if engine is None or engine.takes_version:  # bench.* facts are a benchmark's: unset on an engine
             deployment.facts.closed.add("bench.")
+        if pin is not None:
+            pin(deployment, engines)
         apply_target(deployment, given, notes, engines)
         finish(deployment, engines)
     shared_memory(deployments, engines)
@@ -103,9 +119,15 @@ def lint_file_result(result: FileResult, given: dict[str, Fact], records: list[d
     run.deployments.extend(deployments)
 
 
-def lint_paths(paths: list[str], options: Options, registry: Registry | None = None) -> RunResult:
-    """Lint files and directories; ``registry``: the engines (default: those relialint ships)."""
-    session = Session(options, paths, registry)
+def lint_paths(paths: list[str], options: Options, registry: Registry | None = None, pin: Pin | None = None,
+               evaluator: Evaluator | None = None, records: Records | None = None, reads: Reads | None = None
+               ) -> RunResult:
+    """Lint files and directories; ``registry``: the engines (default: those relialint ships); ``pin``: sets each
+    deployment's version first (``relialint upgrade``); ``evaluator`` and ``records``: the memo and the loaded records
+    (with their load errors) of another run over the same files, shared (the two sides of an upgrade: a judgement
+    that reads nothing the version changes is made once), else the run's own; ``reads``: the files another run read,
+    by name and kind with their text, reused where the text is the same (a read file is not changed by linting)."""
+    session = Session(options, paths, registry, evaluator, pin, records)
     files, errors = discover(paths, session.reach_for)
     for problem in errors:
         (session.run.warnings if problem.severity == "warning" else session.run.errors).append(problem)
@@ -120,7 +142,11 @@ def lint_paths(paths: list[str], options: Options, registry: Registry | None = N
             continue
         try:
             opener = session.opener_for(path)  # one per file: its reader and its engine models read through it
-            results.append((path, read_file(text, display, kind, opener), opener))
+            known = reads.get((display, kind)) if reads is not None else None
+            result = known[1] if known is not None and known[0] == text else read_file(text, display, kind, opener)
+            if reads is not None:
+                reads[(display, kind)] = (text, result)
+            results.append((path, result, opener))
         except (Exception, RecursionError, MemoryError) as exc:
             session.run.errors.append(internal_error(display, exc))
     # A Dockerfile or env file that another file of the run builds or loads (compose `build:`, `env_file:`,
@@ -147,12 +173,12 @@ buffers first); it keeps the run's limits."""
 
 
 def lint_text(text: str, display: str, kind: str, options: Options, evaluator: Evaluator | None = None,
-              over: OpenerOver | None = None, registry: Registry | None = None) -> RunResult:
+              over: OpenerOver | None = None, registry: Registry | None = None, pin: Pin | None = None) -> RunResult:
     """Lint a buffer as if it were the file ``display`` (stdin, editors). ``evaluator``: the memo of whoever lints
     buffer after buffer (the language server keeps one); a run of its own when none is given. The files it names
     are read through the run's disk opener, or the opener ``over`` builds over it. ``registry``: the engines
-    (default: those relialint ships)."""
-    session = Session(options, [display], registry, evaluator)
+    (default: those relialint ships); ``pin``: as for ``lint_paths`` (an upgrade of a buffer)."""
+    session = Session(options, [display], registry, evaluator, pin)
     session.run.files = 1
     bad = lone_surrogate(text, display)
     if bad is not None:
@@ -231,12 +257,14 @@ class Session:
     """One run across files: records, configuration per file, targets, suppressions and the baseline."""
 
     def __init__(self, options: Options, paths: list[str], registry: Registry | None = None,
-                 evaluator: Evaluator | None = None) -> None:
+                 evaluator: Evaluator | None = None, pin: Pin | None = None, records: Records | None = None) -> None:
         from relialint.run import suppress
         from relialint.run.reach import project_root
 
         self.options = options
         self.registry = registry
+        self.pin = pin
+        """Sets each deployment's version before its facts are finished (``relialint upgrade``), or ``None``."""
         self.evaluator = evaluator if evaluator is not None else Evaluator()
         """The memo of the run: judgements over worlds, shared by every file and target of it (never by another
         run)."""
@@ -244,7 +272,7 @@ class Session:
         self.reaches = {False: Reach(roots), True: Reach(roots, True)}
         """The limits on the files read beyond those named (``reach``): inside the project roots of the paths named,
         or anywhere (``--follow-outside``)."""
-        self.records, record_errors = load_records(options)
+        self.records, record_errors = records if records is not None else load_records(options)
         self.run = RunResult(errors=list(record_errors), show_possible=options.show_possible)
         self.run.rules = rule_table(self.records)
         targets = [t for t in options.targets if _has_target(t)] or [options.target]
@@ -401,7 +429,7 @@ class Session:
         found: list[tuple[Finding, Deployment]] = []
         for index, (label, given) in enumerate(combos):
             deployments, hits = _evaluate_file(result, given, self.records, select, ignore, run.notes,
-                                               self.evaluator, opener, self.registry)
+                                               self.evaluator, opener, self.registry, self.pin)
             for finding, _ in hits:
                 finding.target = label
             found.extend(hits)
@@ -436,6 +464,7 @@ class Session:
                     break
             else:
                 self._keep(finding, policy)
+                run.owners[id(finding)] = deployment
         if options.inline_ignores:
             problems.extend(suppress.unused_inline(directives, result.path, lambda c: selected(c, select, ignore)))
         for problem in problems:

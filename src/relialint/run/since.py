@@ -1,0 +1,227 @@
+"""``relialint check --since REF``: lint what changed since a git revision, and say what a version move changes.
+
+What is linted: of the files ``check PATHS`` would lint, those that differ from the base of ``REF`` (the merge base
+of ``REF`` and ``HEAD``, as ``git diff REF...`` takes it) in the working tree, staged or not, and the untracked files
+git does not ignore; plus any file that reads a changed file (a compose file whose ``.env`` or ``env_file:`` changed,
+a unit whose ``EnvironmentFile=`` did). Each is linted whole, exactly as ``check`` lints it: a silent failure is
+often a combination (a flag on a line nobody touched turns wrong when the image tag on the changed line moves), so
+findings are not cut down to the changed lines.
+
+Where a deployment's engine version (an image tag, a pinned package, a build number) differs from the one the same
+deployment had at the base, the upgrade's delta (``relialint.run.upgrade``) is reported at the line that writes the
+new version. The file at the base is read from git (``git cat-file``) through the readers like any file: the
+files it names are read as they were at the base too, where git has them, and from the disk where they did not
+change (an ignored ``.env`` is the same file on both sides).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from relialint.core.deployment import Deployment
+from relialint.core.findings import STATED
+from relialint.core.results import Options, RunResult
+from relialint.readers.located import FileResult, decode
+from relialint.readers.opener import FileOpener, Opened, checked_text, missing
+from relialint.run.files import DiskOpener, discover, read_file
+from relialint.run.gitrev import Changes, changes, real_name, repository
+from relialint.run.reach import Reach, project_root
+
+if TYPE_CHECKING:
+    from relialint.engines.registry import Registry
+
+
+class BaseOpener(FileOpener):
+    """The files a deployment names, as they were at the base revision: a file git lists as changed is read from
+    the base commit (missing there: not found), any other from the disk (it did not change, or git ignores it),
+    under the disk opener's limits."""
+
+    def __init__(self, found: list[Changes], disk: FileOpener) -> None:
+        self.found = found
+        self.disk = disk
+
+    def refusal(self, path: str, referrer: str) -> str | None:
+        return self.disk.refusal(path, referrer)
+
+    def read(self, path: str) -> Opened:
+        name = real_name(path)
+        for repo in self.found:
+            if name in repo.files:
+                data = repo.old_text(path)
+                if data is None:
+                    return missing(path)
+                text, error = decode(data, path)
+                return checked_text(path, text) if text is not None else Opened(path, None, error)
+        return self.disk.read(path)
+
+
+class VersionMove:
+    """One deployment whose engine version differs from the base: ``old`` the version it had (``None``: the file
+    at the base did not pin one), ``new`` the one it has now, and where the new one is written (``path``,
+    ``line``, ``column``, ``end_column``: the tag, the pin, the build number)."""
+
+    deployment: Deployment
+    old: object | None
+    new: object
+    path: str
+    line: int
+    column: int
+    end_column: int
+
+    def __init__(self, deployment: Deployment, old: object | None, new: object, path: str, line: int, column: int,
+                 end_column: int) -> None:
+        self.deployment = deployment
+        self.old = old
+        self.new = new
+        self.path = path
+        self.line = line
+        self.column = column
+        self.end_column = end_column
+
+
+def changed_repositories(ref: str, paths: list[str]) -> list[Changes]:
+    """What changed since ``ref`` in each repository that holds one of ``paths`` (a usage error where one is in
+    none, or ``ref`` names no revision there)."""
+    grouped: dict[Path, list[str]] = {}
+    for path in paths:
+        grouped.setdefault(repository(path), []).append(path)
+    return [changes(root, ref, group) for root, group in grouped.items()]
+
+
+def selected(paths: list[str], found: list[Changes], reach_for: object = None) -> list[str]:
+    """The files of ``paths`` (as ``check`` would find them, shown as it would show them) that changed, or that
+    read a file that changed."""
+    del reach_for
+    files, _ = discover(paths)
+    changed = {name for repo in found for name in repo.files}
+    chosen = [display for path, display, _ in files if real_name(str(path)) in changed]
+    taken = set(chosen)
+    if any(name not in {real_name(str(p)) for p, _, _ in files} or _read_by_others(name) for name in changed):
+        for path, display, kind in files:
+            if display in taken:
+                continue
+            if _reads_changed(path, display, kind, changed):
+                chosen.append(display)
+                taken.add(display)
+    return sorted(chosen, key=lambda d: next(i for i, (_, shown, _) in enumerate(files) if shown == d))
+
+
+def _read_by_others(name: str) -> bool:
+    """A file of a kind other files read (an env file, a Dockerfile)."""
+    from relialint.readers import detect
+
+    return detect.kind_by_name(Path(name)) in ("env", "dockerfile")
+
+
+def _reads_changed(path: Path, display: str, kind: str, changed: set[str]) -> bool:
+    from relialint.disk import read_text
+
+    text, error = read_text(path, display)
+    if text is None or error is not None:
+        return False
+    opener = DiskOpener(Reach((str(project_root(display)),)))
+    try:
+        result = read_file(text, display, kind, opener)
+    except (Exception, RecursionError, MemoryError):
+        return False  # the lint of the file itself reports it, if it is linted
+    return any(real_name(used) in changed for used in result.used_files)
+
+
+def version_moves(run: RunResult, found: list[Changes], options: Options,
+                  registry: Registry | None = None) -> list[VersionMove]:
+    """The deployments of ``run`` whose stated engine version differs from the one the same deployment (same
+    engine, same place among that engine's deployments in its file) had at the base."""
+    from relialint.engines.registry import default_registry
+
+    engines = registry if registry is not None else default_registry()
+    del options
+    changed = {name for repo in found for name in repo.files}
+    moves: list[VersionMove] = []
+    by_file: dict[str, list[Deployment]] = {}
+    for deployment in run.deployments:
+        by_file.setdefault(deployment.path, []).append(deployment)
+    for display, deployments in by_file.items():
+        stated = [(d, f) for d in deployments if (f := d.facts.get("engine.version")) is not None
+                  and f.value is not None and f.origin in STATED and f.located()]
+        if not stated:
+            continue
+        sources = {real_name(display)} | {real_name(s[0]) for _, f in stated if (s := f.source) is not None}
+        if not sources & changed and not _reads_changed_any(deployments, changed):
+            continue
+        old = _old_deployments(display, deployments[0].kind, found, engines)
+        if old is None:
+            continue  # a file new since the base: a new deployment, not an upgrade
+        for deployment, fact in stated:
+            before = _counterpart(deployment, deployments, old)
+            if before is None:
+                continue
+            old_fact = before.facts.get("engine.version")
+            old_value = old_fact.value if old_fact is not None and old_fact.origin in STATED else None
+            if old_value is not None and str(old_value) == str(fact.value):
+                continue
+            path, line, column = fact.source if fact.source is not None else (fact.path, fact.line, fact.column)
+            moves.append(VersionMove(deployment, old_value, fact.value, str(path), int(line or 1), int(column or 1),
+                                     _word_end(str(path), int(line or 1), int(column or 1), run)))
+    return moves
+
+
+def _reads_changed_any(deployments: list[Deployment], changed: set[str]) -> bool:
+    return any(f.path is not None and real_name(f.path) in changed for d in deployments for _, f in d.facts.items())
+
+
+def _counterpart(deployment: Deployment, now: list[Deployment], before: list[Deployment]) -> Deployment | None:
+    """The deployment at the base that is ``deployment`` now: same engine, same place among that engine's."""
+    same = [d for d in now if d.engine == deployment.engine]
+    then = [d for d in before if d.engine == deployment.engine]
+    index = same.index(deployment)
+    return then[index] if index < len(then) and len(then) == len(same) else None
+
+
+def _old_deployments(display: str, kind: str, found: list[Changes],
+                     engines: Registry) -> list[Deployment] | None:
+    """The deployments of ``display`` as the file was at the base (``None``: it was not there)."""
+    disk = DiskOpener(Reach((str(project_root(display)),)))
+    opener = BaseOpener(found, disk)
+    opened = opener.read(display)
+    if opened.text is None:
+        return None
+    result: FileResult = read_file(opened.text, display, kind, opener)
+    deployments = engines.extract(result, opener, 256)
+    for deployment in deployments:
+        engine = engines.get(deployment.engine)
+        if engine is not None:
+            engine.finish(deployment)
+    return deployments
+
+
+def _word_end(path: str, line: int, column: int, run: RunResult) -> int:
+    """The column just past the word that starts at ``column`` of ``line`` (the tag, the pin)."""
+    del run
+    from relialint.disk import read_text
+
+    text, _ = read_text(Path(path), path)
+    lines = (text or "").split("\n")
+    if not 0 < line <= len(lines):
+        return column
+    rest = lines[line - 1][column - 1:]
+    word = len(rest) - len(rest.lstrip()) if not rest[:1].strip() else len(rest.split()[0]) if rest.split() else 0
+    return column + max(word, 0)
+
+
+def paths_exist(paths: list[str]) -> list[str]:
+    """``paths`` that exist (a deleted path named on the command line has nothing left to lint)."""
+    return [p for p in paths if os.path.lexists(p)]
+
+
+def lint_since(ref: str, paths: list[str], options: Options, registry: Registry | None = None) -> RunResult:
+    """``check --since REF PATHS``: the run of ``check`` over the changed files of ``paths`` (exactly its output when
+    no engine version moved), with the delta of each version move."""
+    from relialint.run.lint import lint_paths
+
+    found = changed_repositories(ref, paths)
+    run = lint_paths(selected(paths, found), options, registry)
+    moves = version_moves(run, found, options, registry)
+    del moves
+    return run

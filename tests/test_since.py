@@ -1,0 +1,151 @@
+"""``relialint check --since REF`` on scratch git repositories made in ``tmp_path``: which files are linted, what a
+commit that moves no version reports (byte for byte what ``check`` reports on the changed files), the errors."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.cli_run import invoke
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+GIT = ["git", "-c", "user.email=test@example.invalid", "-c", "user.name=test", "-c", "commit.gpgsign=false",
+       "-c", "init.defaultBranch=main"]
+COMPOSE = (ROOT / "examples" / "compose.yaml").read_text(encoding="utf-8")
+SERVE = (ROOT / "examples" / "serve-cmd.sh").read_text(encoding="utf-8")
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run([*GIT, *args], cwd=repo, check=True, capture_output=True, text=True).stdout
+
+
+def commit_all(repo: Path, message: str) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A repository with the shipped compose example (and its .env) and serve script, committed once; the working
+    directory is its root."""
+    root = tmp_path / "project"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "deploy").mkdir()
+    (root / "deploy" / "compose.yaml").write_text(COMPOSE, encoding="utf-8")
+    (root / "deploy" / ".env").write_text("KV_DTYPE=fp8\n", encoding="utf-8")
+    (root / "serve.sh").write_text(SERVE, encoding="utf-8")
+    (root / "README.md").write_text("not linted\n", encoding="utf-8")
+    commit_all(root, "first")
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("NO_COLOR", "1")
+    yield root
+
+
+def test_a_commit_that_moves_no_version_reports_exactly_what_check_reports(repo: Path) -> None:
+    (repo / "serve.sh").write_text(SERVE + "# reviewed\n", encoding="utf-8")
+    commit_all(repo, "edit the script")
+    for fmt in ("text", "json", "sarif", "github"):
+        since = invoke(["check", "--since", "HEAD~1", "--format", fmt])
+        check = invoke(["check", "serve.sh", "--format", fmt])
+        assert since.exception is None
+        assert (since.exit_code, since.stdout, since.stderr) == (check.exit_code, check.stdout, check.stderr)
+    assert "serve.sh:" in invoke(["check", "--since", "HEAD~1"]).stdout
+
+
+def test_only_changed_files_are_linted_staged_unstaged_and_untracked(repo: Path) -> None:
+    assert invoke(["check", "--since", "HEAD"]).stdout.splitlines()[-1].startswith("0 files, 0 deployments")
+    (repo / "serve.sh").write_text(SERVE + "\n", encoding="utf-8")  # unstaged
+    (repo / "new.sh").write_text("vllm serve Qwen/Qwen3-8B --kv-cache-dtype fp8\n", encoding="utf-8")  # untracked
+    (repo / "notes.md").write_text("no\n", encoding="utf-8")  # changed but nothing relialint reads
+    (repo / ".gitignore").write_text("ignored.sh\n", encoding="utf-8")
+    (repo / "ignored.sh").write_text("vllm serve x\n", encoding="utf-8")
+    result = invoke(["check", "--since", "HEAD", "--format", "json"])
+    import json
+
+    document = json.loads(result.stdout)
+    assert document["summary"]["files"] == 2
+    assert sorted({f["path"] for f in document["findings"]}) == ["new.sh", "serve.sh"]
+    # named paths narrow it: only what changed under them
+    narrowed = json.loads(invoke(["check", "--since", "HEAD", "new.sh", "deploy", "--format", "json"]).stdout)
+    assert narrowed["summary"]["files"] == 1
+
+
+def test_a_changed_env_file_brings_in_the_compose_file_that_reads_it(repo: Path) -> None:
+    (repo / "deploy" / ".env").write_text("KV_DTYPE=auto\n", encoding="utf-8")
+    since = invoke(["check", "--since", "HEAD", "--format", "json"])
+    check = invoke(["check", "deploy/compose.yaml", "--format", "json"])
+    assert since.stdout == check.stdout
+    assert '"deploy/compose.yaml"' in since.stdout
+
+
+def test_the_base_is_where_the_branch_forked_from_the_ref(repo: Path) -> None:
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "serve.sh").write_text(SERVE + "\n", encoding="utf-8")
+    commit_all(repo, "feature edit")
+    git(repo, "checkout", "-q", "main")
+    (repo / "deploy" / "compose.yaml").write_text(COMPOSE + "\n", encoding="utf-8")
+    commit_all(repo, "main moves on")
+    git(repo, "checkout", "-q", "feature")
+    import json
+
+    document = json.loads(invoke(["check", "--since", "main", "--format", "json"]).stdout)
+    assert document["summary"]["files"] == 1  # serve.sh only: main's own change is not the branch's
+    assert {f["path"] for f in document["findings"]} == {"serve.sh"}
+
+
+def test_a_ref_that_does_not_exist_is_a_usage_error(repo: Path) -> None:
+    result = invoke(["check", "--since", "no-such-branch"])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == (f"relialint: error: --since no-such-branch: no such revision in the repository at "
+                             f"{os.path.realpath(repo)} (fetched? a CI checkout needs the base branch: "
+                             "fetch-depth: 0)\n")
+
+
+def test_an_option_as_ref_is_refused(repo: Path) -> None:
+    result = invoke(["check", "--since=--output=x", "serve.sh"])
+    assert result.exit_code == 2
+    assert result.stderr == "relialint: error: --since takes a git revision (a branch, a tag, a commit), not " \
+                            "'--output=x'\n"
+    assert not (repo / "x").exists()
+
+
+def test_a_path_outside_a_repository_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    (outside / "serve.sh").write_text(SERVE, encoding="utf-8")
+    monkeypatch.chdir(outside)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    result = invoke(["check", "--since", "HEAD", "serve.sh"])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == "relialint: error: --since: serve.sh is not inside a git repository (git rev-parse " \
+                            "--show-toplevel found none)\n"
+
+
+def test_no_git_is_a_usage_error(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(repo / "no-bin-here"))
+    result = invoke(["check", "--since", "HEAD"])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == "relialint: error: --since reads the git repository, but git is not installed (not " \
+                            "found on PATH)\n"
+
+
+def test_since_does_not_read_standard_input(repo: Path) -> None:
+    result = invoke(["check", "--since", "HEAD", "-", "--stdin-filename", "x.sh"], input="vllm serve x\n")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == "relialint: error: --since reads the files from the git repository; " \
+                                             "it does not take `-`"
+
+
+def test_paths_are_still_required_without_since(repo: Path) -> None:
+    result = invoke(["check"])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == "relialint: error: the following arguments are required: PATHS"

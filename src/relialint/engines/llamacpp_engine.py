@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from relialint.core.facts import FactSet
     from relialint.engines.common import FileOpener
     from relialint.engines.fixedit import FixValue, TextEdit
+    from relialint.engines.releases import ReleaseDelta
 
 
 class LlamaCppEngine(NoGpuDefaults):
@@ -139,6 +140,26 @@ class LlamaCppEngine(NoGpuDefaults):
     def fix_edits(self, result: FileResult, deployment: Deployment, fix_set: Mapping[str, FixValue]
                   ) -> list[TextEdit] | None:
         return None  # no quick fix spells llama.cpp's settings yet
+
+    def release_delta(self, old: Version, new: Version) -> ReleaseDelta:
+        """What llama.cpp's build tables say changes from ``old`` to ``new`` (``engines.releases``)."""
+        from relialint.engines import llamacpp_releases
+
+        return llamacpp_releases.release_delta(old, new)
+
+    def releases(self) -> tuple[Version, ...]:
+        """The builds a table is exactly (a table known only within a bracket of builds is none)."""
+        from relialint.engines import llamacpp_releases
+
+        return llamacpp_releases.releases()
+
+    def latest(self) -> Version:
+        return self.releases()[-1]
+
+    def option_name(self, written: str) -> str | None:
+        from relialint.engines import llamacpp_flags
+
+        return llamacpp_flags.spelling(written)
 
     def option_flags(self, key: str) -> list[str]:
         from relialint.engines.llamacpp import FACTS

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from relialint.core.facts import Fact, FactSet
     from relialint.engines.common import FileOpener
     from relialint.engines.fixedit import FixValue, TextEdit
+    from relialint.engines.releases import ReleaseDelta
 
 _VARYING = VERSION_DEFAULTED | {"engine.version"}
 
@@ -130,6 +131,25 @@ class VllmEngine:
         from relialint.engines import vllm
 
         return vllm.fix_edits(result, deployment, fix_set)
+
+    def release_delta(self, old: Version, new: Version) -> ReleaseDelta:
+        """What vLLM's tables say changes from ``old`` to ``new`` (``engines.releases``)."""
+        from relialint.engines import vllm_releases
+
+        return vllm_releases.release_delta(old, new)
+
+    def releases(self) -> tuple[Version, ...]:
+        from relialint.engines import vllm_releases
+
+        return vllm_releases.releases()
+
+    def latest(self) -> Version:
+        return self.releases()[-1]
+
+    def option_name(self, written: str) -> str | None:
+        from relialint.engines import flagcheck
+
+        return flagcheck.option_head(written)
 
     def option_flags(self, key: str) -> list[str]:
         from relialint.engines.vllm import OPTION_FACTS

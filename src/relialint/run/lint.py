@@ -48,11 +48,17 @@ def load_records(options: Options) -> tuple[list[dict[str, Any]], list[ReadError
     return records, errors
 
 
+Pin = Callable[[Deployment, "Registry"], None]
+"""What ``relialint upgrade`` does to each deployment before its target facts and defaults: set the version the
+deployment runs on one side of the upgrade (:mod:`relialint.run.upgrade`)."""
+
+
 def _evaluate_file(result: FileResult, given: dict[str, Fact], records: list[dict[str, Any]], select: list[str],
                    ignore: list[str], notes: list[str], evaluator: Evaluator, opener: FileOpener,
-                   registry: Registry | None = None) -> tuple[list[Deployment], list[tuple[Finding, Deployment]]]:
+                   registry: Registry | None = None, pin: Pin | None = None
+                   ) -> tuple[list[Deployment], list[tuple[Finding, Deployment]]]:
     """The deployments of one read file (by the engines of ``registry``, else those relialint ships) and their
-    findings."""
+    findings; ``pin``: called on each deployment before anything else is applied to it."""
     from relialint.engines.registry import default_registry
 
     engines = registry if registry is not None else default_registry()
@@ -73,6 +79,8 @@ def _evaluate_file(result: FileResult, given: dict[str, Fact], records: list[dic
         engine = engines.get(deployment.engine)
         if engine is None or engine.takes_version:  # bench.* facts are a benchmark's: unset on an engine
             deployment.facts.closed.add("bench.")
+        if pin is not None:
+            pin(deployment, engines)
         apply_target(deployment, given, notes, engines)
         finish(deployment, engines)
     shared_memory(deployments, engines)
@@ -103,9 +111,12 @@ def lint_file_result(result: FileResult, given: dict[str, Fact], records: list[d
     run.deployments.extend(deployments)
 
 
-def lint_paths(paths: list[str], options: Options, registry: Registry | None = None) -> RunResult:
-    """Lint files and directories; ``registry``: the engines (default: those relialint ships)."""
-    session = Session(options, paths, registry)
+def lint_paths(paths: list[str], options: Options, registry: Registry | None = None, pin: Pin | None = None,
+               evaluator: Evaluator | None = None) -> RunResult:
+    """Lint files and directories; ``registry``: the engines (default: those relialint ships); ``pin``: sets each
+    deployment's version first (``relialint upgrade``); ``evaluator``: a memo shared with another run over the same
+    files and records (the two sides of an upgrade), else one of its own."""
+    session = Session(options, paths, registry, evaluator, pin)
     files, errors = discover(paths, session.reach_for)
     for problem in errors:
         (session.run.warnings if problem.severity == "warning" else session.run.errors).append(problem)
@@ -231,12 +242,14 @@ class Session:
     """One run across files: records, configuration per file, targets, suppressions and the baseline."""
 
     def __init__(self, options: Options, paths: list[str], registry: Registry | None = None,
-                 evaluator: Evaluator | None = None) -> None:
+                 evaluator: Evaluator | None = None, pin: Pin | None = None) -> None:
         from relialint.run import suppress
         from relialint.run.reach import project_root
 
         self.options = options
         self.registry = registry
+        self.pin = pin
+        """Sets each deployment's version before its facts are finished (``relialint upgrade``), or ``None``."""
         self.evaluator = evaluator if evaluator is not None else Evaluator()
         """The memo of the run: judgements over worlds, shared by every file and target of it (never by another
         run)."""
@@ -401,7 +414,7 @@ class Session:
         found: list[tuple[Finding, Deployment]] = []
         for index, (label, given) in enumerate(combos):
             deployments, hits = _evaluate_file(result, given, self.records, select, ignore, run.notes,
-                                               self.evaluator, opener, self.registry)
+                                               self.evaluator, opener, self.registry, self.pin)
             for finding, _ in hits:
                 finding.target = label
             found.extend(hits)

@@ -1,0 +1,433 @@
+"""``relialint upgrade``: what changes for each deployment when its engine moves from one release to another.
+
+The delta has two levels, both data any caller (the CLI, ``check --since``, the site, the language server) uses:
+
+* **release level**, no deployment: :func:`relialint.engines.releases.release_delta` (options the target refuses
+  or newly accepts, options whose kind or values change, variables no longer / newly read, defaults that change
+  with what pins them) and :func:`record_changes` here (records whose affected ranges the target enters or
+  leaves);
+* **deployment level**: :func:`upgrade_paths` lints every file twice, exactly as ``check`` does (configuration,
+  targets, directives, suppressions, the possible worlds), once with each deployment on the version it runs today
+  (the file's, or ``--from``) and once on the target (``--to``, written where the file writes its version), then
+  compares: records that start to apply, stop applying or keep applying (located and definite / possible as in
+  ``check``), and, from the release delta, the options the deployment writes that the target refuses or reads
+  differently, the variables it sets that the target no longer (or newly) reads, and the defaults it leaves to the
+  engine that change. A version today that is unknown stays unknown: its side is judged over every version the
+  file allows, so what depends on it is possible, never invented.
+
+Nothing here parses a version's release notes: every claim comes from the committed tables and records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from relialint.core.deployment import Deployment
+from relialint.core.evaluate import eval_affected
+from relialint.core.facts import Fact, FactSet
+from relialint.core.results import SEVERITY_RANK, Finding, Options, RunResult, UsageError
+from relialint.core.versions import Version, VersionError
+from relialint.engines.releases import (
+    CHANGED,
+    DEFAULT,
+    ENTERED,
+    ENV,
+    ENV_READ,
+    ENV_UNREAD,
+    KEPT,
+    LEFT,
+    OPTION,
+    OPTION_ACCEPTED,
+    OPTION_CHANGED,
+    OPTION_REFUSED,
+    RECORD,
+    DeploymentUpgrade,
+    ReleaseDelta,
+    UpgradeItem,
+    UpgradeRun,
+    VersionSide,
+    latest,
+    option_name,
+    release_delta,
+)
+
+if TYPE_CHECKING:
+    from relialint.engines.protocol import Engine
+    from relialint.engines.registry import Registry
+
+__all__ = ["LATEST", "RecordChange", "Request", "record_changes", "resolve_version", "upgrade_paths"]
+
+LATEST = "latest"
+"""``--to latest``: the newest release the tables of the deployment's engine describe."""
+
+
+class Request:
+    """What to upgrade to: ``to`` (a version as written, or ``latest``) and ``old`` (``--from``, else ``None``: the
+    version each file writes)."""
+
+    to: str
+    old: str | None
+
+    def __init__(self, to: str, old: str | None = None) -> None:
+        self.to = to
+        self.old = old
+
+
+def resolve_version(engine: Engine, text: str) -> Version | None:
+    """``text`` in ``engine``'s scheme (``latest``: its newest tabled release); ``None`` where it is not one of the
+    engine's versions (``--to b6000`` for a vLLM deployment)."""
+    if text == LATEST:
+        return latest(engine)
+    try:
+        return engine.parse_version(text)
+    except VersionError:
+        return None
+
+
+# -- release level: the records --------------------------------------------------------------------------------------
+
+
+class RecordChange:
+    """A record whose affected ranges (for ``engine``) the target version enters or leaves: ``change`` is
+    ``entered`` or ``left``; ``certain``: both sides decided (a bound no released code shows leaves it possible)."""
+
+    record: Mapping[str, Any]
+    change: str
+    certain: bool
+
+    def __init__(self, record: Mapping[str, Any], change: str, certain: bool) -> None:
+        self.record = record
+        self.change = change
+        self.certain = certain
+
+    @property
+    def code(self) -> str:
+        return str(self.record["id"])
+
+
+def record_changes(records: Iterable[Mapping[str, Any]], engine: str, old: Version, new: Version
+                   ) -> list[RecordChange]:
+    """The records of ``engine`` whose affected version ranges hold on one side and not on the other (the ranges
+    alone: whether a deployment also meets the rest of the trigger is the deployment level). A side the ranges
+    leave undecided makes the change possible; records without ranges for the engine never change."""
+    from relialint.core.triggers import attached
+
+    out: list[RecordChange] = []
+    for record in records:
+        if record.get("status") == "withdrawn" or engine not in (record.get("engines") or []):
+            continue
+        trigger = attached(record, "trigger")
+        if trigger is None or not any(r.engine == engine for r in trigger.affected):
+            continue
+        ranges = tuple(r for r in trigger.affected if r.engine == engine)
+        before = eval_affected(ranges, _version_facts(engine, old)).value
+        after = eval_affected(ranges, _version_facts(engine, new)).value
+        if before is after:
+            continue
+        if after is not False and before is not True:
+            out.append(RecordChange(record, ENTERED, after is True and before is False))
+        elif before is not False and after is not True:
+            out.append(RecordChange(record, LEFT, before is True and after is False))
+    return sorted(out, key=lambda c: (c.change, c.code))
+
+
+def _version_facts(engine: str, version: Version) -> FactSet:
+    return FactSet({"engine.name": Fact(engine, "inferred"), "engine.version": Fact(version, "inferred")})
+
+
+# -- deployment level ------------------------------------------------------------------------------------------------
+
+
+class _Pinned:
+    """What a pin saw of one deployment: its engine, the version the file writes (and where), and the version the
+    pin gave it; filled as the run meets the deployment, read back when the two runs are compared."""
+
+    def __init__(self) -> None:
+        self.sides: dict[tuple[str, int, int, str], VersionSide] = {}
+        self.problems: list[str] = []
+
+
+def _key(deployment: Deployment) -> tuple[str, int, int, str]:
+    return (deployment.path, deployment.span.line, deployment.span.column, deployment.engine)
+
+
+def _pin(text: str | None, origin: str, seen: _Pinned) -> Callable[[Deployment, Registry], None]:
+    """A pin that sets each versioned deployment's version to ``text`` (in its engine's scheme; ``None``: leave the
+    file's), written where the file writes its version, and records the side it gave."""
+
+    def pin(deployment: Deployment, registry: Registry) -> None:
+        engine = registry.get(deployment.engine)
+        if engine is None or not engine.takes_version:
+            return
+        written = deployment.facts.get("engine.version")
+        where = (written.path, written.line, written.column) if written is not None and written.located() else (
+            None, None, None)
+        version = resolve_version(engine, text) if text is not None else None
+        if version is None:
+            file_version = written.value if written is not None and isinstance(written.value, Version) else None
+            seen.sides[_key(deployment)] = VersionSide(file_version, "file" if file_version is not None else None,
+                                                       *where)
+            return
+        origin_here = written.origin if written is not None and written.located() else "cli"
+        deployment.facts.set("engine.version", Fact(
+            version, origin_here, where[0], where[1], where[2],
+            written.end_line if written is not None and where[0] else None,
+            written.end_column if written is not None and where[0] else None,
+            note=f"{origin} {version}"))
+        seen.sides[_key(deployment)] = VersionSide(version, origin, *where)
+
+    return pin
+
+
+def _check_request(request: Request, registry: Registry) -> None:
+    """A ``--to`` / ``--from`` that no versioned engine reads is a usage error (exit 2)."""
+    for flag, text in (("--to", request.to), ("--from", request.old)):
+        if text is None:
+            continue
+        if text == LATEST:
+            if flag == "--from":
+                raise UsageError("--from latest: name the version the deployments run today")
+            continue
+        if not any(resolve_version(engine, text) is not None for engine in registry.versioned()):
+            raise UsageError(f"{flag} {text}: not a version of {', '.join(e.label for e in registry.versioned())}")
+
+
+def upgrade_paths(paths: list[str], options: Options, request: Request, registry: Registry | None = None
+                  ) -> UpgradeRun:
+    """The upgrade of every deployment in ``paths`` (files and directories, as ``check`` finds them) to
+    ``request.to``: the two lints compared, deployment by deployment (see the module docstring)."""
+    from relialint.engines.registry import default_registry
+    from relialint.run.lint import lint_paths
+
+    engines = registry if registry is not None else default_registry()
+    _check_request(request, engines)
+    before, after = _Pinned(), _Pinned()
+    today = lint_paths(paths, options, registry, _pin(request.old, "--from", before))
+    target = lint_paths(paths, options, registry, _pin(request.to, "--to", after))
+    return compare(today, target, before, after, engines, request)
+
+
+def compare(today: RunResult, target: RunResult, before: _Pinned, after: _Pinned, registry: Registry,
+            request: Request) -> UpgradeRun:
+    """Both runs, deployment by deployment (they found the same deployments: the pin changes only the version)."""
+    run = UpgradeRun(errors=list(target.errors), warnings=list(target.warnings),
+                     notes=list(dict.fromkeys([*today.notes, *target.notes])), files=target.files,
+                     show_possible=target.show_possible)
+    old_by_key = {_key(d): d for d in today.deployments}
+    old_findings = _by_deployment(today, today.findings)
+    new_findings = _by_deployment(target, target.findings)
+    for deployment in target.deployments:
+        key = _key(deployment)
+        engine = registry.get(deployment.engine)
+        if engine is None or not engine.takes_version:
+            continue
+        old_deployment = old_by_key.get(key)
+        old_side = before.sides.get(key) or VersionSide(None, None)
+        new_side = after.sides.get(key) or VersionSide(None, None)
+        upgrade = DeploymentUpgrade(deployment.path, deployment.span.line, deployment.span.column,
+                                    deployment.engine, engine.label, deployment.name, old_side, new_side)
+        if new_side.version is None:
+            upgrade.notes.append(f"{request.to} is not a {engine.label} version: this deployment is not upgraded")
+            run.deployments.append(upgrade)
+            continue
+        if old_side.version is None:
+            upgrade.notes.append(f"the {engine.label} version it runs today is unknown (give --from VERSION): what "
+                                 "depends on it is possible")
+        elif old_side.version == new_side.version:
+            upgrade.notes.append(f"it already runs {engine.label} {new_side.version}")
+        else:
+            upgrade.release = release_delta(engine, old_side.version, new_side.version)
+            if upgrade.release is not None and not upgrade.release.checked:
+                upgrade.notes.append(f"options, variables and defaults not checked: {upgrade.release.unchecked}")
+            elif upgrade.release is None:
+                upgrade.notes.append(f"options, variables and defaults not checked: relialint has no release tables "
+                                     f"for {engine.label}")
+        upgrade.items.extend(_record_items(old_findings.get(key, []), new_findings.get(key, []), target))
+        if old_deployment is not None:
+            upgrade.items.extend(_table_items(engine, old_deployment, deployment, upgrade))
+        upgrade.items.sort(key=UpgradeItem.sort_key)
+        run.deployments.append(upgrade)
+    run.failing = sum(1 for d in run.deployments for i in d.items if i.introduces and i.failing)
+    return run
+
+
+def _by_deployment(run: RunResult, findings: list[Finding]) -> dict[tuple[str, int, int, str], list[Finding]]:
+    """Each finding under the deployment it is about: the deployment of its file and service that starts at or
+    before its line (the nearest), else the first of its file."""
+    out: dict[tuple[str, int, int, str], list[Finding]] = {}
+    by_path: dict[str, list[Deployment]] = {}
+    for d in run.deployments:
+        by_path.setdefault(d.path, []).append(d)
+    for finding in findings:
+        candidates = by_path.get(finding.path) or []
+        named = [d for d in candidates if finding.service is not None and d.name == finding.service] or candidates
+        if not named:
+            continue
+        above = [d for d in named if d.span.line <= finding.line]
+        owner = above[-1] if above else named[0]
+        out.setdefault(_key(owner), []).append(finding)
+    return out
+
+
+def _finding_key(finding: Finding) -> tuple[str, str, int, int, str | None, str | None]:
+    return (finding.code, finding.path, finding.line, finding.column, finding.about, finding.target)
+
+
+def _record_items(old: list[Finding], new: list[Finding], target: RunResult) -> list[UpgradeItem]:
+    """Records that start, stop or keep applying, from the findings of the two runs (same place, same record)."""
+    was = {_finding_key(f): f for f in old}
+    now = {_finding_key(f): f for f in new}
+    items: list[UpgradeItem] = []
+    for key, finding in now.items():
+        before = was.get(key)
+        if before is None or (before.certainty == "possible" and finding.certainty == "definite"):
+            # absent today, or only possibly there: the upgrade brings it (for sure where it was absent)
+            certainty = finding.certainty if before is None else "possible"
+            rank, strict = target.policy.get(id(finding), (SEVERITY_RANK["major"], False))
+            failing = SEVERITY_RANK[finding.severity] >= rank and (certainty == "definite" or strict)
+            items.append(_from_finding(RECORD, ENTERED, finding, certainty, introduces=True, failing=failing))
+        else:
+            certainty = "definite" if finding.certainty == before.certainty == "definite" else "possible"
+            items.append(_from_finding(RECORD, KEPT, finding, certainty))
+    for key, finding in was.items():
+        after = now.get(key)
+        if after is None:
+            items.append(_from_finding(RECORD, LEFT, finding, finding.certainty))
+        elif after.certainty == "possible" and finding.certainty == "definite":
+            items.append(_from_finding(RECORD, LEFT, finding, "possible"))
+    return items
+
+
+def _from_finding(kind: str, change: str, finding: Finding, certainty: str, introduces: bool = False,
+                  failing: bool = False) -> UpgradeItem:
+    return UpgradeItem(kind, change, finding.code, certainty, finding.path, finding.line, finding.column,
+                       finding.end_line, finding.end_column, f"{finding.title}: {finding.message}", finding.severity,
+                       tuple(finding.missing_facts), finding, introduces, failing, finding.shown)
+
+
+def _located(fact: Fact | None, fallback: Deployment) -> tuple[str, int, int, int, int]:
+    if fact is not None and fact.located() and fact.path and fact.line is not None:
+        column = fact.column or 1
+        return fact.path, fact.line, column, fact.end_line or fact.line, fact.end_column or column
+    span = fallback.span
+    return span.path, span.line, span.column, span.end_line, span.end_column
+
+
+def _table_items(engine: Engine, old: Deployment, new: Deployment, upgrade: DeploymentUpgrade) -> list[UpgradeItem]:
+    """Options, variables and defaults of the release delta that this deployment uses, located where it writes
+    them. Without a checked delta (a side unknown or untabled) there are none: the record items, judged over the
+    worlds, still say what the target refuses."""
+    release = upgrade.release
+    if release is None or not release.checked:
+        return []
+    stated = old.unfinished if old.unfinished is not None else old.facts
+    items = _option_items(engine, release, new, stated)
+    items.extend(_env_items(engine, release, new, stated))
+    items.extend(_default_items(engine, release, old, new, upgrade))
+    return items
+
+
+def _flag_fact(engine: Engine, facts: FactSet, written: str) -> Fact | None:
+    """The located fact of an option as written (``flag.<engine>.<name>``), if the deployment has one."""
+    name = written.split("=", 1)[0]
+    for key in (f"flag.{engine.name}.{name.lstrip('-')}", f"flag.{engine.name}.{name}"):
+        fact = facts.facts.get(key)
+        if fact is not None:
+            return fact
+    return None
+
+
+def _option_items(engine: Engine, release: ReleaseDelta, new: Deployment, stated: FactSet) -> list[UpgradeItem]:
+    items: list[UpgradeItem] = []
+    old_text, new_text = f"{engine.label} {release.old}", f"{engine.label} {release.new}"
+    for written in dict.fromkeys(engine.written_options(new)):
+        head = option_name(engine, written)
+        change = release.option(head) if head is not None else None
+        if head is None or change is None:
+            continue
+        path, line, column, end_line, end_column = _located(_flag_fact(engine, stated, written), new)
+        if change.change == OPTION_REFUSED:
+            instead = f"; use `{change.replacement}` instead" if change.replacement else ""
+            message = (f"`{head}` is accepted by {old_text} and refused by {new_text}: the engine will not start"
+                       f"{instead}")
+            items.append(UpgradeItem(OPTION, OPTION_REFUSED, head, "definite", path, line, column, end_line,
+                                     end_column, message, "blocker"))
+        elif change.change == OPTION_CHANGED:
+            message = f"`{head}` {_kind_text(change.old_kind, change.old_values)} in {old_text}, " \
+                      f"{_kind_text(change.new_kind, change.new_values)} in {new_text}"
+            items.append(UpgradeItem(OPTION, OPTION_CHANGED, head, "definite", path, line, column, end_line,
+                                     end_column, message))
+        elif change.change == OPTION_ACCEPTED:
+            message = f"`{head}` is refused by {old_text} and accepted by {new_text}"
+            items.append(UpgradeItem(OPTION, OPTION_ACCEPTED, head, "definite", path, line, column, end_line,
+                                     end_column, message))
+    return items
+
+
+_KINDS = {"v": "takes a value", "o": "takes an optional value", "f": "is a flag", "n": "is a negative flag"}
+
+
+def _kind_text(kind: str | None, values: tuple[str, ...]) -> str:
+    text = _KINDS.get(kind or "", "is accepted")
+    return f"{text} ({', '.join(values)})" if values else text
+
+
+def _env_items(engine: Engine, release: ReleaseDelta, new: Deployment, stated: FactSet) -> list[UpgradeItem]:
+    items: list[UpgradeItem] = []
+    old_text, new_text = f"{engine.label} {release.old}", f"{engine.label} {release.new}"
+    for key, fact in stated.items():
+        if not key.startswith("env.") or fact.value is None:
+            continue
+        name = key[len("env."):]
+        change = release.variable(name)
+        if change is None:
+            continue
+        path, line, column, end_line, end_column = _located(fact, new)
+        if change.change == ENV_UNREAD:
+            instead = f"; use `{change.replacement}` instead" if change.replacement else ""
+            message = f"`{name}` is read by {old_text} and not by {new_text}: setting it does nothing{instead}"
+        else:
+            message = f"`{name}` is not read by {old_text} and is read by {new_text}: setting it now takes effect"
+        items.append(UpgradeItem(ENV, ENV_UNREAD if change.change == ENV_UNREAD else ENV_READ, name, "definite",
+                                 path, line, column, end_line, end_column, message,
+                                 "major" if change.change == ENV_UNREAD else None))
+    return items
+
+
+def _default_items(engine: Engine, release: ReleaseDelta, old: Deployment, new: Deployment,
+                   upgrade: DeploymentUpgrade) -> list[UpgradeItem]:
+    """The defaults of the release delta that this deployment leaves to the engine, as its finished facts on each
+    side have them (a value the file sets is no default; one a side cannot decide, e.g. by the GPU, is possible)."""
+    from relialint.core.facts import render
+
+    items: list[UpgradeItem] = []
+    where = new.facts.get("engine.version")
+    path, line, column, end_line, end_column = _located(where, new)
+    for change in release.defaults:
+        was, now = old.facts.get(change.fact), new.facts.get(change.fact)
+        if any(f is not None and f.origin != "default" for f in (was, now)):
+            continue  # the file (a flag, a variable) sets it: not the engine's default
+        if was is None and now is None:
+            continue
+        if was is not None and now is not None and was.value == now.value:
+            continue
+        certain = was is not None and now is not None
+        old_value = render(was.value) if was is not None else "not known"
+        new_value = render(now.value) if now is not None else "not known"
+        pins = f"; write {' or '.join(f'`{p}`' for p in change.pins)} to keep the old behaviour" \
+            if change.pins else ""
+        message = (f"the default {change.fact} goes from {old_value} in {engine.label} {release.old} to {new_value} "
+                   f"in {engine.label} {release.new}{pins}")
+        missing = () if certain else _waits_on(engine, change.fact)
+        items.append(UpgradeItem(DEFAULT, CHANGED, change.fact, "definite" if certain else "possible", path, line,
+                                 column, end_line, end_column, message, missing_facts=missing))
+    return items
+
+
+def _waits_on(engine: Engine, fact: str) -> tuple[str, ...]:
+    """What decides a default one side leaves unknown: the GPU's facts for a default the GPU decides, else the
+    fact itself."""
+    if fact in engine.gpu_dependent:
+        return tuple(sorted({str(c["fact"]) for c in engine.gpu_conditions}))
+    return (fact,)

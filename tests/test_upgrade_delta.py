@@ -1,0 +1,75 @@
+"""The shared delta (``engines.releases``, ``run.upgrade``): release level from the committed tables and records,
+deployment level located and judged like ``check``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from relialint.core.results import Options
+from relialint.engines.registry import default_registry
+from relialint.engines.releases import DefaultChange, EnvChange, OptionChange, release_delta
+from relialint.run.lint import load_records
+from relialint.run.upgrade import Request, record_changes, upgrade_paths
+
+
+def _vllm(text: str):  # type: ignore[no-untyped-def]
+    engine = default_registry().get("vllm")
+    assert engine is not None
+    return engine, engine.parse_version(text)
+
+
+def test_vllm_release_delta_defaults_and_pins() -> None:
+    engine, old = _vllm("0.19.0")
+    _, new = _vllm("0.20.0")
+    delta = release_delta(engine, old, new)
+    assert delta is not None and delta.checked
+    assert DefaultChange("memory.gpu_utilization", 0.9, 0.92, pins=("--gpu-memory-utilization",)) in delta.defaults
+    # the mirror image
+    back = release_delta(engine, new, old)
+    assert back is not None
+    assert DefaultChange("memory.gpu_utilization", 0.92, 0.9, pins=("--gpu-memory-utilization",)) in back.defaults
+
+
+def test_vllm_release_delta_options_and_env_from_the_table() -> None:
+    engine, old = _vllm("0.14.1")
+    _, new = _vllm("0.15.0")
+    delta = release_delta(engine, old, new)
+    assert delta is not None
+    assert delta.variable("VLLM_ATTENTION_BACKEND") == EnvChange("VLLM_ATTENTION_BACKEND", "unread",
+                                                                 replacement="--attention-backend NAME")
+    back = release_delta(engine, new, old)
+    assert back is not None and back.variable("VLLM_ATTENTION_BACKEND") == EnvChange("VLLM_ATTENTION_BACKEND", "read")
+    refused = {o.name for o in delta.options if o.change == "refused"}
+    accepted = {o.name for o in back.options if o.change == "accepted"}
+    assert refused == accepted and all(isinstance(o, OptionChange) for o in delta.options)
+
+
+def test_a_version_outside_the_tables_is_not_checked() -> None:
+    engine, old = _vllm("0.19.0")
+    _, new = _vllm("0.99.0")
+    delta = release_delta(engine, old, new)
+    assert delta is not None and not delta.checked
+    assert delta.options == () and delta.defaults == ()
+    assert delta.unchecked == "vLLM 0.99.0 is not in relialint's option tables (0.6.6.post1-0.33.0, releases only)"
+
+
+def test_records_whose_affected_range_a_version_enters_or_leaves() -> None:
+    records, _ = load_records(Options())
+    _, old = _vllm("0.18.1")
+    _, new = _vllm("0.19.0")
+    changes = {(c.code, c.change, c.certain) for c in record_changes(records, "vllm", old, new)}
+    assert ("RL101", "left", True) in changes  # RL101: introduced 0.9.0, fixed 0.19.0
+    mirror = {(c.code, c.change, c.certain) for c in record_changes(records, "vllm", new, old)}
+    assert ("RL101", "entered", True) in mirror
+
+
+def test_a_deployment_upgrade_is_located_and_certain(tmp_path: Path) -> None:
+    path = tmp_path / "serve.sh"
+    path.write_text("vllm serve Qwen/Qwen3-8B --max-model-len 8192\n", encoding="utf-8")
+    run = upgrade_paths([str(path)], Options(), Request("0.20.0", "0.19.0"))
+    assert run.errors == []
+    [upgrade] = run.deployments
+    assert (upgrade.old.text(), upgrade.old.origin, upgrade.new.text(), upgrade.new.origin) == (
+        "0.19.0", "--from", "0.20.0", "--to")
+    default = [i for i in upgrade.items if i.kind == "default" and i.subject == "memory.gpu_utilization"]
+    assert [(i.change, i.certainty, i.line, i.column) for i in default] == [("changed", "definite", 1, 1)]

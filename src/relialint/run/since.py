@@ -16,21 +16,22 @@ change (an ignored ``.env`` is the same file on both sides).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relialint.core.deployment import Deployment
 from relialint.core.findings import STATED
-from relialint.core.results import Options, RunResult
+from relialint.core.results import Change, Options, RunResult
 from relialint.readers.located import FileResult, decode
 from relialint.readers.opener import FileOpener, Opened, checked_text, missing
 from relialint.run.files import DiskOpener, discover, read_file
 from relialint.run.gitrev import Changes, changes, real_name, repository
+from relialint.run.lint import MAX_DEPLOYMENTS
 from relialint.run.reach import Reach, project_root
 
 if TYPE_CHECKING:
     from relialint.engines.registry import Registry
+    from relialint.engines.releases import DeploymentUpgrade
 
 
 class BaseOpener(FileOpener):
@@ -90,22 +91,16 @@ def changed_repositories(ref: str, paths: list[str]) -> list[Changes]:
     return [changes(root, ref, group) for root, group in grouped.items()]
 
 
-def selected(paths: list[str], found: list[Changes], reach_for: object = None) -> list[str]:
-    """The files of ``paths`` (as ``check`` would find them, shown as it would show them) that changed, or that
-    read a file that changed."""
-    del reach_for
+def selected(paths: list[str], found: list[Changes]) -> list[str]:
+    """The files of ``paths`` (as ``check`` would find them, shown as it would show them, in its order) that
+    changed, or that read a changed file: a changed file no deployment of its own (an env file a walk leaves to the
+    files beside it) or of a kind others read (an env file, a Dockerfile) brings in the files that read it."""
     files, _ = discover(paths)
     changed = {name for repo in found for name in repo.files}
-    chosen = [display for path, display, _ in files if real_name(str(path)) in changed]
-    taken = set(chosen)
-    if any(name not in {real_name(str(p)) for p, _, _ in files} or _read_by_others(name) for name in changed):
-        for path, display, kind in files:
-            if display in taken:
-                continue
-            if _reads_changed(path, display, kind, changed):
-                chosen.append(display)
-                taken.add(display)
-    return sorted(chosen, key=lambda d: next(i for i, (_, shown, _) in enumerate(files) if shown == d))
+    names = [real_name(str(path)) for path, _, _ in files]
+    read_by_others = any(name not in names or _read_by_others(name) for name in changed)
+    return [display for (path, display, kind), name in zip(files, names, strict=True)
+            if name in changed or (read_by_others and _reads_changed(path, display, kind, changed))]
 
 
 def _read_by_others(name: str) -> bool:
@@ -129,16 +124,15 @@ def _reads_changed(path: Path, display: str, kind: str, changed: set[str]) -> bo
     return any(real_name(used) in changed for used in result.used_files)
 
 
-def version_moves(run: RunResult, found: list[Changes], options: Options,
-                  registry: Registry | None = None) -> list[VersionMove]:
+def version_moves(run: RunResult, found: list[Changes], registry: Registry | None = None) -> list[VersionMove]:
     """The deployments of ``run`` whose stated engine version differs from the one the same deployment (same
     engine, same place among that engine's deployments in its file) had at the base."""
     from relialint.engines.registry import default_registry
 
     engines = registry if registry is not None else default_registry()
-    del options
     changed = {name for repo in found for name in repo.files}
     moves: list[VersionMove] = []
+    kinds = {path: kind for path, kind, _, _ in run.looked_at}
     by_file: dict[str, list[Deployment]] = {}
     for deployment in run.deployments:
         by_file.setdefault(deployment.path, []).append(deployment)
@@ -150,7 +144,7 @@ def version_moves(run: RunResult, found: list[Changes], options: Options,
         sources = {real_name(display)} | {real_name(s[0]) for _, f in stated if (s := f.source) is not None}
         if not sources & changed and not _reads_changed_any(deployments, changed):
             continue
-        old = _old_deployments(display, deployments[0].kind, found, engines)
+        old = _old_deployments(display, kinds.get(display, "shell"), found, engines)
         if old is None:
             continue  # a file new since the base: a new deployment, not an upgrade
         for deployment, fact in stated:
@@ -163,7 +157,7 @@ def version_moves(run: RunResult, found: list[Changes], options: Options,
                 continue
             path, line, column = fact.source if fact.source is not None else (fact.path, fact.line, fact.column)
             moves.append(VersionMove(deployment, old_value, fact.value, str(path), int(line or 1), int(column or 1),
-                                     _word_end(str(path), int(line or 1), int(column or 1), run)))
+                                     _word_end(str(path), int(line or 1), int(column or 1))))
     return moves
 
 
@@ -188,17 +182,11 @@ def _old_deployments(display: str, kind: str, found: list[Changes],
     if opened.text is None:
         return None
     result: FileResult = read_file(opened.text, display, kind, opener)
-    deployments = engines.extract(result, opener, 256)
-    for deployment in deployments:
-        engine = engines.get(deployment.engine)
-        if engine is not None:
-            engine.finish(deployment)
-    return deployments
+    return engines.extract(result, opener, MAX_DEPLOYMENTS)
 
 
-def _word_end(path: str, line: int, column: int, run: RunResult) -> int:
+def _word_end(path: str, line: int, column: int) -> int:
     """The column just past the word that starts at ``column`` of ``line`` (the tag, the pin)."""
-    del run
     from relialint.disk import read_text
 
     text, _ = read_text(Path(path), path)
@@ -206,22 +194,71 @@ def _word_end(path: str, line: int, column: int, run: RunResult) -> int:
     if not 0 < line <= len(lines):
         return column
     rest = lines[line - 1][column - 1:]
-    word = len(rest) - len(rest.lstrip()) if not rest[:1].strip() else len(rest.split()[0]) if rest.split() else 0
-    return column + max(word, 0)
-
-
-def paths_exist(paths: list[str]) -> list[str]:
-    """``paths`` that exist (a deleted path named on the command line has nothing left to lint)."""
-    return [p for p in paths if os.path.lexists(p)]
+    return column + (len(rest.split(None, 1)[0]) if rest[:1].strip() else 0)
 
 
 def lint_since(ref: str, paths: list[str], options: Options, registry: Registry | None = None) -> RunResult:
     """``check --since REF PATHS``: the run of ``check`` over the changed files of ``paths`` (exactly its output when
-    no engine version moved), with the delta of each version move."""
+    no engine version moved), with the delta of each version move in ``run.changes``."""
     from relialint.run.lint import lint_paths
 
     found = changed_repositories(ref, paths)
     run = lint_paths(selected(paths, found), options, registry)
-    moves = version_moves(run, found, options, registry)
-    del moves
+    run.changes = move_changes(version_moves(run, found, registry), ref, options, registry)
     return run
+
+
+def move_changes(moves: list[VersionMove], ref: str, options: Options, registry: Registry | None = None
+                 ) -> list[Change]:
+    """What each version move changes for its deployment, by the shared upgrade delta
+    (:func:`relialint.run.upgrade.upgrade_paths` from the version at the base to the one now, over the deployment's
+    file as it is now), as lines located on the version's line: the move itself, then each item (records entered
+    or left, options refused or changed, variables unread or read, defaults flipped; a record that keeps applying
+    is no change), then why anything is not checked."""
+    from relialint.run.upgrade import Request, upgrade_paths
+
+    out: list[Change] = []
+    groups: dict[tuple[str, str, str], list[VersionMove]] = {}
+    for move in moves:
+        groups.setdefault((move.deployment.path, str(move.old), str(move.new)), []).append(move)
+    for (display, old, new), group in groups.items():
+        upgraded = {}
+        if group[0].old is not None:
+            result = upgrade_paths([display], options, Request(new, old), registry)
+            upgraded = {(d.path, d.line, d.column): d for d in result.deployments}
+        for move in group:
+            span = move.deployment.span
+            out.extend(_move_lines(move, upgraded.get((span.path, span.line, span.column)), ref,
+                                   options.show_possible))
+    return out
+
+
+def _move_lines(move: VersionMove, upgrade: DeploymentUpgrade | None, ref: str, show_possible: bool
+                ) -> list[Change]:
+    span = move.deployment.span
+    engine = upgrade.label if upgrade is not None else move.deployment.engine
+    old = "unknown" if move.old is None else str(move.old)
+
+    def line(kind: str, change: str, subject: str, certainty: str, severity: str | None, message: str,
+             missing: list[str] | None = None, at: tuple[str, int, int] | None = None) -> Change:
+        return Change(move.path, move.line, move.column, move.line, move.end_column, engine, old, str(move.new),
+                      ref, kind, change, subject, certainty, severity, message, missing, at)
+
+    service = f" ({move.deployment.name})" if move.deployment.name else ""
+    where = f"the deployment at {span.path}:{span.line}:{span.column}{service}"
+    if upgrade is None:
+        return [line("version", "moved", str(move.new), "definite", None,
+                     f"{where}: the file did not pin the engine version at {ref}, so what the move changes is not "
+                     f"known; `relialint upgrade {span.path} --from VERSION --to {move.new}` says it for a version "
+                     "you name")]
+    items = [i for i in upgrade.items if i.change != "kept" and (i.shown or show_possible)]
+    count = f"{len(items)} change{'s' if len(items) != 1 else ''}" if items else "no change the tables and " \
+        "records know of"
+    lines = [line("version", "moved", str(move.new), "definite", None, f"{count} for {where}")]
+    for item in items:
+        at = (item.path, item.line, item.column) if (item.path, item.line) != (move.path, move.line) else None
+        subject = f"{item.subject}: " if item.kind == "record" else ""
+        lines.append(line(item.kind, item.change, item.subject, item.certainty, item.severity,
+                          f"{subject}{item.message}", list(item.missing_facts), at))
+    lines.extend(line("note", "", "", "definite", None, note) for note in upgrade.notes)
+    return lines

@@ -149,3 +149,94 @@ def test_paths_are_still_required_without_since(repo: Path) -> None:
     result = invoke(["check"])
     assert result.exit_code == 2
     assert result.stderr.splitlines()[-1] == "relialint: error: the following arguments are required: PATHS"
+
+
+UPGRADE = """services:
+  llm:
+    image: vllm/vllm-openai:v0.14.1
+    command: ["Qwen/Qwen3-8B", "--max-model-len", "8192"]
+    environment:
+      VLLM_ATTENTION_BACKEND: FLASHINFER
+"""
+
+
+def _upgrades(document: dict[str, object]) -> list[tuple[object, ...]]:
+    items = document.get("upgrades")
+    assert isinstance(items, list)
+    return [(c["path"], c["line"], c["column"], c["end_column"], c["from"], c["to"], c["since"], c["kind"],
+             c["change"], c["subject"], c["certainty"],
+             (c["at"]["line"], c["at"]["column"]) if "at" in c else None) for c in items]
+
+
+def test_a_commit_that_bumps_an_image_tag_reports_the_delta_on_that_line(repo: Path) -> None:
+    import json
+
+    (repo / "llm.yaml").write_text(UPGRADE, encoding="utf-8")
+    commit_all(repo, "vLLM 0.14.1")
+    (repo / "llm.yaml").write_text(UPGRADE.replace("v0.14.1", "v0.15.0"), encoding="utf-8")
+    commit_all(repo, "bump vLLM")
+    result = invoke(["check", "--since", "HEAD~1", "--format", "json"])
+    assert result.exit_code == 1  # RL504 (a variable 0.15.0 no longer reads) is a definite major finding
+    move = ("llm.yaml", 3, 12, 36, "0.14.1", "0.15.0", "HEAD~1")
+    assert _upgrades(json.loads(result.stdout)) == [
+        (*move, "version", "moved", "0.15.0", "definite", None),
+        (*move, "record", "entered", "RL117", "possible", (4, 15)),
+        (*move, "record", "entered", "RL504", "definite", (6, 7)),
+        (*move, "env", "unread", "VLLM_ATTENTION_BACKEND", "definite", (6, 7)),
+    ]
+    text = invoke(["check", "--since", "HEAD~1"]).stdout.splitlines()
+    assert text[-1] == "1 file, 1 deployment: 2 definite, 1 possible, 0 errors, 1 engine version move"
+    assert [line for line in text if line.startswith("llm.yaml:3:12: upgrade")][:1] == [
+        "llm.yaml:3:12: upgrade vLLM 0.14.1 -> 0.15.0 since HEAD~1 [version moved] 3 changes for the deployment at "
+        "llm.yaml:3:12"]
+    sarif = json.loads(invoke(["check", "--since", "HEAD~1", "--format", "sarif"]).stdout)["runs"][0]
+    moved = [r for r in sarif["results"] if r["ruleId"] == "upgrade"]
+    assert [(r["level"], r["properties"]["item"], r["properties"]["change"],
+             r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in moved] == [
+        ("note", "version", "moved", 3), ("note", "record", "entered", 3), ("warning", "record", "entered", 3),
+        ("warning", "env", "unread", 3)]
+    assert sarif["tool"]["driver"]["rules"][moved[0]["ruleIndex"]]["id"] == "upgrade"
+    github = invoke(["check", "--since", "HEAD~1", "--format", "github"]).stdout.splitlines()
+    assert sum(1 for line in github if line.startswith("::") and "title=upgrade vLLM 0.14.1 -> 0.15.0 since HEAD~1"
+               in line and "file=llm.yaml,line=3,col=12," in line) == 4
+
+
+def test_the_reverse_move_reports_the_mirror_image(repo: Path) -> None:
+    import json
+
+    (repo / "llm.yaml").write_text(UPGRADE.replace("v0.14.1", "v0.15.0"), encoding="utf-8")
+    commit_all(repo, "vLLM 0.15.0")
+    (repo / "llm.yaml").write_text(UPGRADE, encoding="utf-8")
+    move = ("llm.yaml", 3, 12, 36, "0.15.0", "0.14.1", "HEAD")
+    assert _upgrades(json.loads(invoke(["check", "--since", "HEAD", "--format", "json"]).stdout)) == [
+        (*move, "version", "moved", "0.14.1", "definite", None),
+        (*move, "record", "left", "RL117", "possible", (4, 15)),
+        (*move, "record", "left", "RL504", "definite", (6, 7)),
+        (*move, "env", "read", "VLLM_ATTENTION_BACKEND", "definite", (6, 7)),
+    ]
+
+
+def test_a_version_pinned_only_now_says_the_delta_is_not_known(repo: Path) -> None:
+    import json
+
+    (repo / "llm.yaml").write_text(UPGRADE.replace("v0.14.1", "latest"), encoding="utf-8")
+    commit_all(repo, "the latest image")
+    (repo / "llm.yaml").write_text(UPGRADE, encoding="utf-8")
+    [item] = json.loads(invoke(["check", "--since", "HEAD", "--format", "json"]).stdout)["upgrades"]
+    assert (item["from"], item["to"], item["kind"], item["line"]) == ("unknown", "0.14.1", "version", 3)
+    assert item["message"] == ("the deployment at llm.yaml:3:12: the file did not pin the engine version at HEAD, so "
+                               "what the move changes is not known; `relialint upgrade llm.yaml --from VERSION --to "
+                               "0.14.1` says it for a version you name")
+
+
+def test_a_version_from_a_changed_env_file_is_a_move_of_the_compose_file(repo: Path) -> None:
+    import json
+
+    (repo / "llm.yaml").write_text(UPGRADE.replace("v0.14.1", "${TAG}"), encoding="utf-8")
+    (repo / ".env").write_text("TAG=v0.14.1\n", encoding="utf-8")
+    commit_all(repo, "tag in .env")
+    (repo / ".env").write_text("TAG=v0.15.0\n", encoding="utf-8")
+    document = json.loads(invoke(["check", "--since", "HEAD", "--format", "json"]).stdout)
+    assert {f["path"] for f in document["findings"]} == {"llm.yaml"}
+    heads = [(c["path"], c["line"], c["from"], c["to"]) for c in document["upgrades"] if c["kind"] == "version"]
+    assert heads == [(".env", 1, "0.14.1", "0.15.0")]

@@ -27,7 +27,7 @@ def finding(f: Finding) -> dict[str, object]:
 def change(c: Change) -> dict[str, object]:
     """One item of an engine version move (``check --since``), an extension: ``at`` only where it is set."""
     out = as_dict(c)
-    out["from"], out["to"] = out.pop("old"), out.pop("new")
+    out["from"], out["to"], out["since"] = out.pop("old"), out.pop("new"), out.pop("ref")
     out.pop("at")
     if c.at is not None:
         out["at"] = {"path": c.at[0], "line": c.at[1], "column": c.at[2]}

@@ -240,3 +240,24 @@ def test_a_version_from_a_changed_env_file_is_a_move_of_the_compose_file(repo: P
     assert {f["path"] for f in document["findings"]} == {"llm.yaml"}
     heads = [(c["path"], c["line"], c["from"], c["to"]) for c in document["upgrades"] if c["kind"] == "version"]
     assert heads == [(".env", 1, "0.14.1", "0.15.0")]
+
+
+def test_the_since_hook_reports_the_delta_of_a_staged_tag_bump(repo: Path) -> None:
+    """The ``relialint-since`` hook as pre-commit runs it: its entry, then the staged files it matches."""
+    import re
+    import shlex
+
+    from ruamel.yaml import YAML
+
+    hooks = YAML(typ="safe").load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    [hook] = [h for h in hooks if h["id"] == "relialint-since"]
+    (repo / "llm.yaml").write_text(UPGRADE, encoding="utf-8")
+    commit_all(repo, "vLLM 0.14.1")
+    (repo / "llm.yaml").write_text(UPGRADE.replace("v0.14.1", "v0.15.0"), encoding="utf-8")
+    git(repo, "add", "llm.yaml")
+    staged = [n for n in git(repo, "diff", "--cached", "--name-only").split() if re.search(hook["files"], n)]
+    assert staged == ["llm.yaml"]
+    result = invoke([*shlex.split(hook["entry"])[1:], *staged])
+    assert result.exit_code == 1
+    assert "llm.yaml:3:12: upgrade vLLM 0.14.1 -> 0.15.0 since HEAD [env unread] `VLLM_ATTENTION_BACKEND` is read " \
+           "by vLLM 0.14.1 and not by vLLM 0.15.0" in result.stdout

@@ -203,6 +203,8 @@ KEPT = "kept"
 """A record that applies today and on the target."""
 CHANGED = "changed"
 """A default whose value differs (``DEFAULT`` items)."""
+CHANGE_ORDER = (ENTERED, LEFT, KEPT, OPTION_REFUSED, OPTION_CHANGED, OPTION_ACCEPTED, ENV_UNREAD, ENV_READ, CHANGED)
+"""The order of the changes within one kind: what the upgrade brings before what it takes away or keeps."""
 
 
 class VersionSide(Frozen):
@@ -282,8 +284,10 @@ class UpgradeItem(Frozen):
         self.failing = failing
         self.shown = shown
 
-    def sort_key(self) -> tuple[int, str, int, int, str, str]:
-        return (ITEM_KINDS.index(self.kind), self.change, self.line, self.column, self.subject, self.path)
+    def sort_key(self) -> tuple[int, int, str, int, int, str]:
+        """Kind, then change (what the upgrade brings first), then place in the file."""
+        return (ITEM_KINDS.index(self.kind), CHANGE_ORDER.index(self.change) if self.change in CHANGE_ORDER else 99,
+                self.path, self.line, self.column, self.subject)
 
 
 class DeploymentUpgrade(Fields):

@@ -80,8 +80,16 @@ def _env(old: int, new: int) -> tuple[EnvChange, ...]:
     return tuple(out)
 
 
-def _pins(fact: str) -> tuple[str, ...]:
-    """The options and variables that set ``fact`` (what keeps the old behaviour when written)."""
+def known(facts: FactSet, fact: str) -> bool:
+    """Whether the defaults decided ``fact`` (a value or none): not one left to the GPU (a default the GPU decides
+    makes every default that follows it unknown too)."""
+    if fact in facts.blocked:
+        return False
+    return not (fact in vllm_defaults.GPU_DEPENDENT and any(k in facts.blocked for k in vllm_defaults.GPU_DEPENDENT))
+
+
+def _pins(fact: str, new: Version) -> tuple[str, ...]:
+    """The options and variables of release ``new`` that set ``fact`` (what keeps the old value when written)."""
     from relialint.engines.vllm import OPTION_FACTS
 
     flags = [f"--{flag}" for flag, facts in OPTION_FACTS.items() if fact in facts and flag != "model"]
@@ -89,7 +97,11 @@ def _pins(fact: str) -> tuple[str, ...]:
     for row in vllm_defaults.ROWS:
         if row.fact == fact and isinstance(row.value, vllm_defaults.FromEnv):
             env.append(row.value.key.removeprefix("env."))
-    return tuple(dict.fromkeys([*flags, *env]))
+    table = flagcheck.vllm_table()
+    index = table.index(new)
+    valid = [p for p in dict.fromkeys([*flags, *env]) if index is not None and (
+        table.has_option(p, index) if p.startswith("-") else table.has_env(p, index))]
+    return tuple(valid)
 
 
 def defaults_of(version: Version) -> FactSet:
@@ -105,11 +117,10 @@ def _defaults(old: Version, new: Version) -> tuple[DefaultChange, ...]:
     out: list[DefaultChange] = []
     for fact, _rows in vllm_defaults.BY_FACT:
         was, now = before.facts.get(fact), after.facts.get(fact)
-        if was is None and now is None:
+        old_known, new_known = known(before, fact), known(after, fact)
+        if (was.value if was else None) == (now.value if now else None) and old_known and new_known:
             continue
-        if was is not None and now is not None and was.value == now.value:
-            continue
-        note = (now or was).note if (now or was) is not None else None  # type: ignore[union-attr]
-        out.append(DefaultChange(fact, was.value if was else None, now.value if now else None, was is not None,
-                                 now is not None, _pins(fact), note))
+        shown = now if now is not None else was
+        out.append(DefaultChange(fact, was.value if was else None, now.value if now else None, old_known,
+                                 new_known, _pins(fact, new), shown.note if shown is not None else None))
     return tuple(out)

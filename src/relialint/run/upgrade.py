@@ -287,9 +287,8 @@ def _record_items(old: list[Finding], new: list[Finding], target: RunResult) -> 
             rank, strict = target.policy.get(id(finding), (SEVERITY_RANK["major"], False))
             failing = SEVERITY_RANK[finding.severity] >= rank and (certainty == "definite" or strict)
             items.append(_from_finding(RECORD, ENTERED, finding, certainty, introduces=True, failing=failing))
-        else:
-            certainty = "definite" if finding.certainty == before.certainty == "definite" else "possible"
-            items.append(_from_finding(RECORD, KEPT, finding, certainty))
+        elif not (before.certainty == "definite" and finding.certainty == "possible"):  # (that one: left, below)
+            items.append(_from_finding(RECORD, KEPT, finding, finding.certainty))
     for key, finding in was.items():
         after = now.get(key)
         if after is None:
@@ -302,7 +301,7 @@ def _record_items(old: list[Finding], new: list[Finding], target: RunResult) -> 
 def _from_finding(kind: str, change: str, finding: Finding, certainty: str, introduces: bool = False,
                   failing: bool = False) -> UpgradeItem:
     return UpgradeItem(kind, change, finding.code, certainty, finding.path, finding.line, finding.column,
-                       finding.end_line, finding.end_column, f"{finding.title}: {finding.message}", finding.severity,
+                       finding.end_line, finding.end_column, finding.message, finding.severity,
                        tuple(finding.missing_facts), finding, introduces, failing, finding.shown)
 
 
@@ -399,8 +398,6 @@ def _default_items(engine: Engine, release: ReleaseDelta, old: Deployment, new: 
                    upgrade: DeploymentUpgrade) -> list[UpgradeItem]:
     """The defaults of the release delta that this deployment leaves to the engine, as its finished facts on each
     side have them (a value the file sets is no default; one a side cannot decide, e.g. by the GPU, is possible)."""
-    from relialint.core.facts import render
-
     items: list[UpgradeItem] = []
     where = new.facts.get("engine.version")
     path, line, column, end_line, end_column = _located(where, new)
@@ -408,21 +405,39 @@ def _default_items(engine: Engine, release: ReleaseDelta, old: Deployment, new: 
         was, now = old.facts.get(change.fact), new.facts.get(change.fact)
         if any(f is not None and f.origin != "default" for f in (was, now)):
             continue  # the file (a flag, a variable) sets it: not the engine's default
-        if was is None and now is None:
-            continue
+        old_known, new_known = _known(engine, old.facts, change.fact), _known(engine, new.facts, change.fact)
+        if was is None and now is None and old_known and new_known:
+            continue  # neither release sets it for this deployment (a launch not seen whole)
         if was is not None and now is not None and was.value == now.value:
             continue
-        certain = was is not None and now is not None
-        old_value = render(was.value) if was is not None else "not known"
-        new_value = render(now.value) if now is not None else "not known"
-        pins = f"; write {' or '.join(f'`{p}`' for p in change.pins)} to keep the old behaviour" \
-            if change.pins else ""
-        message = (f"the default {change.fact} goes from {old_value} in {engine.label} {release.old} to {new_value} "
-                   f"in {engine.label} {release.new}{pins}")
+        certain = old_known and new_known
+        old_value = _default_text(was, old_known)
+        message = (f"the default {change.fact} goes from {old_value} in {engine.label} {release.old} to "
+                   f"{_default_text(now, new_known)} in {engine.label} {release.new}")
+        if change.pins and was is not None and (now is not None or not new_known):
+            message += f"; to keep {old_value}, set it with {' or '.join(f'`{p}`' for p in change.pins)}"
         missing = () if certain else _waits_on(engine, change.fact)
         items.append(UpgradeItem(DEFAULT, CHANGED, change.fact, "definite" if certain else "possible", path, line,
                                  column, end_line, end_column, message, missing_facts=missing))
     return items
+
+
+def _known(engine: Engine, facts: FactSet, fact: str) -> bool:
+    """Whether a deployment's defaults decided ``fact`` (a value or none), not left it to the GPU (a default the
+    GPU decides leaves those that follow it undecided too)."""
+    if fact in facts.blocked:
+        return False
+    return not (fact in engine.gpu_dependent and any(k in facts.blocked for k in engine.gpu_dependent))
+
+
+def _default_text(fact: Fact | None, known: bool) -> str:
+    """A default's value in words: the value, ``not known`` (the release decides it by something the file does not
+    say, e.g. the GPU), or ``none`` (the release sets nothing: the setting is not in it)."""
+    from relialint.core.facts import render
+
+    if fact is not None:
+        return render(fact.value)
+    return "none" if known else "not known"
 
 
 def _waits_on(engine: Engine, fact: str) -> tuple[str, ...]:

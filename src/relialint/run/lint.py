@@ -158,12 +158,12 @@ buffers first); it keeps the run's limits."""
 
 
 def lint_text(text: str, display: str, kind: str, options: Options, evaluator: Evaluator | None = None,
-              over: OpenerOver | None = None, registry: Registry | None = None) -> RunResult:
+              over: OpenerOver | None = None, registry: Registry | None = None, pin: Pin | None = None) -> RunResult:
     """Lint a buffer as if it were the file ``display`` (stdin, editors). ``evaluator``: the memo of whoever lints
     buffer after buffer (the language server keeps one); a run of its own when none is given. The files it names
     are read through the run's disk opener, or the opener ``over`` builds over it. ``registry``: the engines
-    (default: those relialint ships)."""
-    session = Session(options, [display], registry, evaluator)
+    (default: those relialint ships); ``pin``: as for ``lint_paths`` (an upgrade of a buffer)."""
+    session = Session(options, [display], registry, evaluator, pin)
     session.run.files = 1
     bad = lone_surrogate(text, display)
     if bad is not None:

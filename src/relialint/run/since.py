@@ -16,10 +16,12 @@ change (an ignored ``.env`` is the same file on both sides).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relialint.core.deployment import Deployment
+from relialint.core.facts import Fact
 from relialint.core.findings import STATED
 from relialint.core.results import Change, Options, RunResult
 from relialint.readers.located import FileResult, decode
@@ -31,7 +33,8 @@ from relialint.run.reach import Reach, project_root
 
 if TYPE_CHECKING:
     from relialint.engines.registry import Registry
-    from relialint.engines.releases import DeploymentUpgrade
+    from relialint.engines.releases import DeploymentUpgrade, UpgradeRun
+    from relialint.run.upgrade import Request
 
 
 class BaseOpener(FileOpener):
@@ -137,27 +140,44 @@ def version_moves(run: RunResult, found: list[Changes], registry: Registry | Non
     for deployment in run.deployments:
         by_file.setdefault(deployment.path, []).append(deployment)
     for display, deployments in by_file.items():
-        stated = [(d, f) for d in deployments if (f := d.facts.get("engine.version")) is not None
-                  and f.value is not None and f.origin in STATED and f.located()]
+        stated = [f for d in deployments if (f := stated_version(d)) is not None]
         if not stated:
             continue
-        sources = {real_name(display)} | {real_name(s[0]) for _, f in stated if (s := f.source) is not None}
+        sources = {real_name(display)} | {real_name(s[0]) for f in stated if (s := f.source) is not None}
         if not sources & changed and not _reads_changed_any(deployments, changed):
             continue
         old = _old_deployments(display, kinds.get(display, "shell"), found, engines)
         if old is None:
             continue  # a file new since the base: a new deployment, not an upgrade
-        for deployment, fact in stated:
-            before = _counterpart(deployment, deployments, old)
-            if before is None:
-                continue
-            old_fact = before.facts.get("engine.version")
-            old_value = old_fact.value if old_fact is not None and old_fact.origin in STATED else None
-            if old_value is not None and str(old_value) == str(fact.value):
-                continue
-            path, line, column = fact.source if fact.source is not None else (fact.path, fact.line, fact.column)
-            moves.append(VersionMove(deployment, old_value, fact.value, str(path), int(line or 1), int(column or 1),
-                                     _word_end(str(path), int(line or 1), int(column or 1))))
+        moves.extend(moves_between(deployments, old, _disk_text))
+    return moves
+
+
+def stated_version(deployment: Deployment) -> Fact | None:
+    """The engine version the deployment's files state (an image tag, a pin, a build), located; else ``None``."""
+    fact = deployment.facts.get("engine.version")
+    return fact if fact is not None and fact.value is not None and fact.origin in STATED and fact.located() else None
+
+
+def moves_between(now: list[Deployment], before: list[Deployment], text_of: Callable[[str], str | None]
+                  ) -> list[VersionMove]:
+    """The deployments of ``now`` (one file's) whose stated version differs from their counterpart's in ``before``
+    (the same file earlier: at a git revision, as the editor opened or saved it), located at the word that writes
+    the new version (``text_of``: a file's text now, to find where that word ends)."""
+    moves: list[VersionMove] = []
+    for deployment in now:
+        fact = stated_version(deployment)
+        counterpart = _counterpart(deployment, now, before) if fact is not None else None
+        if fact is None or counterpart is None:
+            continue
+        old_fact = stated_version(counterpart)
+        old_value = old_fact.value if old_fact is not None else None
+        if old_value is not None and str(old_value) == str(fact.value):
+            continue
+        path, line, column = fact.source if fact.source is not None else (fact.path, fact.line, fact.column)
+        line, column = int(line or 1), int(column or 1)
+        moves.append(VersionMove(deployment, old_value, fact.value, str(path), line, column,
+                                 _word_end(text_of(str(path)), line, column)))
     return moves
 
 
@@ -185,11 +205,14 @@ def _old_deployments(display: str, kind: str, found: list[Changes],
     return engines.extract(result, opener, MAX_DEPLOYMENTS)
 
 
-def _word_end(path: str, line: int, column: int) -> int:
-    """The column just past the word that starts at ``column`` of ``line`` (the tag, the pin)."""
+def _disk_text(path: str) -> str | None:
     from relialint.disk import read_text
 
-    text, _ = read_text(Path(path), path)
+    return read_text(Path(path), path)[0]
+
+
+def _word_end(text: str | None, line: int, column: int) -> int:
+    """The column just past the word that starts at ``column`` of ``line`` of ``text`` (the tag, the pin)."""
     lines = (text or "").split("\n")
     if not 0 < line <= len(lines):
         return column
@@ -208,14 +231,22 @@ def lint_since(ref: str, paths: list[str], options: Options, registry: Registry 
     return run
 
 
-def move_changes(moves: list[VersionMove], ref: str, options: Options, registry: Registry | None = None
-                 ) -> list[Change]:
+Upgrade = Callable[[str, "Request"], "UpgradeRun"]
+"""The upgrade of one file (by its display path) as the shared delta gives it (``run.upgrade``): of the file on disk
+(``check --since``), or of the editor's buffer (the language server)."""
+
+
+def move_changes(moves: list[VersionMove], ref: str, options: Options, registry: Registry | None = None,
+                 upgrade: Upgrade | None = None) -> list[Change]:
     """What each version move changes for its deployment, by the shared upgrade delta
     (:func:`relialint.run.upgrade.upgrade_paths` from the version at the base to the one now, over the deployment's
     file as it is now), as lines located on the version's line: the move itself, then each item (records entered
     or left, options refused or changed, variables unread or read, defaults flipped; a record that keeps applying
     is no change), then why anything is not checked."""
     from relialint.run.upgrade import Request, upgrade_paths
+
+    def on_disk(display: str, request: Request) -> UpgradeRun:
+        return upgrade_paths([display], options, request, registry)
 
     out: list[Change] = []
     groups: dict[tuple[str, str, str], list[VersionMove]] = {}
@@ -224,7 +255,7 @@ def move_changes(moves: list[VersionMove], ref: str, options: Options, registry:
     for (display, old, new), group in groups.items():
         upgraded = {}
         if group[0].old is not None:
-            result = upgrade_paths([display], options, Request(new, old), registry)
+            result = (upgrade or on_disk)(display, Request(new, old))
             upgraded = {(d.path, d.line, d.column): d for d in result.deployments}
         for move in group:
             span = move.deployment.span

@@ -261,3 +261,26 @@ def test_the_since_hook_reports_the_delta_of_a_staged_tag_bump(repo: Path) -> No
     assert result.exit_code == 1
     assert "llm.yaml:3:12: upgrade vLLM 0.14.1 -> 0.15.0 since HEAD [env unread] `VLLM_ATTENTION_BACKEND` is read " \
            "by vLLM 0.14.1 and not by vLLM 0.15.0" in result.stdout
+
+
+def test_only_a_changed_file_others_may_read_makes_the_files_beside_it_read(repo: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Work counted: a changed README reads no other file to find who uses it; a changed .env reads each file the
+    walk found that did not change itself (here the compose file), once."""
+    from relialint.run import since
+
+    real = since._reads_changed
+    calls: list[str] = []
+
+    def counted(path: Path, display: str, kind: str, changed: set[str]) -> bool:
+        calls.append(display)
+        return real(path, display, kind, changed)
+
+    monkeypatch.setattr(since, "_reads_changed", counted)
+    (repo / "README.md").write_text("changed\n", encoding="utf-8")
+    (repo / "serve.sh").write_text(SERVE + "\n", encoding="utf-8")
+    assert since.selected(["."], since.changed_repositories("HEAD", ["."])) == ["serve.sh"]
+    assert calls == []
+    (repo / "deploy" / ".env").write_text("KV_DTYPE=auto\n", encoding="utf-8")
+    assert since.selected(["."], since.changed_repositories("HEAD", ["."])) == ["serve.sh", "deploy/compose.yaml"]
+    assert calls == ["deploy/compose.yaml"]

@@ -101,16 +101,25 @@ def selected(paths: list[str], found: list[Changes]) -> list[str]:
     files, _ = discover(paths)
     changed = {name for repo in found for name in repo.files}
     names = [real_name(str(path)) for path, _, _ in files]
-    read_by_others = any(name not in names or _read_by_others(name) for name in changed)
+    read_by_others = any(_read_by_others(name, name not in names) for name in changed)
     return [display for (path, display, kind), name in zip(files, names, strict=True)
             if name in changed or (read_by_others and _reads_changed(path, display, kind, changed))]
 
 
-def _read_by_others(name: str) -> bool:
-    """A file of a kind other files read (an env file, a Dockerfile)."""
+READ_BY_NAME = (".json", ".yaml", ".yml", ".env", ".conf")
+"""Files a deployment may read by name beside those a walk lints (a ``--config`` YAML, a checkpoint's
+``config.json``, a chart's ``Chart.yaml``, an ``env_file:``)."""
+
+
+def _read_by_others(name: str, not_linted: bool) -> bool:
+    """Whether a changed file may be read by another file's deployment: an env file or a Dockerfile, or a file the
+    walk does not lint of a kind relialint reads or a name deployments read (a changed README brings in nothing)."""
     from relialint.readers import detect
 
-    return detect.kind_by_name(Path(name)) in ("env", "dockerfile")
+    kind = detect.kind_by_name(Path(name))
+    if kind in ("env", "dockerfile"):
+        return True
+    return not_linted and (kind is not None or name.lower().endswith(READ_BY_NAME))
 
 
 def _reads_changed(path: Path, display: str, kind: str, changed: set[str]) -> bool:

@@ -284,3 +284,32 @@ def test_only_a_changed_file_others_may_read_makes_the_files_beside_it_read(repo
     (repo / "deploy" / ".env").write_text("KV_DTYPE=auto\n", encoding="utf-8")
     assert since.selected(["."], since.changed_repositories("HEAD", ["."])) == ["serve.sh", "deploy/compose.yaml"]
     assert calls == ["deploy/compose.yaml"]
+
+
+@pytest.mark.parametrize("name", ["a b.sh", "ünïcode.sh", "line\nbreak.sh", "-dash.sh", "*glob?[x].sh", ":(top)x.sh"])
+def test_file_names_git_would_quote_or_read_as_patterns_are_found_as_named(repo: Path, name: str) -> None:
+    import json
+
+    (repo / name).write_text("vllm serve Qwen/Qwen3-8B --kv-cache-dtype fp8\n", encoding="utf-8")
+    (repo / "other.sh").write_text("vllm serve Qwen/Qwen3-8B\n", encoding="utf-8")
+    commit_all(repo, "two scripts")
+    (repo / name).write_text("vllm serve Qwen/Qwen3-8B --kv-cache-dtype fp8 --max-model-len 4096\n",
+                             encoding="utf-8")
+    named = f"./{name}"  # (a name that starts with `-` is an option to check's own parser otherwise)
+    narrowed = json.loads(invoke(["check", "--since", "HEAD", "--format", "json", named, "other.sh"]).stdout)
+    assert narrowed["summary"]["files"] == 1
+    assert {f["path"] for f in narrowed["findings"]} == {named}
+    walked = json.loads(invoke(["check", "--since", "HEAD", "--format", "json"]).stdout)
+    assert walked["summary"]["files"] == 1
+
+
+def test_a_renamed_file_is_compared_with_its_old_name(repo: Path) -> None:
+    import json
+
+    (repo / "llm.yaml").write_text(UPGRADE, encoding="utf-8")
+    commit_all(repo, "vLLM 0.14.1")
+    git(repo, "mv", "llm.yaml", "serving.yaml")
+    (repo / "serving.yaml").write_text(UPGRADE.replace("v0.14.1", "v0.15.0"), encoding="utf-8")
+    document = json.loads(invoke(["check", "--since", "HEAD", "--format", "json"]).stdout)
+    heads = [(c["path"], c["line"], c["from"], c["to"]) for c in document["upgrades"] if c["kind"] == "version"]
+    assert heads == [("serving.yaml", 3, "0.14.1", "0.15.0")]

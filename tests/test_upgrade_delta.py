@@ -50,7 +50,7 @@ def test_a_version_outside_the_tables_is_not_checked() -> None:
     delta = release_delta(engine, old, new)
     assert delta is not None and not delta.checked
     assert delta.options == () and delta.defaults == ()
-    assert delta.unchecked == "vLLM 0.99.0 is not in relialint's option tables (0.6.6.post1-0.33.0, releases only)"
+    assert delta.unchecked == "vLLM 0.99.0 is outside relialint's option tables (0.6.6.post1-0.33.0)"
 
 
 def test_records_whose_affected_range_a_version_enters_or_leaves() -> None:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from relialint.core.deployment import Deployment
 from relialint.core.evaluate import eval_affected
-from relialint.core.facts import Fact, FactSet
+from relialint.core.facts import Fact, FactSet, render
 from relialint.core.results import SEVERITY_RANK, Finding, Options, RunResult, UsageError
 from relialint.core.versions import Version, VersionError
 from relialint.engines.releases import (
@@ -47,8 +47,10 @@ from relialint.engines.releases import (
     UpgradeItem,
     UpgradeRun,
     VersionSide,
+    combine,
     latest,
     option_name,
+    option_spans,
     release_delta,
 )
 
@@ -258,6 +260,8 @@ def compare(today: RunResult, target: RunResult, before: _Pinned, after: _Pinned
             upgrade.release = release_delta(engine, old_side.version, new_side.version)
             if upgrade.release is not None and not upgrade.release.checked:
                 upgrade.notes.append(f"options, variables and defaults not checked: {upgrade.release.unchecked}")
+            elif upgrade.release is not None and upgrade.release.worlds:
+                upgrade.notes.append(upgrade.release.worlds)
             elif upgrade.release is None:
                 upgrade.notes.append(f"options, variables and defaults not checked: relialint has no release tables "
                                      f"for {engine.label}")
@@ -331,58 +335,102 @@ def _located(fact: Fact | None, fallback: Deployment) -> tuple[str, int, int, in
     return span.path, span.line, span.column, span.end_line, span.end_column
 
 
+class _Delta:
+    """The release delta one deployment's items are drawn from, with how to name each side in a message:
+    ``today_unknown``: the version today is unknown, so every item is possible (``combine`` over the tabled
+    releases the file allows, named ``old_text``)."""
+
+    def __init__(self, release: ReleaseDelta, old_text: str, new_text: str, today_unknown: bool = False) -> None:
+        self.release = release
+        self.old_text = old_text
+        self.new_text = new_text
+        self.today_unknown = today_unknown
+
+    def certainty(self, certain: bool) -> tuple[str, tuple[str, ...]]:
+        """``definite`` / ``possible`` for an item the tables give as ``certain`` or not, and what decides it."""
+        if certain and not self.today_unknown:
+            return "definite", ()
+        return "possible", ("engine.version",)
+
+
+def _delta_for(engine: Engine, old: Deployment, upgrade: DeploymentUpgrade) -> _Delta | None:
+    """The delta the items come from: the release delta between the two versions, or, the version today unknown,
+    the deltas from each tabled release the file allows (``engine.allowed_versions``) to the target, combined."""
+    new = upgrade.new.version
+    if new is None:
+        return None
+    new_text = f"{engine.label} {new}"
+    release = upgrade.release
+    if release is not None:
+        return _Delta(release, f"{engine.label} {release.old}", new_text) if release.checked else None
+    if upgrade.old.version is not None:
+        return None
+    stated = old.unfinished if old.unfinished is not None else old.facts
+    allowed = [v for v in engine.allowed_versions(stated, engine.written_options(old), None) if v != new]
+    deltas = [d for d in (release_delta(engine, v, new) for v in allowed) if d is not None and d.checked]
+    if not deltas:
+        return None
+    span = _ranges(allowed, list(engine.tabled_versions()))
+    combined = combine(engine.name, deltas[0].old, new, deltas, f"the version today is unknown: {engine.label} "
+                                                                 f"{span} by the tables")
+    return _Delta(combined, f"some of {engine.label} {span} (the version today is unknown)", new_text, True)
+
+
+def _ranges(versions: list[Version], tabled: list[Version]) -> str:
+    """Versions as runs of consecutive tabled ones (``0.6.6.post1-0.16.0, 0.33.0``)."""
+    runs: list[list[Version]] = []
+    previous = -2
+    for version in versions:
+        index = tabled.index(version) if version in tabled else -2
+        if runs and index == previous + 1 and index >= 0:
+            runs[-1].append(version)
+        else:
+            runs.append([version])
+        previous = index
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+
+
 def _table_items(engine: Engine, old: Deployment, new: Deployment, upgrade: DeploymentUpgrade) -> list[UpgradeItem]:
     """Options, variables and defaults of the release delta that this deployment uses, located where it writes
-    them. Without a checked delta (a side unknown or untabled) there are none: the record items, judged over the
+    them. Without a delta the tables decide (a side outside them) there are none: the record items, judged over the
     worlds, still say what the target refuses."""
-    release = upgrade.release
-    if release is None or not release.checked:
+    delta = _delta_for(engine, old, upgrade)
+    if delta is None:
         return []
     stated = old.unfinished if old.unfinished is not None else old.facts
-    items = _option_items(engine, release, new, stated)
-    items.extend(_env_items(engine, release, new, stated))
-    items.extend(_default_items(engine, release, old, new, upgrade))
+    items = _option_items(engine, delta, new)
+    items.extend(_env_items(delta, new, stated))
+    items.extend(_default_items(engine, delta, old, new))
     return items
 
 
-def _flag_fact(engine: Engine, facts: FactSet, written: str) -> Fact | None:
-    """The located fact of an option as written (``flag.<engine>.<name>``), if the deployment has one."""
-    name = written.split("=", 1)[0]
-    for key in (f"flag.{engine.name}.{name.lstrip('-')}", f"flag.{engine.name}.{name}"):
-        fact = facts.facts.get(key)
-        if fact is not None:
-            return fact
-    return None
-
-
-def _option_items(engine: Engine, release: ReleaseDelta, new: Deployment, stated: FactSet) -> list[UpgradeItem]:
+def _option_items(engine: Engine, delta: _Delta, new: Deployment) -> list[UpgradeItem]:
     items: list[UpgradeItem] = []
-    old_text, new_text = f"{engine.label} {release.old}", f"{engine.label} {release.new}"
-    for written in dict.fromkeys(engine.written_options(new)):
+    old_text, new_text = delta.old_text, delta.new_text
+    seen: set[str] = set()
+    for written, span in option_spans(engine, new):
         head = option_name(engine, written)
-        change = release.option(head) if head is not None else None
-        if head is None or change is None:
+        change = delta.release.option(head) if head is not None else None
+        if head is None or change is None or head in seen:
             continue
-        path, line, column, end_line, end_column = _located(_flag_fact(engine, stated, written), new)
+        seen.add(head)
+        certainty, missing = delta.certainty(change.certain)
+        where = (span.path, span.line, span.column, span.end_line, span.end_column)
         if change.change == OPTION_REFUSED:
             instead = f"; use `{change.replacement}` instead" if change.replacement else ""
-            message = (f"`{head}` is accepted by {old_text} and refused by {new_text}: the engine will not start"
-                       f"{instead}")
-            items.append(UpgradeItem(OPTION, OPTION_REFUSED, head, "definite", path, line, column, end_line,
-                                     end_column, message, "blocker"))
+            message = f"accepted by {old_text}, refused by {new_text}: the engine will not start{instead}"
+            items.append(UpgradeItem(OPTION, OPTION_REFUSED, head, certainty, *where, message, "blocker", missing))
         elif change.change == OPTION_CHANGED:
-            message = f"`{head}` {_kind_text(change.old_kind, change.old_values)} in {old_text}, " \
+            message = f"{_kind_text(change.old_kind, change.old_values)} in {old_text}, " \
                       f"{_kind_text(change.new_kind, change.new_values)} in {new_text}"
-            items.append(UpgradeItem(OPTION, OPTION_CHANGED, head, "definite", path, line, column, end_line,
-                                     end_column, message))
+            items.append(UpgradeItem(OPTION, OPTION_CHANGED, head, certainty, *where, message, None, missing))
         elif change.change == OPTION_ACCEPTED:
-            message = f"`{head}` is refused by {old_text} and accepted by {new_text}"
-            items.append(UpgradeItem(OPTION, OPTION_ACCEPTED, head, "definite", path, line, column, end_line,
-                                     end_column, message))
+            message = f"refused by {old_text}, accepted by {new_text}"
+            items.append(UpgradeItem(OPTION, OPTION_ACCEPTED, head, certainty, *where, message, None, missing))
     return items
 
 
-_KINDS = {"v": "takes a value", "o": "takes an optional value", "f": "is a flag", "n": "is a negative flag"}
+_KINDS = {"v": "takes a value", "o": "takes an optional value", "f": "takes no value", "n": "takes no value"}
 
 
 def _kind_text(kind: str | None, values: tuple[str, ...]) -> str:
@@ -390,77 +438,62 @@ def _kind_text(kind: str | None, values: tuple[str, ...]) -> str:
     return f"{text} ({', '.join(values)})" if values else text
 
 
-def _env_items(engine: Engine, release: ReleaseDelta, new: Deployment, stated: FactSet) -> list[UpgradeItem]:
+def _env_items(delta: _Delta, new: Deployment, stated: FactSet) -> list[UpgradeItem]:
     items: list[UpgradeItem] = []
-    old_text, new_text = f"{engine.label} {release.old}", f"{engine.label} {release.new}"
     for key, fact in stated.items():
         if not key.startswith("env.") or fact.value is None:
             continue
         name = key[len("env."):]
-        change = release.variable(name)
+        change = delta.release.variable(name)
         if change is None:
             continue
+        certainty, missing = delta.certainty(change.certain)
         path, line, column, end_line, end_column = _located(fact, new)
         if change.change == ENV_UNREAD:
             instead = f"; use `{change.replacement}` instead" if change.replacement else ""
-            message = f"`{name}` is read by {old_text} and not by {new_text}: setting it does nothing{instead}"
+            message = f"read by {delta.old_text}, not by {delta.new_text}: setting it does nothing there{instead}"
         else:
-            message = f"`{name}` is not read by {old_text} and is read by {new_text}: setting it now takes effect"
-        items.append(UpgradeItem(ENV, ENV_UNREAD if change.change == ENV_UNREAD else ENV_READ, name, "definite",
+            message = f"not read by {delta.old_text}, read by {delta.new_text}: setting it takes effect there"
+        items.append(UpgradeItem(ENV, ENV_UNREAD if change.change == ENV_UNREAD else ENV_READ, name, certainty,
                                  path, line, column, end_line, end_column, message,
-                                 "major" if change.change == ENV_UNREAD else None))
+                                 "major" if change.change == ENV_UNREAD else None, missing))
     return items
 
 
-def _default_items(engine: Engine, release: ReleaseDelta, old: Deployment, new: Deployment,
-                   upgrade: DeploymentUpgrade) -> list[UpgradeItem]:
+def _default_items(engine: Engine, delta: _Delta, old: Deployment, new: Deployment) -> list[UpgradeItem]:
     """The defaults of the release delta that this deployment leaves to the engine, as its finished facts on each
-    side have them (a value the file sets is no default; one a side cannot decide, e.g. by the GPU, is possible)."""
+    side have them. A value the file sets is no default. A side without a value is not known (a default its GPU
+    decides, or one the tables do not give for that release, or the version today unknown): the item is then
+    possible."""
     items: list[UpgradeItem] = []
     where = new.facts.get("engine.version")
     path, line, column, end_line, end_column = _located(where, new)
-    for change in release.defaults:
+    for change in delta.release.defaults:
         was, now = old.facts.get(change.fact), new.facts.get(change.fact)
+        if delta.today_unknown:
+            was = None
         if any(f is not None and f.origin != "default" for f in (was, now)):
             continue  # the file (a flag, a variable) sets it: not the engine's default
-        old_known, new_known = _known(engine, old.facts, change.fact), _known(engine, new.facts, change.fact)
-        if was is None and now is None and old_known and new_known:
-            continue  # neither release sets it for this deployment (a launch not seen whole)
-        if was is not None and now is not None and was.value == now.value:
+        if (was is None and now is None) or (was is not None and now is not None and was.value == now.value):
             continue
-        certain = old_known and new_known
-        old_value = _default_text(was, old_known)
-        message = (f"the default {change.fact} goes from {old_value} in {engine.label} {release.old} to "
-                   f"{_default_text(now, new_known)} in {engine.label} {release.new}")
-        if change.pins and was is not None and (now is not None or not new_known):
+        old_value = render(was.value) if was is not None else "not known"
+        message = f"{old_value} in {delta.old_text}, {render(now.value) if now is not None else 'not known'} in " \
+                  f"{delta.new_text}"
+        if change.pins and was is not None and now is not None:
             message += f"; to keep {old_value}, set it with {' or '.join(f'`{p}`' for p in change.pins)}"
-        missing = () if certain else _waits_on(engine, change.fact)
-        items.append(UpgradeItem(DEFAULT, CHANGED, change.fact, "definite" if certain else "possible", path, line,
-                                 column, end_line, end_column, message, missing_facts=missing))
+        certainty, missing = delta.certainty(change.certain and was is not None and now is not None)
+        if certainty == "possible":
+            missing = _waits_on(engine, change.fact, (old, new)) if not delta.today_unknown else missing
+            blank = delta.old_text if was is None else delta.new_text
+            why = f"depends on {', '.join(missing)}" if missing else f"relialint's defaults give none for {blank}"
+            message += f" (possible: {why})"
+        items.append(UpgradeItem(DEFAULT, CHANGED, change.fact, certainty, path, line, column, end_line, end_column,
+                                 message, missing_facts=missing))
     return items
 
 
-def _known(engine: Engine, facts: FactSet, fact: str) -> bool:
-    """Whether a deployment's defaults decided ``fact`` (a value or none), not left it to the GPU (a default the
-    GPU decides leaves those that follow it undecided too)."""
-    if fact in facts.blocked:
-        return False
-    return not (fact in engine.gpu_dependent and any(k in facts.blocked for k in engine.gpu_dependent))
-
-
-def _default_text(fact: Fact | None, known: bool) -> str:
-    """A default's value in words: the value, ``not known`` (the release decides it by something the file does not
-    say, e.g. the GPU), or ``none`` (the release sets nothing: the setting is not in it)."""
-    from relialint.core.facts import render
-
-    if fact is not None:
-        return render(fact.value)
-    return "none" if known else "not known"
-
-
-def _waits_on(engine: Engine, fact: str) -> tuple[str, ...]:
-    """What decides a default one side leaves unknown: the GPU's facts for a default the GPU decides, else the
-    fact itself."""
-    if fact in engine.gpu_dependent:
-        return tuple(sorted({str(c["fact"]) for c in engine.gpu_conditions}))
-    return (fact,)
+def _waits_on(engine: Engine, fact: str, sides: tuple[Deployment, ...]) -> tuple[str, ...]:
+    """What decides a default a side leaves without a value: the GPU's facts where the engine leaves it to the GPU
+    (it is made unknown there), else nothing a user can give (the tables do not say)."""
+    gpu = fact in engine.gpu_dependent and any(k in d.facts.blocked for d in sides for k in engine.gpu_dependent)
+    return tuple(sorted({str(c["fact"]) for c in engine.gpu_conditions})) if gpu else ()

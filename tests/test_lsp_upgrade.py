@@ -53,7 +53,7 @@ def test_an_edit_that_bumps_the_tag_gets_the_delta_as_information(tmp_path: Path
     assert lines[0] == f"vLLM 0.14.1 -> 0.15.0 since the saved text: 3 changes for the deployment at {path}:3:12"
     assert [line.split("] ")[0] + "]" for line in lines[1:]] == [
         "[record entered, possible]", "[record entered]", "[env unread]"]
-    assert lines[3].startswith("[env unread] `VLLM_ATTENTION_BACKEND` is read by vLLM 0.14.1 and not by vLLM 0.15.0")
+    assert lines[3].startswith("[env unread] `VLLM_ATTENTION_BACKEND`: read by vLLM 0.14.1, not by vLLM 0.15.0")
     assert lines[3].endswith("(line 6)")
     # the finding the new version brings is a diagnostic of its own, as always
     assert "RL504" in [d.get("code") for d in _last(out)]

@@ -259,8 +259,8 @@ def test_the_since_hook_reports_the_delta_of_a_staged_tag_bump(repo: Path) -> No
     assert staged == ["llm.yaml"]
     result = invoke([*shlex.split(hook["entry"])[1:], *staged])
     assert result.exit_code == 1
-    assert "llm.yaml:3:12: upgrade vLLM 0.14.1 -> 0.15.0 since HEAD [env unread] `VLLM_ATTENTION_BACKEND` is read " \
-           "by vLLM 0.14.1 and not by vLLM 0.15.0" in result.stdout
+    assert "llm.yaml:3:12: upgrade vLLM 0.14.1 -> 0.15.0 since HEAD [env unread] `VLLM_ATTENTION_BACKEND`: read " \
+           "by vLLM 0.14.1, not by vLLM 0.15.0" in result.stdout
 
 
 def test_only_a_changed_file_others_may_read_makes_the_files_beside_it_read(repo: Path,

@@ -297,7 +297,7 @@ def _move_lines(move: VersionMove, upgrade: DeploymentUpgrade | None, ref: str, 
     lines = [line("version", "moved", str(move.new), "definite", None, f"{count} for {where}")]
     for item in items:
         at = (item.path, item.line, item.column) if (item.path, item.line) != (move.path, move.line) else None
-        subject = f"{item.subject}: " if item.kind == "record" else ""
+        subject = f"{item.subject}: " if item.kind == "record" else f"`{item.subject}`: "
         lines.append(line(item.kind, item.change, item.subject, item.certainty, item.severity,
                           f"{subject}{item.message}", list(item.missing_facts), at))
     lines.extend(line("note", "", "", "definite", None, note) for note in upgrade.notes)

@@ -73,3 +73,61 @@ def test_a_deployment_upgrade_is_located_and_certain(tmp_path: Path) -> None:
         "0.19.0", "--from", "0.20.0", "--to")
     default = [i for i in upgrade.items if i.kind == "default" and i.subject == "memory.gpu_utilization"]
     assert [(i.change, i.certainty, i.line, i.column) for i in default] == [("changed", "definite", 1, 1)]
+
+
+def test_a_pre_release_between_two_tables_takes_both() -> None:
+    engine, old = _vllm("0.16.0")
+    _, new = _vllm("0.17.0rc1")
+    delta = release_delta(engine, old, new)
+    assert delta is not None and delta.checked
+    assert delta.worlds == "vLLM 0.17.0rc1 lies between the tabled 0.16.0 and 0.17.0: a change in one of them only is " \
+                           "possible"
+    # --disable-log-requests: tabled 0.6.6.post1-0.16.0 and 0.33.0, so refused by 0.17.0 and accepted by 0.16.0
+    change = delta.option("--disable-log-requests")
+    assert change is not None and (change.change, change.certain) == ("refused", False)
+
+
+def test_a_llama_cpp_build_between_tables_takes_each_it_can_be() -> None:
+    engine = default_registry().get("llama.cpp")
+    assert engine is not None
+    delta = release_delta(engine, engine.parse_version("b4579"), engine.parse_version("b6000"))
+    assert delta is not None and delta.checked
+    assert delta.worlds == "llama.cpp b6000 can be the table of b5904-@4227c9be4: a change in some of them only is " \
+                           "possible"
+    dump = delta.option("--dump-kv-cache")  # in b4579; in neither table b6000 can be
+    assert dump is not None and (dump.change, dump.certain) == ("refused", True)
+    assert delta.option("--no-mmap") is None  # every table up to b10454 has it
+
+
+def test_the_version_today_unknown_gives_possible_items(tmp_path: Path) -> None:
+    path = tmp_path / "serve.sh"
+    path.write_text("vllm serve m --disable-log-requests --max-model-len 4096\n", encoding="utf-8")
+    run = upgrade_paths([str(path)], Options(isolated=True), Request("0.23.0"))
+    [upgrade] = run.deployments
+    assert (upgrade.old.version, upgrade.old.origin) == (None, None)
+    assert upgrade.notes == ["the vLLM version it runs today is unknown (give --from VERSION): what depends on it is "
+                             "possible"]
+    option = [i for i in upgrade.items if i.kind == "option"]
+    assert [(i.change, i.subject, i.certainty, i.line, i.column, i.missing_facts) for i in option] == [
+        ("refused", "--disable-log-requests", "possible", 1, 14, ("engine.version",))]
+    assert option[0].message.startswith("accepted by some of vLLM 0.6.6.post1-0.16.0, 0.33.0 (the version today is "
+                                         "unknown), refused by vLLM 0.23.0: the engine will not start")
+    entered = [(i.subject, i.certainty, i.line, i.column) for i in upgrade.items if i.change == "entered"]
+    assert ("RL507", "possible", 1, 14) in entered
+    assert all(certainty == "possible" for _, certainty, _, _ in entered)
+
+
+def test_llama_cpp_items_are_located_at_their_words(tmp_path: Path) -> None:
+    compose = tmp_path / "compose.yaml"
+    compose.write_text('services:\n  llama:\n    image: ghcr.io/ggml-org/llama.cpp:server-b4579\n'
+                       '    command: ["-m", "/models/m.gguf", "--no-mmap", "-fa"]\n'
+                       '    environment:\n      LLAMA_ARG_NO_WEBUI: "1"\n', encoding="utf-8")
+    run = upgrade_paths([str(compose)], Options(isolated=True), Request("b11312"))
+    [upgrade] = run.deployments
+    table = [(i.kind, i.change, i.subject, i.certainty, i.line, i.column) for i in upgrade.items if i.kind != "record"]
+    assert table == [("option", "refused", "--no-mmap", "definite", 4, 39),
+                     ("option", "changed", "-fa", "definite", 4, 52),
+                     ("env", "unread", "LLAMA_ARG_NO_WEBUI", "definite", 6, 7)]
+    assert [(i.change, i.subject) for i in upgrade.items if i.kind == "record"] == [
+        ("entered", "RL520"), ("entered", "RL506"), ("entered", "RL527")]
+    assert run.failing == 3

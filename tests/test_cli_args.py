@@ -76,7 +76,7 @@ def test_version() -> None:
                "--fail-on [blocker|major|minor|never]", "--strict, --no-strict", "--show-possible",
                "--records DIRECTORY", "--config FILE", "--isolated", "--follow-outside, --no-follow-outside",
                "--no-inline-ignores", "--show-ignored",
-               "--baseline FILE", "--write-baseline FILE", "--stdin-filename NAME", "-h, --help"]),
+               "--baseline FILE", "--write-baseline FILE", "--stdin-filename NAME", "--since REF", "-h, --help"]),
     ("explain", ["RECORD_ID", "-h, --help"]),
     ("records", ["QUERY", "--format [text|json]", "-h, --help"]),
     ("facts", ["PATHS", "--gpu TEXT", "--engine-version TEXT", "--os [linux|windows|macos]", "--fact KEY=VALUE",

@@ -79,8 +79,11 @@ def test_hook_manifest_covers_the_formats_relialint_reads() -> None:
 
     from ruamel.yaml import YAML
 
-    (hook,) = YAML(typ="safe").load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    hook, since = YAML(typ="safe").load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert (hook["id"], hook["entry"], hook["language"]) == ("relialint", "relialint check", "python")
+    assert (since["id"], since["entry"], since["language"]) == ("relialint-since", "relialint check --since HEAD",
+                                                                "python")
+    assert since["files"] == hook["files"]
     files = re.compile(hook["files"])
     for name in ["deploy/serve.sh", "run.bash", "compose.yaml", "k8s/deploy.yml", ".env", "prod.env", ".env.prod",
                  "vllm.service", "llama.container", "Dockerfile", "docker/Dockerfile.cuda", "Containerfile",

@@ -175,8 +175,9 @@ def _echo_json(document: object, *, sort_keys: bool = False, ensure_ascii: bool 
 
 def check_parser() -> Parser:
     p = _parser("check", "[OPTIONS] PATHS...", "Lint deployment files (the default command).")
-    p.add_argument("paths", nargs="+", metavar="PATHS",
-                   help="files and folders to lint; `-` reads standard input (with --stdin-filename)")
+    p.add_argument("paths", nargs="*", metavar="PATHS",
+                   help="files and folders to lint; `-` reads standard input (with --stdin-filename); with --since, "
+                        "the working directory by default")
     _add_many(p, "--gpu", "gpu", help_text="target GPU: product name, compute capability (sm_90) or AMD target "
                                            "(gfx1151); repeat it to check every target (--gpu H100 --gpu B200)")
     p.add_argument("--engine-version", metavar="TEXT", help="engine version when the files do not pin it (0.30.0, "
@@ -208,6 +209,9 @@ def check_parser() -> Parser:
     p.add_argument("--write-baseline", metavar="FILE",
                    help="record today's findings in this baseline file and exit 0")
     p.add_argument("--stdin-filename", metavar="NAME", help="with `-` as the path: read standard input as this file")
+    p.add_argument("--since", metavar="REF", help="lint only the files changed since the git revision REF (and the "
+                                                  "files that read them); a moved engine version reports the "
+                                                  "upgrade's delta on its line")
     return p
 
 
@@ -226,7 +230,10 @@ def check(args: argparse.Namespace) -> int:
     from relialint.report import formatter
     from relialint.run.lint import Options, Target, lint_paths, lint_text
 
-    paths: list[str] = args.paths
+    since: str | None = args.since
+    paths: list[str] = args.paths or ([] if since is None else ["."])
+    if not paths:
+        raise UsageError("the following arguments are required: PATHS", command_line=True)
     gpu: list[str] = args.gpu or []
     engine_version: str | None = args.engine_version
     stdin_filename: str | None = args.stdin_filename
@@ -245,7 +252,14 @@ def check(args: argparse.Namespace) -> int:
                       baseline=Path(args.baseline) if args.baseline else None, fail_on=args.fail_on,
                       strict=args.strict, show_possible=args.show_possible, follow_outside=args.follow_outside)
     stdin_name = _stdin_name(paths, stdin_filename)
-    if stdin_name is not None:
+    if since is not None:
+        from relialint.run.since import lint_since
+
+        if stdin_name is not None:
+            raise UsageError("--since reads the files from the git repository; it does not take `-`",
+                             command_line=True)
+        run = lint_since(since, paths, options)
+    elif stdin_name is not None:
         from relialint.disk import bounded
         from relialint.readers import detect
         from relialint.readers.located import decode

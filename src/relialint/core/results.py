@@ -148,6 +148,71 @@ class Suppressed:
         self.where = where
 
 
+class Change(Fields):
+    """One line of an engine version move that ``check --since REF`` reports (an extension of every format): located
+    where the file now writes the version (``path``, ``line``, ``column``: the image tag, the pin, the build number,
+    on the changed line), the engine (``engine``: its label), the version at the base (``old``; ``unknown`` where the
+    file did not pin one) and now (``new``), the revision (``ref``), and the item of the upgrade's delta: ``kind``
+    (``version`` for the move itself, then ``record``, ``option``, ``env``, ``default``, or ``note``), ``change``
+    (``moved``; ``entered`` / ``left`` / ``kept``; ``refused`` / ``accepted`` / ``changed``; ``unread`` / ``read``),
+    ``subject`` (record id, option, variable, fact), ``certainty`` and ``missing_facts`` as for a finding,
+    ``severity`` (a record's, or ``blocker`` for an option the target refuses; else ``None``), ``message``, and
+    ``at``: the item's own place where it is not the version line (the option word, the variable), else ``None``.
+    A formatter prints it as it is; what it says comes from ``relialint.run.upgrade``."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    engine: str
+    old: str
+    new: str
+    ref: str
+    kind: str
+    change: str
+    subject: str
+    certainty: str
+    severity: str | None
+    message: str
+    missing_facts: list[str]
+    at: tuple[str, int, int] | None
+
+    _fields = ("path", "line", "column", "end_line", "end_column", "engine", "old", "new", "ref", "kind", "change",
+               "subject", "certainty", "severity", "message", "missing_facts", "at")
+
+    def __init__(self, path: str, line: int, column: int, end_line: int, end_column: int, engine: str, old: str,
+                 new: str, ref: str, kind: str, change: str, subject: str, certainty: str, severity: str | None,
+                 message: str, missing_facts: list[str] | None = None, at: tuple[str, int, int] | None = None
+                 ) -> None:
+        self.path = path
+        self.line = line
+        self.column = column
+        self.end_line = end_line
+        self.end_column = end_column
+        self.engine = engine
+        self.old = old
+        self.new = new
+        self.ref = ref
+        self.kind = kind
+        self.change = change
+        self.subject = subject
+        self.certainty = certainty
+        self.severity = severity
+        self.message = message
+        self.missing_facts = [] if missing_facts is None else missing_facts
+        self.at = at
+
+    def title(self) -> str:
+        """``vLLM 0.30.0 -> 0.23.0 since HEAD~1``."""
+        return f"{self.engine} {self.old} -> {self.new} since {self.ref}"
+
+    def tag(self) -> str:
+        """``option refused``, ``record entered, possible``, ``version moved``."""
+        what = f"{self.kind} {self.change}".strip()
+        return what if self.certainty == "definite" else f"{what}, possible"
+
+
 class RunResult:
     findings: list[Finding]
     errors: list[ReadError]
@@ -168,6 +233,8 @@ class RunResult:
     the findings of two runs deployment by deployment, wherever a finding is located: an env file, a --config)."""
     show_possible: bool = False
     """The run lists every possible finding (``--show-possible``), not only the shown ones."""
+    changes: list[Change]
+    """``check --since``: what each engine version move changes (empty otherwise: the output is ``check``'s)."""
     looked_at: list[tuple[str, str, str, int]]
     """Each file linted: its path, its kind, what it holds in words (``readers.summary``) and how many deployments
     were found in it (``relialint facts`` says what it saw where it found none)."""
@@ -179,6 +246,7 @@ class RunResult:
                  failing: int = 0, policy: dict[int, tuple[int, bool]] | None = None,
                  show_possible: bool = False) -> None:
         self.looked_at = []
+        self.changes = []
         self.findings = [] if findings is None else findings
         self.errors = [] if errors is None else errors
         self.warnings = [] if warnings is None else warnings

@@ -38,6 +38,8 @@ REASON_PLACEHOLDER = PLACEHOLDER_REASON
 MAX_DOCUMENT_CHARS = MAX_FILE_BYTES
 """Documents larger than this are not linted: a diagnostic says so (the file limit of the command line)."""
 MAX_DEBOUNCE_MS = 10_000
+SAVED = "the saved text"
+"""What an edit's version move is against: the document as opened or last saved."""
 _NOTE = lazyre.compile(r"(\d+)(?::\d+)?: (.*)", re.DOTALL)
 
 Diagnostic = dict[str, Any]
@@ -183,6 +185,9 @@ class RelialintServer(Server):
         self.reads: dict[str, set[str]] = {}
         """The files each document's last lint asked its opener for (``_key`` paths)."""
         self.good: dict[str, list[Diagnostic]] = {}
+        self.saved: dict[str, str] = {}
+        """Each document's text as opened or last saved: an edit that moves an engine version against it gets the
+        upgrade's delta as information (:meth:`version_diagnostics`)."""
         self._records: dict[str, dict[str, Any]] | None = None
         from relialint.core.evaluator import Evaluator
 
@@ -236,6 +241,7 @@ class RelialintServer(Server):
         if not isinstance(text, str):
             raise InvalidParams("`textDocument.text` must be a string")
         self.documents[uri] = Document(uri, text, version if _integer(version) else None, self.encoding)
+        self.saved[uri] = text
         self.due[uri] = self.clock()
         self.siblings_due(uri, self.due[uri])
 
@@ -256,6 +262,8 @@ class RelialintServer(Server):
     def on_save(self, params: Any) -> None:
         uri = document_uri(params)
         if uri in self.documents:
+            text = params.get("text")  # sent where the client was asked for it; else the buffer is what was saved
+            self.saved[uri] = text if isinstance(text, str) else self.documents[uri].text
             self.due[uri] = self.clock()
 
     def on_close(self, params: Any) -> None:
@@ -265,6 +273,7 @@ class RelialintServer(Server):
         self.linted.pop(uri, None)
         self.good.pop(uri, None)
         self.reads.pop(uri, None)
+        self.saved.pop(uri, None)
         self.debounce.forget(uri)
         self.siblings_due(uri, self.clock())  # the file on disk applies again
         self.out.notify("textDocument/publishDiagnostics", {"uri": uri, "diagnostics": []})
@@ -358,12 +367,57 @@ class RelialintServer(Server):
             return [*self.good.get(uri, []), parse]
         findings = [f for f in run.listed() if f.path == display]
         diagnostics = [self.diagnostic(document, f) for f in findings]
-        self.good[uri] = [*diagnostics, *(_note_diagnostic(document, display, note) for note in run.notes)]
+        self.good[uri] = [*diagnostics, *(_note_diagnostic(document, display, note) for note in run.notes),
+                          *self.version_diagnostics(document, display, kind, run, over)]
         self.linted[uri] = Linted(document.version, text, display, kind, run, findings, diagnostics,
                                   made[-1] if made else None)
         # errors of another file the lint read (a facts file the configuration names), at the top of the buffer
         elsewhere = [_file_diagnostic(f"{e.path}:{e.line}:{e.column}: {e.message}", ERROR) for e in run.errors]
         return [*self.good[uri], *elsewhere]
+
+    def version_diagnostics(self, document: Document, display: str, kind: str, run: RunResult,
+                            over: Callable[[FileOpener], FileOpener]) -> list[Diagnostic]:
+        """Where the buffer moves a deployment's engine version (an image tag, a pin, a build) against the text as
+        opened or saved: one information diagnostic on the version's word, with the upgrade's delta (the shared
+        ``run.upgrade``, as ``check --since`` reports it). A diagnostic rather than a hover: every editor shows it
+        without the cursor having to rest on the tag (problems list, gutter, virtual text), and hovering the tag
+        shows it too; information, because a move is news, not a fault (its findings are the other diagnostics)."""
+        from relialint.engines.registry import default_registry
+        from relialint.run.files import DiskOpener, read_file
+        from relialint.run.lint import MAX_DEPLOYMENTS
+        from relialint.run.since import move_changes, moves_between, stated_version
+        from relialint.run.upgrade import Request, upgrade_text
+
+        saved = self.saved.get(document.uri)
+        now = [d for d in run.deployments if d.path == display]
+        if saved is None or saved == document.text or not any(stated_version(d) for d in now):
+            return []
+        opener = over(DiskOpener())
+        before = default_registry().extract(read_file(saved, display, kind, opener), opener, MAX_DEPLOYMENTS)
+        moves = [m for m in moves_between(now, before, lambda path: document.text if path == display else None)
+                 if m.path == display]  # a version another file writes is that file's buffer's news
+        if not moves:
+            return []
+        options = self.settings.options()
+
+        def upgrade(path: str, request: Request) -> Any:
+            return upgrade_text(document.text, path, kind, options, request, over=over)
+
+        diagnostics: list[Diagnostic] = []
+        lines: list[list[str]] = []
+        for change in move_changes(moves, SAVED, options, upgrade=upgrade):
+            if change.kind == "version":
+                start = document.client_position(change.line - 1, change.column - 1)
+                end = document.client_position(change.end_line - 1, change.end_column - 1)
+                diagnostics.append({"range": {"start": start, "end": end}, "severity": INFORMATION, "source": SOURCE,
+                                    "code": "upgrade", "data": {"from": change.old, "to": change.new}})
+                lines.append([f"{change.title()}: {change.message}"])
+            elif lines:
+                at = f" (line {change.at[1]})" if change.at is not None and change.at[0] == display else ""
+                lines[-1].append(f"[{change.tag()}] {change.message}{at}")
+        for diagnostic, parts in zip(diagnostics, lines, strict=True):
+            diagnostic["message"] = "\n".join(_editor_message(part) for part in parts)  # one item a line
+        return diagnostics
 
     def opener_over(self, disk: FileOpener) -> BufferOpener:
         """The open buffers over the run's disk opener: a linted file reads its siblings as the editor shows them."""

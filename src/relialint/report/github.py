@@ -17,6 +17,7 @@ from pathlib import Path
 from relialint.base.printable import field, lines, no_legacy_commands
 from relialint.core.results import RunResult
 from relialint.report import repo_relative, repository_root
+from relialint.report.text import moves_text
 
 COMMANDS = {"blocker": "error", "major": "warning", "minor": "notice"}
 _DOWN = {"error": "warning", "warning": "notice", "notice": "notice"}
@@ -63,6 +64,16 @@ def render(run: RunResult, color: bool = False, show_ignored: bool = False) -> s
                  f"endColumn={f.end_column},title={escape_property(no_legacy_commands(field(title)))}")
         body = f"{field(f.message)}\nfix: {field(' '.join(f.fix.split()))}\nsee: {field(f.url)}"
         out.append(annotation(command, props, body))
+    for c in run.changes:
+        command = "notice"
+        if c.severity is not None and c.change in ("entered", "refused", "unread"):
+            command = COMMANDS.get(c.severity, "warning") if c.certainty == "definite" else \
+                _DOWN[COMMANDS.get(c.severity, "warning")]
+        title = f"upgrade {c.title()} [{c.tag()}]"
+        at = f" (at {field(_file(c.at[0], root))}:{c.at[1]}:{c.at[2]})" if c.at is not None else ""
+        props = (f"file={_file_property(c.path, root)},line={c.line},col={c.column},endLine={c.end_line},"
+                 f"endColumn={c.end_column},title={escape_property(no_legacy_commands(field(title)))}")
+        out.append(annotation(command, props, f"{field(c.message)}{at}"))
     plain: list[str] = []
     if show_ignored:
         for s in run.suppressed:
@@ -75,6 +86,6 @@ def render(run: RunResult, color: bool = False, show_ignored: bool = False) -> s
                  f"{len(run.findings) - definite - counted} possible"
                  f"{f' (+{counted} counted, --show-possible lists them)' if counted else ''}, {len(run.errors)} error"
                  f"{'s' if len(run.errors) != 1 else ''}" + (f", {len(run.suppressed)} suppressed"
-                                                            if run.suppressed else ""))
+                                                            if run.suppressed else "") + moves_text(run.changes))
     # the lines that are not annotations: none may read as a workflow command
     return "\n".join([*out, lines("\n".join(plain))]) + "\n"

@@ -7,7 +7,7 @@ import json
 from relialint import __version__
 from relialint.base.plain import as_dict
 from relialint.base.printable import json_text
-from relialint.core.results import Finding, RunResult
+from relialint.core.results import Change, Finding, RunResult
 
 _EXTENSIONS = ("target", "service")
 _INTERNAL = ("about",)
@@ -24,9 +24,21 @@ def finding(f: Finding) -> dict[str, object]:
     return out
 
 
+def change(c: Change) -> dict[str, object]:
+    """One item of an engine version move (``check --since``), an extension: ``at`` only where it is set."""
+    out = as_dict(c)
+    out["from"], out["to"], out["since"] = out.pop("old"), out.pop("new"), out.pop("ref")
+    out.pop("at")
+    if c.at is not None:
+        out["at"] = {"path": c.at[0], "line": c.at[1], "column": c.at[2]}
+    return out
+
+
 def document(run: RunResult, show_ignored: bool = False) -> dict[str, object]:
     definite = sum(1 for f in run.findings if f.certainty == "definite")
     extra: dict[str, object] = {}
+    if run.changes:
+        extra["upgrades"] = [change(c) for c in run.changes]
     if show_ignored:
         extra["suppressed"] = [{**finding(s.finding), "suppressed_by": s.by, "reason": s.reason, "where": s.where}
                                for s in run.suppressed]

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from relialint import SITE_URL, __version__
 from relialint.base.printable import json_text
-from relialint.core.results import Finding, RunResult
+from relialint.core.results import Change, Finding, RunResult
 from relialint.report import repo_relative, repository_root
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -94,11 +94,61 @@ def _result(f: Finding, index: dict[str, int], root: Path, suppression: dict[str
     return result
 
 
+UPGRADE_RULE = "upgrade"
+"""The rule of every ``check --since`` version-move result (an extension; present only when a version moved)."""
+INTRODUCES = frozenset({"entered", "refused", "unread"})
+"""Changes that bring a problem: at the level of their severity where definite; any other change is a note."""
+
+
+def _upgrade_rule() -> dict[str, Any]:
+    text = ("An engine version changed since the revision given to --since: what changes for this deployment "
+            "(records entered or left, options refused, variables no longer read, defaults flipped), from "
+            "relialint's tables and records.")
+    return {"id": UPGRADE_RULE, "name": "EngineVersionMove", "shortDescription": {"text": "engine version move"},
+            "fullDescription": {"text": text}, "help": {"text": text, "markdown": text},
+            "helpUri": SITE_URL, "defaultConfiguration": {"level": "note"},
+            "properties": {"tags": ["reliability", "upgrade"]}}
+
+
+def change_level(c: Change) -> str:
+    """A change that brings a problem has its severity's level (one lower where possible); the rest are notes."""
+    if c.severity is None or c.change not in INTRODUCES:
+        return "note"
+    return level(c.severity, c.certainty)
+
+
+def _change_result(c: Change, index: int, root: Path) -> dict[str, Any]:
+    region: dict[str, int] = {"startLine": c.line, "startColumn": c.column}
+    if c.end_line > c.line or c.end_column > c.column:
+        region.update({"endLine": c.end_line, "endColumn": c.end_column})
+    key = "\x1f".join([UPGRADE_RULE, repo_relative(c.path, root) or c.path, c.kind, c.change, c.subject, c.old,
+                       c.new])
+    properties: dict[str, Any] = {"kind": "upgrade", "item": c.kind, "change": c.change, "subject": c.subject,
+                                  "from": c.old, "to": c.new, "since": c.ref, "engine": c.engine,
+                                  "certainty": c.certainty}
+    if c.severity is not None:
+        properties["severity"] = c.severity
+    if c.missing_facts:
+        properties["missing_facts"] = list(c.missing_facts)
+    if c.at is not None:
+        properties["at"] = {"path": c.at[0], "line": c.at[1], "column": c.at[2]}
+    return {"ruleId": UPGRADE_RULE, "ruleIndex": index, "level": change_level(c),
+            "message": {"text": f"{c.title()} [{c.tag()}] {c.message}"},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": uri(c.path, root), "uriBaseId": "%SRCROOT%"}, "region": region}}],
+            "partialFingerprints": {"relialint/v1": hashlib.sha256(key.encode("utf-8", "surrogateescape"))
+                                    .hexdigest()},
+            "properties": properties}
+
+
 def document(run: RunResult, show_ignored: bool = False, root: Path | None = None) -> dict[str, Any]:
     root = root or repository_root()
     rules = [_rule(r) for r in run.rules]
+    if run.changes:
+        rules.append(_upgrade_rule())
     index = {r["id"]: i for i, r in enumerate(rules)}
     results = [_result(f, index, root, None) for f in run.findings]
+    results.extend(_change_result(c, len(rules) - 1, root) for c in run.changes)
     if show_ignored:
         for s in run.suppressed:
             kind = "inSource" if s.by == "inline" else "external"

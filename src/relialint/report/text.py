@@ -8,7 +8,7 @@ workflow command in a CI log.
 from __future__ import annotations
 
 from relialint.base.printable import field, lines
-from relialint.core.results import VERSION_DEFAULTED, Finding, RunResult
+from relialint.core.results import VERSION_DEFAULTED, Change, Finding, RunResult
 
 _COLORS = {"blocker": "\033[1;31m", "major": "\033[33m", "minor": "\033[36m", "dim": "\033[2m", "bold": "\033[1m"}
 _RESET = "\033[0m"
@@ -40,6 +40,18 @@ def counted_line(counted: list[Finding]) -> str:
             "--show-possible")
 
 
+def change_line(c: Change) -> str:
+    """``path:line:col: upgrade vLLM 0.30.0 -> 0.23.0 since REF [record entered, possible] message (at ...)``."""
+    at = f" (at {field(c.at[0])}:{c.at[1]}:{c.at[2]})" if c.at is not None else ""
+    return f"{field(c.path)}:{c.line}:{c.column}: upgrade {field(c.title())} [{field(c.tag())}] {field(c.message)}{at}"
+
+
+def moves_text(changes: list[Change]) -> str:
+    """``, 1 engine version move`` for the summary line (nothing without one: the output is ``check``'s)."""
+    moves = sum(1 for c in changes if c.kind == "version")
+    return f", {moves} engine version move{'s' if moves != 1 else ''}" if moves else ""
+
+
 def render(run: RunResult, color: bool = False, show_ignored: bool = False) -> str:
     out: list[str] = []
     for error in run.errors:
@@ -56,6 +68,7 @@ def render(run: RunResult, color: bool = False, show_ignored: bool = False) -> s
         fix = " ".join(f.fix.split())
         out.append(f"  fix: {field(fix)}")
         out.append(f"  see: {field(f.url)}")
+    out.extend(change_line(c) for c in run.changes)
     if show_ignored:
         for s in run.suppressed:
             f = s.finding
@@ -73,6 +86,7 @@ def render(run: RunResult, color: bool = False, show_ignored: bool = False) -> s
         f"{len(run.errors)} error{'s' if len(run.errors) != 1 else ''}"
         + (f", {len(run.suppressed)} suppressed" if run.suppressed else "")
         + (f", {run.skipped} file{'s' if run.skipped != 1 else ''} skipped: not a deployment" if run.skipped else "")
+        + moves_text(run.changes)
     )
     if counted:
         out.append(_c(counted_line(counted), "dim", color))

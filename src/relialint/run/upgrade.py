@@ -57,6 +57,7 @@ from relialint.engines.releases import (
 if TYPE_CHECKING:
     from relialint.engines.protocol import Engine
     from relialint.engines.registry import Registry
+    from relialint.run.lint import OpenerOver
 
 __all__ = ["LATEST", "RecordChange", "Request", "record_changes", "resolve_version", "upgrade_paths"]
 
@@ -213,6 +214,23 @@ def upgrade_paths(paths: list[str], options: Options, request: Request, registry
     reads: Reads = {}  # each file read once
     today = lint_paths(paths, options, registry, _pin(request.old, "--from", before), evaluator, records, reads)
     target = lint_paths(paths, options, registry, _pin(request.to, "--to", after), evaluator, records, reads)
+    return compare(today, target, before, after, engines, request)
+
+
+def upgrade_text(text: str, display: str, kind: str, options: Options, request: Request,
+                 registry: Registry | None = None, over: OpenerOver | None = None) -> UpgradeRun:
+    """``upgrade_paths`` for a buffer linted as the file ``display`` (the language server's unsaved text; ``over``:
+    its opener over the disk, as for ``lint_text``)."""
+    from relialint.engines.registry import default_registry
+    from relialint.run.lint import lint_text
+
+    engines = registry if registry is not None else default_registry()
+    _check_request(request, engines)
+    before, after = _Pinned(), _Pinned()
+    today = lint_text(text, display, kind, options, over=over, registry=registry,
+                      pin=_pin(request.old, "--from", before))
+    target = lint_text(text, display, kind, options, over=over, registry=registry,
+                       pin=_pin(request.to, "--to", after))
     return compare(today, target, before, after, engines, request)
 
 

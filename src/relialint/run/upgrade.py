@@ -110,14 +110,15 @@ def record_changes(records: Iterable[Mapping[str, Any]], engine: str, old: Versi
                    ) -> list[RecordChange]:
     """The records of ``engine`` whose affected version ranges hold on one side and not on the other (the ranges
     alone: whether a deployment also meets the rest of the trigger is the deployment level). A side the ranges
-    leave undecided makes the change possible; records without ranges for the engine never change."""
-    from relialint.core.triggers import attached
+    leave undecided makes the change possible; records without ranges for the engine never change. ``records``:
+    loaded ones (their triggers compiled) or plain dicts (the site's), whose triggers are compiled here."""
+    from relialint.core.triggers import of
 
     out: list[RecordChange] = []
     for record in records:
         if record.get("status") == "withdrawn" or engine not in (record.get("engines") or []):
             continue
-        trigger = attached(record, "trigger")
+        trigger = of(record, "trigger")
         if trigger is None or not any(r.engine == engine for r in trigger.affected):
             continue
         ranges = tuple(r for r in trigger.affected if r.engine == engine)

@@ -1,0 +1,226 @@
+"""The catalogue's "upgrade from X to Y on GPU G" view, beside "my setup": what changes for a default launch.
+
+The view (``docs/upgrade.md``, filled by ``docs/javascripts/upgrade.js``) takes an engine, two tabled releases and a
+GPU, and lists:
+
+* the records that start, stop or keep applying to a launch that says nothing but the engine, its version and the
+  GPU: the verdicts of "my setup" (``docs/data/setup.json``, :mod:`relialint.site.setup`, the linter's own
+  evaluation), read on each side;
+* the defaults that change, the options the target removes, adds or reads differently, the environment variables it
+  stops or starts reading: the shared release delta (:func:`relialint.engines.releases.release_delta`).
+
+A release delta for every pair of releases would be hundreds of thousands of items, so the data file
+(``docs/data/upgrade.json``) holds each item that ever changes once, with its state in every tabled release as runs
+of release indices, built from the deltas between neighbouring releases: an option's kind and values where the
+release accepts it (refused elsewhere), the option a variable stands for where it is read (not read elsewhere), a
+default's value, and the engine's replacement for a refused option or an unread variable where the target names one.
+The script compares the two states: refused where the old release has a state and the target none, accepted the
+other way round, changed where both have one and they differ. ``tests/test_site_release.py`` reads the file the same
+way and checks every pair of releases against :func:`~relialint.engines.releases.release_delta` itself.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from relialint.core.facts import Value, render
+from relialint.core.versions import Version
+
+if TYPE_CHECKING:
+    from relialint.engines.protocol import Engine
+    from relialint.engines.releases import ReleaseDelta
+
+UPGRADE_PAGE = "upgrade.md"
+UPGRADE_DATA = "data/upgrade.json"
+
+State = list[Any] | None
+"""An item's state in one release (``None``: refused, not read; a default's state is never ``None``)."""
+
+
+def _runs(states: Sequence[State]) -> list[list[Any]]:
+    """``[first, last, *state]`` for each run of equal non-``None`` states, by release index."""
+    out: list[list[Any]] = []
+    for i, state in enumerate(states):
+        if state is None:
+            continue
+        if out and out[-1][1] == i - 1 and out[-1][2:] == state:
+            out[-1][1] = i
+        else:
+            out.append([i, i, *state])
+    return out
+
+
+def _timeline(count: int, changes: Mapping[int, tuple[State, State]]) -> list[State]:
+    """An item's state in each of ``count`` releases from its changes between neighbours (``changes[i]``: the state
+    in release ``i`` and in ``i + 1``): constant between changes, and before the first change its old state."""
+    first = min(changes)
+    state: State = changes[first][0]
+    out: list[State] = []
+    for i in range(count):
+        if i - 1 in changes:
+            state = changes[i - 1][1]
+        out.append(state)
+    return out
+
+
+def _kind(kind: str | None, values: tuple[str, ...]) -> State:
+    return None if kind is None else [kind, list(values)]
+
+
+def _default(value: Value | None, known: bool) -> list[Any]:
+    return [render(value) if value is not None else None, known]
+
+
+class _Deltas:
+    """The shared release delta of one engine, asked once per pair of releases."""
+
+    def __init__(self, engine: Engine, versions: Sequence[Version]) -> None:
+        self.engine = engine
+        self.versions = versions
+        self._memo: dict[tuple[int, int], ReleaseDelta] = {}
+
+    def __call__(self, old: int, new: int) -> ReleaseDelta:
+        from relialint.engines.releases import release_delta
+
+        key = (old, new)
+        if key not in self._memo:
+            delta = release_delta(self.engine, self.versions[old], self.versions[new])
+            if delta is None:
+                raise ValueError(f"{self.engine.name} has no release tables")
+            self._memo[key] = delta
+        return self._memo[key]
+
+
+def _replacements(states: Sequence[State], deltas: _Deltas, replaced: Callable[[ReleaseDelta], str | None]
+                  ) -> list[list[Any]]:
+    """The engine's replacement, in each release that has no state, for an item some release has: asked of the
+    delta from the nearest release that has it (the replacement depends only on the target)."""
+    present = [i for i, s in enumerate(states) if s is not None]
+    out: list[State] = []
+    for j, state in enumerate(states):
+        if state is not None or not present:
+            out.append(None)
+            continue
+        source = min(present, key=lambda i: (abs(i - j), i))
+        text = replaced(deltas(source, j))
+        out.append([text] if text else None)
+    return _runs(out)
+
+
+def _option_replacement(name: str) -> Callable[[ReleaseDelta], str | None]:
+    def replaced(delta: ReleaseDelta) -> str | None:
+        change = delta.option(name)
+        return change.replacement if change is not None else None
+
+    return replaced
+
+
+def _env_replacement(name: str) -> Callable[[ReleaseDelta], str | None]:
+    def replaced(delta: ReleaseDelta) -> str | None:
+        change = delta.variable(name)
+        return change.replacement if change is not None else None
+
+    return replaced
+
+
+def engine_data(engine: Engine) -> dict[str, Any]:
+    """One engine's releases and every option, variable and default that changes between two of them."""
+    from relialint.engines.releases import releases
+    from relialint.site.releases import page_path
+
+    versions = releases(engine)
+    deltas = _Deltas(engine, versions)
+    options: dict[str, dict[int, tuple[State, State]]] = {}
+    env: dict[str, dict[int, tuple[State, State]]] = {}
+    defaults: dict[str, dict[int, tuple[State, State]]] = {}
+    pins: dict[str, list[str]] = {}
+    notes: dict[str, dict[int, str]] = {}
+    for i in range(len(versions) - 1):
+        delta = deltas(i, i + 1)
+        for o in delta.options:
+            options.setdefault(o.name, {})[i] = (_kind(o.old_kind, o.old_values), _kind(o.new_kind, o.new_values))
+        for e in delta.env:
+            read_before = e.change != "read"
+            env.setdefault(e.name, {})[i] = ([e.option] if read_before else None,
+                                            None if read_before else [e.option])
+        for d in delta.defaults:
+            defaults.setdefault(d.fact, {})[i] = (_default(d.old, d.old_known), _default(d.new, d.new_known))
+            pins[d.fact] = list(d.pins)
+            if d.note:
+                notes.setdefault(d.fact, {})[i + 1] = d.note
+    items: list[list[Any]] = []
+    for name in sorted(options):
+        states = _timeline(len(versions), options[name])
+        items.append(["option", name, _runs(states), _replacements(states, deltas, _option_replacement(name))])
+    for name in sorted(env):
+        states = _timeline(len(versions), env[name])
+        items.append(["env", name, _runs(states), _replacements(states, deltas, _env_replacement(name))])
+    for fact in sorted(defaults):
+        states = _timeline(len(versions), defaults[fact])
+        items.append(["default", fact, _runs(states), pins.get(fact, []),
+                      sorted([i, note] for i, note in notes.get(fact, {}).items())])
+    return {"id": engine.name, "label": engine.label,
+            "versions": [{"value": str(v), "page": page_path(engine.name, v)[:-3] + "/"} for v in versions],
+            "items": items}
+
+
+def upgrade_data() -> dict[str, Any]:
+    """The view's data file: per engine with release tables, its releases and its items."""
+    from relialint.site.releases import release_engines
+
+    return {"generator": "python -m relialint.site", "setup": "data/setup.json",
+            "engines": [engine_data(engine) for engine in release_engines()]}
+
+
+def upgrade_json(records: Sequence[Mapping[str, Any]]) -> str:
+    """``docs/data/upgrade.json`` (``records``: unused; the records' verdicts are in ``data/setup.json``)."""
+    del records
+    return json.dumps(upgrade_data(), indent=None, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+def upgrade_page(banner: str) -> str:
+    """``docs/upgrade.md``: the form and the place the results go; ``docs/javascripts/upgrade.js`` fills them."""
+    def select(name: str, label: str) -> str:
+        return (f'<div class="rl-field"><label for="rl-upgrade-{name}">{html.escape(label)}</label>'
+                f'<select id="rl-upgrade-{name}" name="{name}"></select></div>')
+
+    return "\n".join([
+        "---",
+        "title: Upgrade",
+        "description: Choose an engine, the release you run, the one you move to and your GPU, and see what "
+        "silently changes.",
+        "---",
+        "",
+        banner,
+        "",
+        "# Upgrade from one release to another",
+        "",
+        "Choose the engine, the release you run today, the release you move to and the GPU you serve on. The view "
+        "lists what changes for a launch that sets nothing else: the records that start or stop applying (as "
+        "[my setup](setup.md) decides them for each side), the defaults that change and what pins the old value, "
+        "and, for a launch that writes them, the options the target removes, adds or reads differently and the "
+        "environment variables it stops or starts reading. Everything comes from relialint's tables and records, "
+        "computed when the site was built; a release outside the tables is not checked. Each release also has a "
+        "page: [releases](releases/index.md). To check a deployment file, run "
+        "`relialint upgrade FILE --to VERSION`.",
+        "",
+        f'<form id="rl-upgrade" class="rl-setup rl-upgrade" data-src="../{UPGRADE_DATA}" role="search" '
+        'aria-label="Choose an upgrade">',
+        select("engine", "Engine"),
+        select("from", "From"),
+        select("to", "To"),
+        select("gpu", "GPU"),
+        "</form>",
+        "",
+        '<p id="rl-upgrade-notice" class="rl-setup-notice" role="status" hidden></p>',
+        '<p id="rl-upgrade-summary" class="rl-setup-summary" aria-live="polite"></p>',
+        '<div id="rl-upgrade-results" class="rl-setup-results rl-upgrade-results"></div>',
+        "",
+        "<noscript>This view needs JavaScript. Each release's changes are on its page under "
+        '<a href="../releases/">releases</a>, and the data is in '
+        f'<a href="../{UPGRADE_DATA}">{UPGRADE_DATA}</a>.</noscript>',
+        "",
+    ])

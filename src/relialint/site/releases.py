@@ -324,13 +324,14 @@ COLUMNS = (("records", "records in / out"), ("options", "options removed / added
 
 
 def _not_tabled(engine: Engine) -> str:
-    """What the index says of the versions an engine's pages do not cover."""
+    """What the index says of the versions an engine's pages do not cover (Markdown)."""
     from relialint.engines.releases import releases
 
     listed = releases(engine)
     others = [v for v in engine.tabled_versions() if v not in listed]
-    text = (f"Versions without a page are **not checked**: pre-releases and releases newer than {listed[-1]} "
-            f"({engine.label}'s tables end there), and anything older than {listed[0]}.")
+    between = "builds between two tabled builds" if engine.scheme == "build" else "pre-releases"
+    text = (f"Versions without a page are **not checked**: {between}, versions newer than {code(str(listed[-1]))} "
+            f"({engine.label}'s tables end there), and anything older than {code(str(listed[0]))}.")
     if others:
         text += (" The tables also describe " + ", ".join(code(str(v)) for v in others) + ", commits known only "
                  "within a range of builds: no page compares them.")
@@ -350,7 +351,7 @@ def releases_index(steps: Sequence[ReleaseStep]) -> str:
            "deployment file, `relialint upgrade FILE --to VERSION`.", ""]
     for engine in release_engines():
         mine = [s for s in steps if s.engine == engine.name]
-        out += [f"## {engine.label} ({len(mine)} releases)", "", md(_not_tabled(engine)), "",
+        out += [f"## {engine.label} ({len(mine)} releases)", "", _not_tabled(engine), "",
                 f'<table class="rl-releases" id="rl-releases-{engine_slug(engine.name)}">',
                 f'<caption class="rl-visually-hidden">{html.escape(engine.label)} releases and what changes in '
                 "each</caption>",

@@ -17,6 +17,7 @@ from relialint.engines.releases import release_delta, releases
 from relialint.site import build as site
 from relialint.site import releases as site_releases
 from relialint.site import upgrade_view
+from relialint.site.common import BANNER
 from tests.conftest import ROOT
 
 RECORDS = ROOT / "records"
@@ -57,8 +58,8 @@ def test_every_tabled_release_has_a_page_in_the_index_and_the_nav(pages: dict[st
         version = path.split("-", 1)[1][:-3]
         assert f'<tr data-version="{version}"><th scope="row"><a href="{path[9:-3]}/">{version}</a></th>' in index
         assert f": {path}\n" in nav, path
-    assert "  - Releases:\n      # BEGIN generated releases nav (python -m relialint.site)\n      - releases/index.md\n" \
-        in nav
+    assert ("  - Releases:\n      # BEGIN generated releases nav (python -m relialint.site)\n"
+            "      - releases/index.md\n") in nav
 
 
 def test_committed_release_pages_and_upgrade_data_are_fresh(pages: dict[str, str],
@@ -68,7 +69,7 @@ def test_committed_release_pages_and_upgrade_data_are_fresh(pages: dict[str, str
     committed = {p.relative_to(DOCS).as_posix() for p in (DOCS / "releases").glob("*.md")}
     assert committed == set(pages)
     assert (DOCS / upgrade_view.UPGRADE_DATA).read_text(encoding="utf-8") == upgrade_view.upgrade_json(records)
-    assert (DOCS / upgrade_view.UPGRADE_PAGE).read_text(encoding="utf-8") == upgrade_view.upgrade_page(site.BANNER)
+    assert (DOCS / upgrade_view.UPGRADE_PAGE).read_text(encoding="utf-8") == upgrade_view.upgrade_page(BANNER)
 
 
 def test_vllm_0_20_0_page_pins_its_items(pages: dict[str, str]) -> None:

@@ -36,9 +36,10 @@ def _version(engine: str, text: str) -> Any:
 
 def _listed(page: Any, anchor: str) -> list[str]:
     """The record ids a release page lists under one heading, in order."""
-    return page.evaluate("id => { const h = document.getElementById(id); const list = h.nextElementSibling; "
+    ids: list[str] = page.evaluate("id => { const h = document.getElementById(id); const list = h.nextElementSibling; "
                          "return list.tagName === 'UL' ? Array.from(list.querySelectorAll('a')).map(a => "
                          "a.textContent.split(':')[0]) : []; }", anchor)
+    return ids
 
 
 def test_a_release_page_lists_the_records_the_delta_gives(page: Any, base_url: str,

@@ -24,6 +24,7 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from relialint.core.facts import Value, render
@@ -94,33 +95,50 @@ class _Deltas:
         return self._memo[key]
 
 
-def _replacements(states: Sequence[State], deltas: _Deltas, replaced: Callable[[ReleaseDelta], str | None]
-                  ) -> list[list[Any]]:
-    """The engine's replacement, in each release that has no state, for an item some release has: asked of the
-    delta from the nearest release that has it (the replacement depends only on the target)."""
-    present = [i for i, s in enumerate(states) if s is not None]
-    out: list[State] = []
-    for j, state in enumerate(states):
-        if state is not None or not present:
-            out.append(None)
-            continue
-        source = min(present, key=lambda i: (abs(i - j), i))
-        text = replaced(deltas(source, j))
-        out.append([text] if text else None)
-    return _runs(out)
+def _cover(timelines: Sequence[Sequence[State]]) -> list[int]:
+    """Releases such that every item with a state somewhere has one in at least one of them (greedy, most items
+    first): the sources the replacements are asked from."""
+    left = {n for n, states in enumerate(timelines) if any(s is not None for s in states)}
+    count = len(timelines[0]) if timelines else 0
+    chosen: list[int] = []
+    while left:
+        best = max(range(count), key=lambda i: (sum(1 for n in left if timelines[n][i] is not None), -i))
+        chosen.append(best)
+        left -= {n for n in left if timelines[n][best] is not None}
+    return chosen
 
 
-def _option_replacement(name: str) -> Callable[[ReleaseDelta], str | None]:
-    def replaced(delta: ReleaseDelta) -> str | None:
-        change = delta.option(name)
+def _replacements(timelines: Sequence[Sequence[State]], deltas: _Deltas,
+                  replaced: Callable[[ReleaseDelta, int], str | None]) -> list[list[list[Any]]]:
+    """Per item, the engine's replacement in each release that has no state for it, as runs: asked of the delta
+    from a release that has the item to the target (the replacement depends only on the target; ``replaced(delta,
+    n)``: item ``n``'s replacement in that delta)."""
+    sources = _cover(timelines)
+    out: list[list[list[Any]]] = []
+    for n, states in enumerate(timelines):
+        row: list[State] = []
+        for j, state in enumerate(states):
+            source = next((i for i in sources if states[i] is not None), None)
+            if state is not None or source is None:
+                row.append(None)
+                continue
+            text = replaced(deltas(source, j), n)
+            row.append([text] if text else None)
+        out.append(_runs(row))
+    return out
+
+
+def _option_replacement(names: Sequence[str]) -> Callable[[ReleaseDelta, int], str | None]:
+    def replaced(delta: ReleaseDelta, n: int) -> str | None:
+        change = delta.option(names[n])
         return change.replacement if change is not None else None
 
     return replaced
 
 
-def _env_replacement(name: str) -> Callable[[ReleaseDelta], str | None]:
-    def replaced(delta: ReleaseDelta) -> str | None:
-        change = delta.variable(name)
+def _env_replacement(names: Sequence[str]) -> Callable[[ReleaseDelta, int], str | None]:
+    def replaced(delta: ReleaseDelta, n: int) -> str | None:
+        change = delta.variable(names[n])
         return change.replacement if change is not None else None
 
     return replaced
@@ -152,12 +170,13 @@ def engine_data(engine: Engine) -> dict[str, Any]:
             if d.note:
                 notes.setdefault(d.fact, {})[i + 1] = d.note
     items: list[list[Any]] = []
-    for name in sorted(options):
-        states = _timeline(len(versions), options[name])
-        items.append(["option", name, _runs(states), _replacements(states, deltas, _option_replacement(name))])
-    for name in sorted(env):
-        states = _timeline(len(versions), env[name])
-        items.append(["env", name, _runs(states), _replacements(states, deltas, _env_replacement(name))])
+    for kind, changes, replaced in (("option", options, _option_replacement),
+                                    ("env", env, _env_replacement)):
+        names = sorted(changes)
+        timelines = [_timeline(len(versions), changes[name]) for name in names]
+        instead = _replacements(timelines, deltas, replaced(names))
+        items += [[kind, name, _runs(states), runs]
+                  for name, states, runs in zip(names, timelines, instead, strict=True)]
     for fact in sorted(defaults):
         states = _timeline(len(versions), defaults[fact])
         items.append(["default", fact, _runs(states), pins.get(fact, []),
@@ -178,6 +197,13 @@ def upgrade_data() -> dict[str, Any]:
 def upgrade_json(records: Sequence[Mapping[str, Any]]) -> str:
     """``docs/data/upgrade.json`` (``records``: unused; the records' verdicts are in ``data/setup.json``)."""
     del records
+    return _upgrade_text()
+
+
+@lru_cache(maxsize=1)
+def _upgrade_text() -> str:
+    """The data file's text, made once per process: it depends only on the engines' committed tables (a thousand
+    release deltas, seconds of work, that every regeneration of the site would repeat)."""
     return json.dumps(upgrade_data(), indent=None, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 

@@ -213,3 +213,21 @@ def test_the_view_data_holds_states_not_pairs() -> None:
     assert item[3] == ["--gpu-memory-utilization"]
     assert vllm["versions"][index["0.20.0"]]["page"] == "releases/vllm-0.20.0/"
     assert len((DOCS / upgrade_view.UPGRADE_DATA).read_bytes()) < 200_000
+
+
+def test_a_hostile_records_title_is_text_on_a_release_page(tmp_path: Path) -> None:
+    """RL599 (tests/fixtures/hostile-records, every bound unwitnessed, observed on vLLM 0.9.2) enters on the 0.9.2
+    page, not checked, its title as written; no record text is live markup there."""
+    from relialint.site.markup import fold
+    from tests.markup_scan import LIVE_TAGS, live_markup, parse, render, tags
+    from tests.test_site_hostile import hostile_folder
+    from tests.test_site_markup import expected_text
+
+    records = [r.data for r in site.load_records(hostile_folder(tmp_path))]
+    pages = site_releases.render_pages(records)[0]
+    body = pages["releases/vllm-0.9.2.md"].split("---\n", 2)[2]
+    rendered = render(body)
+    assert live_markup(rendered) == [] and not tags(rendered) & LIVE_TAGS
+    (title,) = [str(r["title"]) for r in records if r["id"] == "RL599"]
+    items = [e.text for e in parse(rendered).walk() if e.tag == "li"]
+    assert any(f"RL599: {expected_text(fold(title))}" in item for item in items), items

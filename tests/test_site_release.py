@@ -119,6 +119,10 @@ def test_llama_cpp_build_page_links_the_source_commit(pages: dict[str, str]) -> 
     page = pages["releases/llamacpp-b9518.md"]
     assert ("1 record starts to apply, 0 stop; 8 options removed, 14 added, 0 changed; 9 environment variables no "
             "longer read, 20 newly read; 0 defaults change.") in page
+    assert ("This page stands for builds `b9103` to `b9518`: relialint's tables describe no build between the two "
+            "exactly, so whatever is listed changed in one of them.\n") in page
+    assert ("The tables also read `@4227c9be4`, `@49bfddeca`, `@c0159f9c1`, commits known only within a range of "
+            "builds; they are not compared here.") in pages["releases/llamacpp-b8942.md"]
     assert _section(page, "records-entered")[0].split("[", 1)[1].startswith("RL133: ")
     assert _section(page, "options-removed")[0] == (
         "- `--checkpoint-every-n-tokens`: takes a value in [llama.cpp b9102](https://github.com/ggml-org/llama.cpp/"

@@ -222,6 +222,26 @@ def _section(title: str, anchor: str, lines: list[str], empty: str) -> list[str]
     return [f"## {title} ({len(lines)}) {{ #{anchor} }}", "", *(lines or [empty]), ""]
 
 
+def _between_builds(step: ReleaseStep) -> list[str]:
+    """For an engine numbered by builds: the range of builds the page stands for (the change lies somewhere in it),
+    and the tables inside it that are known only within a bracket of builds (not compared here)."""
+    if step.previous is None or step.version.scheme != "build" or step.previous.scheme != "build":
+        return []
+    low, high = int(str(step.previous.key[0])) + 1, int(str(step.version.key[0]))
+    text = (f"This page stands for builds {code(f'b{low}')} to {code(f'b{high}')}: relialint's tables describe no "
+            "build between the two exactly, so whatever is listed changed in one of them.")
+    from relialint.engines.registry import default_registry
+
+    engine = default_registry().get(step.engine)
+    tabled = [str(v) for v in (engine.tabled_versions() if engine is not None else ())]
+    ends = (str(step.previous), str(step.version))
+    inside = tabled[tabled.index(ends[0]) + 1 : tabled.index(ends[1])] if set(ends) <= set(tabled) else []
+    if inside:
+        text += (" The tables also read " + ", ".join(code(v) for v in inside) + ", commits known only within "
+                 "a range of builds; they are not compared here.")
+    return [text, ""]
+
+
 def release_page(step: ReleaseStep) -> str:
     """``docs/releases/<engine>-<V>.md``: the release's delta from the tabled release before it."""
     from relialint.engines.releases import (
@@ -256,6 +276,7 @@ def release_page(step: ReleaseStep) -> str:
             "per-release option and variable tables, its defaults rows and the records' affected ranges (not by "
             f'release notes). See it for your GPU in the <a href="{upgrade}">upgrade view</a>; check a deployment with '
             f"`relialint upgrade FILE --from {step.previous} --to {step.version}`.", ""]
+    out += _between_builds(step)
     if not step.delta.checked:
         out += [f"**Not checked.** {md(step.delta.unchecked or '')}", ""]
         return "\n".join(out)

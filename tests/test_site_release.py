@@ -165,14 +165,34 @@ def _state(runs: list[list[Any]], i: int) -> list[Any] | None:
     return next((run[2:] for run in runs if run[0] <= i <= run[1]), None)
 
 
+def _default(item: list[Any], i: int, gpu: int) -> list[Any] | None:
+    for entry in item[5]:
+        if entry[0] == i:
+            for members, *state in entry[1:]:
+                if gpu in members:
+                    return state
+    return _state(item[2], i)
+
+
+def view_defaults(engine: dict[str, Any], a: int, b: int, gpu: int) -> dict[str, tuple[Any, Any]]:
+    """The defaults upgrade.js lists from release ``a`` to ``b`` on GPU choice ``gpu``: fact -> (before, after)."""
+    out: dict[str, tuple[Any, Any]] = {}
+    for item in engine["items"]:
+        if item[0] == "default":
+            before, after = _default(item, a, gpu), _default(item, b, gpu)
+            if before != after:
+                out[item[1]] = (before, after)
+    return out
+
+
 def view_changes(engine: dict[str, Any], a: int, b: int) -> set[tuple[str, str, str, str | None]]:
-    """What upgrade.js lists from release ``a`` to release ``b``: (kind, subject, change, replacement)."""
+    """What upgrade.js lists from release ``a`` to release ``b`` (GPU "not sure"): (kind, subject, change,
+    replacement)."""
     out: set[tuple[str, str, str, str | None]] = set()
+    out |= {("default", fact, "changed", None) for fact in view_defaults(engine, a, b, 0)}
     for item in engine["items"]:
         before, after = _state(item[2], a), _state(item[2], b)
         if item[0] == "default":
-            if before != after:
-                out.add(("default", item[1], "changed", None))
             continue
         if before is not None and after is None:
             replaced = _state(item[3], b)
@@ -235,3 +255,34 @@ def test_a_hostile_records_title_is_text_on_a_release_page(tmp_path: Path) -> No
     (title,) = [str(r["title"]) for r in records if r["id"] == "RL599"]
     items = [e.text for e in parse(rendered).walk() if e.tag == "li"]
     assert any(f"RL599: {expected_text(fold(title))}" in item for item in items), items
+
+
+def _gpu_choice(name: str) -> int:
+    data = json.loads((DOCS / "data" / "setup.json").read_text(encoding="utf-8"))
+    return next(i for i, g in enumerate(data["gpus"]) if g["value"] == name)
+
+
+@pytest.mark.parametrize(("gpu", "expected"), [
+    ("V100", {}),  # 0.8.0 falls back to V0 below compute capability 8.0: nothing changes
+    ("H100", {"engine.v1": (["false", True], ["true", True]),
+              "prefix_caching.enabled": (["false", True], ["true", True])}),
+    ("", {"engine.v1": (["false", True], [None, False]),  # GPU not sure: left to the GPU
+          "prefix_caching.enabled": (["false", True], [None, False])}),
+])
+def test_defaults_the_gpu_decides_follow_the_chosen_gpu(gpu: str, expected: dict[str, Any],
+                                                         tmp_path: Path) -> None:
+    data = json.loads((DOCS / upgrade_view.UPGRADE_DATA).read_text(encoding="utf-8"))
+    (vllm,) = [e for e in data["engines"] if e["id"] == "vllm"]
+    index = {v["value"]: i for i, v in enumerate(vllm["versions"])}
+    choice = _gpu_choice(gpu) if gpu else 0
+    assert view_defaults(vllm, index["0.7.3"], index["0.8.0"], choice) == expected
+    # the shared module's deployment level, for a launch that sets nothing, says the same
+    from relialint.core.results import Options, Target
+    from relialint.run.upgrade import Request, upgrade_paths
+
+    launch = tmp_path / "serve.sh"
+    launch.write_text("vllm serve org/model\n", encoding="utf-8")
+    run = upgrade_paths([str(launch)], Options(Target(gpu=gpu or None)), Request("0.8.0", "0.7.3"))
+    (deployment,) = run.deployments
+    defaults = {i.subject: i.certainty for i in deployment.items if i.kind == "default"}
+    assert defaults == {fact: "definite" if after[1] else "possible" for fact, (_before, after) in expected.items()}

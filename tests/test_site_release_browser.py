@@ -133,6 +133,17 @@ def test_the_upgrade_view_lists_the_delta_for_a_pair_on_a_gpu(page: Any, base_ur
                                                                      shown["read"])
 
 
+def test_the_upgrade_view_decides_the_defaults_the_gpu_decides(page: Any, base_url: str) -> None:
+    page.goto(base_url + "upgrade/?engine=vllm&from=0.7.3&to=0.8.0&gpu=H100")
+    page.wait_for_selector("#rl-upgrade[data-ready]")
+    assert _groups(page)["defaults"] == ["engine.v1", "prefix_caching.enabled"]
+    assert page.locator('.rl-upgrade-group[data-group="defaults"] li').first.inner_text() == (
+        "engine.v1: false in vLLM 0.7.3, true in vLLM 0.8.0. Keep the old value by writing VLLM_USE_V1.")
+    page.select_option("#rl-upgrade-gpu", label="V100 (Volta)")
+    page.wait_for_function("location.search.includes('gpu=V100')")
+    assert _groups(page)["defaults"] == []  # 0.8.0 falls back to V0 below compute capability 8.0
+
+
 def test_the_upgrade_view_for_llama_cpp_builds(page: Any, base_url: str) -> None:
     page.goto(base_url + "upgrade/?engine=llama.cpp&from=b9102&to=b9518")
     page.wait_for_selector("#rl-upgrade[data-ready]")

@@ -4,7 +4,8 @@
 //  - data/upgrade.json: per engine, its tabled releases and every option, environment variable and default that
 //    changes between two of them, with its state in each release as runs [first, last, ...state] of release
 //    indices (an option: its kind and values where the release accepts it; a variable: where it is read; a default:
-//    its value and whether the tables know it), and the engine's replacement where the target names one.
+//    its value and whether the tables know it, and per GPU where the tables leave it to the GPU), and the engine's
+//    replacement where the target names one.
 //  - data/setup.json: the "my setup" verdicts of every record per engine, GPU and version (relialint.site_setup).
 // The choice is kept in the URL (?engine=vllm&from=0.21.0&to=0.23.0&gpu=B200), so a view can be linked.
 (function () {
@@ -48,13 +49,27 @@
     return JSON.stringify(a) === JSON.stringify(b);
   }
 
-  // The change of one item from release a to release b, or null: the comparison of its two states.
-  function change(item, a, b) {
+  // A default's state in release i on GPU choice g: the GPU's own where the tables leave it to the GPU.
+  function defaultAt(item, i, g) {
+    var byGpu = item[5] || [];
+    for (var j = 0; j < byGpu.length; j++) {
+      if (byGpu[j][0] !== i) continue;
+      for (var k = 1; k < byGpu[j].length; k++) {
+        if (byGpu[j][k][0].indexOf(g) >= 0) return byGpu[j][k].slice(1);
+      }
+    }
+    return stateAt(item[2], i);
+  }
+
+  // The change of one item from release a to release b on GPU choice g, or null: the comparison of two states.
+  function change(item, a, b, g) {
+    if (item[0] === "default") {
+      var was = defaultAt(item, a, g);
+      var now = defaultAt(item, b, g);
+      return same(was, now) ? null : { kind: "default", before: was, after: now };
+    }
     var before = stateAt(item[2], a);
     var after = stateAt(item[2], b);
-    if (item[0] === "default") {
-      return same(before, after) ? null : { kind: "default", before: before, after: after };
-    }
     if (before && !after) {
       var replaced = stateAt(item[3], b);
       return { kind: item[0] === "option" ? "refused" : "unread", before: before, replacement: replaced && replaced[0] };
@@ -202,7 +217,7 @@
     };
     var groups = { defaults: [], refused: [], accepted: [], changed: [], unread: [], read: [] };
     engine.items.forEach(function (item) {
-      var found = change(item, a, b);
+      var found = change(item, a, b, g);
       if (!found) return;
       var subject = item[1];
       if (found.kind === "default") {

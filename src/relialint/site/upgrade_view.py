@@ -13,7 +13,9 @@ A release delta for every pair of releases would be hundreds of thousands of ite
 (``docs/data/upgrade.json``) holds each item that ever changes once, with its state in every tabled release as runs
 of release indices, built from the deltas between neighbouring releases: an option's kind and values where the
 release accepts it (refused elsewhere), the option a variable stands for where it is read (not read elsewhere), a
-default's value, and the engine's replacement for a refused option or an unread variable where the target names one.
+default's value (and, where the tables leave it to the GPU, its value on each GPU of "my setup", decided by the
+engine's ``gpu_defaults`` as ``check`` decides it), and the engine's replacement for a refused option or an unread
+variable where the target names one.
 The script compares the two states: refused where the old release has a state and the target none, accepted the
 other way round, changed where both have one and they differ. ``tests/test_site_release.py`` reads the file the same
 way and checks every pair of releases against :func:`~relialint.engines.releases.release_delta` itself.
@@ -144,6 +146,41 @@ def _env_replacement(names: Sequence[str]) -> Callable[[ReleaseDelta, int], str 
     return replaced
 
 
+def _by_gpu(engine: Engine, versions: Sequence[Version], fact: str, states: Sequence[State]) -> list[list[Any]]:
+    """Where the tables leave a default to the GPU (the engine's ``gpu_defaults``, as ``check`` decides it in each
+    GPU world, the GPU's facts given as ``--gpu NAME`` gives them): per release whose state is unknown,
+    ``[release, [[GPU choices], value, known], ...]``, the GPU choices numbered as in "my setup"
+    (``data/setup.json``: 0 is "not sure", which stays unknown)."""
+    from relialint.core.facts import Fact, FactSet
+    from relialint.core.results import Target
+    from relialint.core.worlds import Overlay
+    from relialint.run.targets import target_facts
+    from relialint.site.setup import gpu_choices
+
+    if fact not in engine.gpu_dependent:
+        return []
+    out: list[list[Any]] = []
+    gpus = gpu_choices()
+    for i, state in enumerate(states):
+        if state is None or state[1]:
+            continue
+        base = FactSet({"engine.name": Fact(engine.name, "inferred"),
+                        "engine.version": Fact(versions[i], "inferred")},
+                       closed={f"flag.{engine.name}.", "env."})
+        engine.version_defaults(base)
+        groups: dict[tuple[Any, ...], list[int]] = {}
+        for g, gpu in enumerate(gpus):
+            if gpu is None:
+                continue
+            decided = engine.gpu_defaults(Overlay(base, target_facts(Target(gpu=gpu.name))))
+            found = decided.get(fact)
+            if found is not None:
+                groups.setdefault(tuple(_default(found.value, True)), []).append(g)
+        if groups:
+            out.append([i, *([members, *key] for key, members in groups.items())])
+    return out
+
+
 def engine_data(engine: Engine) -> dict[str, Any]:
     """One engine's releases and every option, variable and default that changes between two of them."""
     from relialint.engines.releases import releases
@@ -180,7 +217,8 @@ def engine_data(engine: Engine) -> dict[str, Any]:
     for fact in sorted(defaults):
         states = _timeline(len(versions), defaults[fact])
         items.append(["default", fact, _runs(states), pins.get(fact, []),
-                      sorted([i, note] for i, note in notes.get(fact, {}).items())])
+                      sorted([i, note] for i, note in notes.get(fact, {}).items()),
+                      _by_gpu(engine, versions, fact, states)])
     return {"id": engine.name, "label": engine.label,
             "versions": [{"value": str(v), "page": page_path(engine.name, v)[:-3] + "/"} for v in versions],
             "items": items}
@@ -226,7 +264,8 @@ def upgrade_page(banner: str) -> str:
         "",
         "Choose the engine, the release you run today, the release you move to and the GPU you serve on. The view "
         "lists what changes for a launch that sets nothing else: the records that start or stop applying (as "
-        "[my setup](setup.md) decides them for each side), the defaults that change and what pins the old value, "
+        "[my setup](setup.md) decides them for each side), the defaults that change (on the chosen GPU where the "
+        "engine leaves them to the GPU) and what pins the old value, "
         "and, for a launch that writes them, the options the target removes, adds or reads differently and the "
         "environment variables it stops or starts reading. Everything comes from relialint's tables and records, "
         "computed when the site was built; a release outside the tables is not checked. Each release also has a "

@@ -59,7 +59,7 @@ def test_no_arguments_prints_the_group_help() -> None:
     assert result.stdout.startswith("Usage: relialint [OPTIONS] COMMAND [ARGS]...\n")
     commands = result.stdout.split("commands:\n")[1].splitlines()
     assert [line.split()[0] for line in commands] == ["check", "explain", "facts", "lsp", "probe", "records",
-                                                      "schema", "validate"]
+                                                      "schema", "upgrade", "validate"]
     assert "  check     Lint deployment files (the default command)." in commands
     assert invoke(["-h"]) == result
     assert invoke(["--help"]) == result
@@ -87,6 +87,11 @@ def test_version() -> None:
                "--fail-on [blocker|major|minor|never]", "--strict", "--show-possible", "-h, --help"]),
     ("lsp", ["-h, --help"]),
     ("schema", ["-h, --help"]),
+    ("upgrade", ["PATHS", "--to VERSION", "--from VERSION", "--gpu TEXT", "--os [linux|windows|macos]",
+                 "--fact KEY=VALUE", "--facts FILE", "--format [text|json|sarif|github]", "--select TEXT",
+                 "--ignore TEXT", "--fail-on [blocker|major|minor|never]", "--strict, --no-strict", "--show-possible",
+                 "--records DIRECTORY", "--config FILE", "--isolated", "--follow-outside, --no-follow-outside",
+                 "-h, --help"]),
 ])
 def test_help_of_each_command_lists_its_options(command: str, options: list[str]) -> None:
     for flag in ("-h", "--help"):

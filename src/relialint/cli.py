@@ -292,6 +292,77 @@ def _stdin_name(paths: list[str], stdin_filename: str | None) -> str | None:
     return stdin_filename
 
 
+# -- upgrade ------------------------------------------------------------------------------------------------------
+
+UPGRADE_FORMATS = ("text", "json", "sarif", "github")
+
+
+def upgrade_parser() -> Parser:
+    p = _parser("upgrade", "[OPTIONS] PATHS... --to VERSION",
+                "What silently changes for each deployment when its engine moves to another release.")
+    p.add_argument("paths", nargs="+", metavar="PATHS", help="files and folders to read, as check finds them")
+    p.add_argument("--to", dest="to", metavar="VERSION", required=True,
+                   help="the release to move to (0.23.0, b6000), or `latest`: the newest release relialint's tables "
+                        "describe for each deployment's engine")
+    p.add_argument("--from", dest="old", metavar="VERSION",
+                   help="the release the deployments run today, where the files do not say it or say it wrong "
+                        "(default: the version each file pins; unknown: judged over every version it allows)")
+    _add_many(p, "--gpu", "gpu", help_text="target GPU (as check; repeat it to check every target)")
+    _add_choice(p, "--os", "os_name", OS_NAMES, None, "host OS")
+    _add_many(p, "--fact", "fact", "KEY=VALUE", "any fact of the vocabulary")
+    p.add_argument("--facts", dest="facts_file", metavar="FILE", help="target facts from a file (as check)")
+    _add_choice(p, "--format", "fmt", UPGRADE_FORMATS, "text")
+    _add_many(p, "--select", "select", help_text="record ids or prefixes (RL1, RL105), comma separated")
+    _add_many(p, "--ignore", "ignore", help_text="record ids or prefixes to leave out")
+    _add_choice(p, "--fail-on", "fail_on", list(FAIL_LEVELS), None,
+                "lowest severity of a finding the upgrade introduces that makes the exit code 1  [default: major]")
+    p.add_argument("--strict", action=argparse.BooleanOptionalAction, default=None,
+                   help="possible findings the upgrade introduces count toward the exit code too")
+    p.add_argument("--show-possible", action="store_true",
+                   help="list every possible item, not only those something in the file points at")
+    _add_many(p, "--records", "records_dirs", "DIRECTORY", "a folder of your own records, used beside the shipped "
+                                                           "ones")
+    p.add_argument("--config", dest="config_file", metavar="FILE",
+                   help="use this configuration file instead of the nearest pyproject.toml / .relialint.toml")
+    p.add_argument("--isolated", action="store_true", help="read no configuration file")
+    _add_follow_outside(p)
+    return p
+
+
+def upgrade(args: argparse.Namespace) -> int:
+    """What silently changes for each deployment when its engine moves to another release."""
+    _check_choice("--os", args.os_name, OS_NAMES)
+    _check_choice("--format", args.fmt, UPGRADE_FORMATS)
+    _check_choice("--fail-on", args.fail_on, list(FAIL_LEVELS))
+    _check_path("--facts", args.facts_file)
+    _check_path("--config", args.config_file)
+    for folder in args.records_dirs or ():
+        _check_path("--records", folder, folder=True)
+    from relialint.report import upgrade_formatter
+    from relialint.run.lint import Options, Target
+    from relialint.run.upgrade import Request, upgrade_paths
+
+    gpu: list[str] = args.gpu or []
+    _not_empty("--gpu", *gpu)
+    _not_empty("--to", args.to)
+    _not_empty("--from", *(args.old,) if args.old is not None else ())
+    _working_directory()
+    given = Path(args.facts_file) if args.facts_file else None
+    facts = _facts(args.fact)
+    options = Options(Target(gpu[0] if gpu else None, None, args.os_name, facts, facts_file=given),
+                      _split(args.select), _split(args.ignore), [Path(d) for d in args.records_dirs or ()],
+                      targets=[Target(g, None, args.os_name, facts, facts_file=given) for g in gpu],
+                      config_file=Path(args.config_file) if args.config_file else None, isolated=args.isolated,
+                      fail_on=args.fail_on, strict=args.strict, show_possible=args.show_possible,
+                      follow_outside=args.follow_outside)
+    run = upgrade_paths(list(args.paths), options, Request(args.to, args.old))
+    color = args.fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    out = upgrade_formatter(args.fmt)(run, color).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    sys.stdout.buffer.write(out.encode("utf-8"))
+    sys.stdout.flush()
+    return 2 if run.errors else (1 if run.failing else 0)
+
+
 # -- explain, records ---------------------------------------------------------------------------------------------
 
 
@@ -581,6 +652,7 @@ COMMANDS: dict[str, Command] = {
     "probe": (probe_parser, probe),
     "records": (records_parser, records),
     "schema": (schema_parser, schema),
+    "upgrade": (upgrade_parser, upgrade),
     "validate": (validate_parser, validate),
 }
 

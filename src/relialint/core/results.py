@@ -165,6 +165,9 @@ class RunResult:
     policy: dict[int, tuple[int, bool]]
     show_possible: bool = False
     """The run lists every possible finding (``--show-possible``), not only the shown ones."""
+    owners: dict[int, Deployment]
+    """The deployment each finding of a linted file is about, by the finding's ``id`` (``relialint upgrade`` pairs
+    the findings of two runs deployment by deployment, wherever a finding is located: an env file, a --config)."""
     looked_at: list[tuple[str, str, str, int]]
     """Each file linted: its path, its kind, what it holds in words (``readers.summary``) and how many deployments
     were found in it (``relialint facts`` says what it saw where it found none)."""
@@ -187,6 +190,7 @@ class RunResult:
         self.rules = [] if rules is None else rules
         self.failing = failing
         self.policy = {} if policy is None else policy
+        self.owners = {}
         self.show_possible = show_possible
 
     def listed(self) -> list[Finding]:

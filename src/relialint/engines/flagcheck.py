@@ -20,6 +20,7 @@ from typing import Any
 
 from relialint.base.plain import Frozen
 from relialint.core.versions import Version, parse_in_family
+from relialint.readers.located import Span
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -629,6 +630,11 @@ def written_options(deployment: Any) -> list[str]:
     texts = [str(word.text) for word in words]
     setattr(deployment, _WRITTEN_TEXTS, (words, texts))
     return texts
+
+
+def option_spans(deployment: Any) -> list[tuple[str, Span]]:
+    """The options of :func:`written_options`, each with the span of its word."""
+    return [(str(word.text), word.span) for word in getattr(deployment, _WRITTEN, [])]
 
 
 def finish_vllm(deployment: Any) -> None:

@@ -583,6 +583,18 @@ def written_options(deployment: Deployment) -> list[str]:
     return llamacpp_flags.written_options([w.text for w in words])
 
 
+def option_spans(deployment: Deployment) -> list[tuple[str, Span]]:
+    """The options of :func:`written_options`, each with the span of (the first) word that writes it."""
+    words: list[Word] = getattr(deployment, _WORDS, [])
+    written = set(llamacpp_flags.written_options([w.text for w in words]))
+    out: list[tuple[str, Span]] = []
+    for word in words:
+        if word.text is not None and word.text in written:
+            out.append((word.text, word.span))
+            written.discard(word.text)
+    return out
+
+
 def apply_defaults(deployment: Deployment) -> None:
     check_options(deployment)
     version_defaults(deployment.facts)

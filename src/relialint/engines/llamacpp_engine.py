@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from relialint.core.deployment import Deployment
 from relialint.core.versions import Version, VersionError, llamacpp_release, parse_version
 from relialint.core.worlds import NoGpuDefaults
-from relialint.readers.located import FileResult
+from relialint.readers.located import FileResult, Span
 
 if TYPE_CHECKING:
     from relialint.core.evaluate import FactView
@@ -155,6 +155,12 @@ class LlamaCppEngine(NoGpuDefaults):
 
     def latest(self) -> Version:
         return self.releases()[-1]
+
+    def option_spans(self, deployment: Deployment) -> list[tuple[str, Span]]:
+        """The written options with the place of their word on llama-server's command line."""
+        from relialint.engines import llamacpp
+
+        return llamacpp.option_spans(deployment)
 
     def option_name(self, written: str) -> str | None:
         from relialint.engines import llamacpp_flags

@@ -5,6 +5,8 @@ defaults do not depend on the build (one defaults class), so no default changes.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from relialint.core.versions import Version
 from relialint.engines import llamacpp_flags
 from relialint.engines.releases import (
@@ -16,7 +18,9 @@ from relialint.engines.releases import (
     EnvChange,
     OptionChange,
     ReleaseDelta,
+    combine,
     not_checked,
+    shape_changed,
 )
 
 ENGINE = "llama.cpp"
@@ -33,23 +37,33 @@ def releases() -> tuple[Version, ...]:
     return tuple(versions[i] for i in sorted(_exact().values()))
 
 
-def _index(version: Version) -> int | None:
-    if version.scheme != "build":
-        return None
-    return _exact().get(int(str(version.key[0])))
+def _worlds(version: Version) -> list[int] | None:
+    """The tables ``version`` can be (``llamacpp_flags.LlamaTable.build_worlds``), or ``None`` where it can also be
+    a build older or newer than every table."""
+    worlds = llamacpp_flags.table().build_worlds(version)
+    return None if worlds.older or worlds.newer else list(worlds.tables)
 
 
+@lru_cache(maxsize=256)
 def release_delta(old: Version, new: Version) -> ReleaseDelta:
-    """Options, values and variables that differ between two tabled llama.cpp builds; not checked for a build or
-    release no table is exactly."""
-    old_index, new_index = _index(old), _index(new)
-    if old_index is None or new_index is None:
-        missing = [str(v) for v, i in ((old, old_index), (new, new_index)) if i is None]
-        listed = ", ".join(str(v) for v in releases())
+    """Options, values and variables that differ between two llama.cpp builds or releases. One that lies between
+    tables (a build no table is, a release) can be any of them (:func:`relialint.engines.releases.combine`); one
+    outside the tables is not checked."""
+    table = llamacpp_flags.table()
+    old_worlds, new_worlds = _worlds(old), _worlds(new)
+    if old_worlds is None or new_worlds is None:
+        missing = [str(v) for v, w in ((old, old_worlds), (new, new_worlds)) if w is None]
         return not_checked(ENGINE, old, new, f"llama.cpp {' and '.join(missing)} "
-                           f"{'is' if len(missing) == 1 else 'are'} not a build relialint's option tables describe "
-                           f"exactly ({listed})")
-    return ReleaseDelta(ENGINE, old, new, options=_options(old_index, new_index), env=_env(old_index, new_index))
+                           f"{'is' if len(missing) == 1 else 'are'} outside relialint's option tables "
+                           f"({table.label(0)}-{table.label(len(table.builds) - 1)})")
+    deltas = [ReleaseDelta(ENGINE, old, new, options=_options(i, j), env=_env(i, j))
+              for i in old_worlds for j in new_worlds]
+    if len(old_worlds) == len(new_worlds) == 1:
+        return deltas[0]
+    between = [f"{v} can be the table of {table.where(w)}" for v, w in ((old, old_worlds), (new, new_worlds))
+               if len(w) > 1]
+    return combine(ENGINE, old, new, deltas, f"llama.cpp {'; '.join(between)}: a change in some of them only is "
+                                             "possible")
 
 
 def _values(canonical: str, index: int) -> tuple[str, ...]:
@@ -71,7 +85,7 @@ def _options(old: int, new: int) -> tuple[OptionChange, ...]:
             out.append(OptionChange(name, OPTION_ACCEPTED, None, after[0], (), _values(after[1], new)))
         else:
             was, now = _values(before[1], old), _values(after[1], new)
-            if before[0] != after[0] or was != now:
+            if shape_changed(before[0], after[0]) or was != now:
                 out.append(OptionChange(name, OPTION_CHANGED, before[0], after[0], was, now))
     return tuple(out)
 

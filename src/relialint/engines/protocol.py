@@ -34,6 +34,11 @@ the tabled versions in which the boolean holds (it is false in the other tabled 
 beyond the tables) and the written option to leave out of the narrowing. When the version is known the engine sets
 the boolean directly (true for a tabled version; unknown for one outside the tables). The worlds then decide
 definite / possible and write the "holds on vLLM 0.6.6-0.8.2" note like for every other record.
+
+**Release delta.** An engine whose tables describe its releases also implements
+:class:`relialint.engines.releases.ReleaseTables` (what changes between two of its versions: options, variables,
+defaults; ``relialint upgrade``); it is a protocol of its own, so an engine without release tables (a benchmark
+tool, a test's toy) still satisfies this one, and its upgrades are "not checked" beyond the records.
 """
 
 from __future__ import annotations

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from relialint.base.plain import Fields, Frozen
+from relialint.base.plain import Fields, Frozen, replace
+from relialint.core.deployment import Deployment
 from relialint.core.facts import Value
 from relialint.core.results import Finding
 from relialint.core.versions import Version
-from relialint.readers.located import ReadError
+from relialint.readers.located import ReadError, Span
 
 OPTION_REFUSED = "refused"
 """The old release accepts the option, the target does not: a deployment that writes it will not start."""
@@ -41,7 +42,8 @@ class OptionChange(Frozen):
     each release (``v`` takes a value, ``o`` an optional value, ``f`` a flag, ``n`` a negative flag, ``?`` not
     known; ``None`` where the release refuses it). ``old_values`` / ``new_values``: the values the release accepts,
     where its table lists them (llama.cpp's enumerations), else empty. ``replacement``: the engine's own
-    replacement for a refused option, where its tables name one (``--foo``), else ``None``."""
+    replacement for a refused option, where its tables name one (``--foo``), else ``None``. ``certain``: false where
+    a side is a version between two tables and the change holds for one of them only (:func:`combine`)."""
 
     name: str
     change: str
@@ -50,11 +52,13 @@ class OptionChange(Frozen):
     old_values: tuple[str, ...]
     new_values: tuple[str, ...]
     replacement: str | None
-    _fields = ("name", "change", "old_kind", "new_kind", "old_values", "new_values", "replacement")
+    certain: bool
+    _fields = ("name", "change", "old_kind", "new_kind", "old_values", "new_values", "replacement", "certain")
 
     def __init__(self, name: str, change: str, old_kind: str | None, new_kind: str | None,
                  old_values: tuple[str, ...] = (), new_values: tuple[str, ...] = (),
-                 replacement: str | None = None) -> None:
+                 replacement: str | None = None, certain: bool = True) -> None:
+        self.certain = certain
         self.name = name
         self.change = change
         self.old_kind = old_kind
@@ -73,21 +77,48 @@ class EnvChange(Frozen):
     change: str
     option: str | None
     replacement: str | None
-    _fields = ("name", "change", "option", "replacement")
+    certain: bool
+    _fields = ("name", "change", "option", "replacement", "certain")
 
-    def __init__(self, name: str, change: str, option: str | None = None, replacement: str | None = None) -> None:
+    def __init__(self, name: str, change: str, option: str | None = None, replacement: str | None = None,
+                 certain: bool = True) -> None:
+        self.certain = certain
         self.name = name
         self.change = change
         self.option = option
         self.replacement = replacement
 
 
+class ValueChange(Frozen):
+    """A value of an option that one release accepts and the other refuses (``change``: ``refused`` by the target or
+    ``accepted`` by it): ``option`` as the tables spell it, ``value`` as the deployment's fact ``fact`` holds it
+    (``--speculative-config``'s ``method`` ``mtp``, fact ``args.spec_method``), ``since``: the first release that
+    accepts it."""
+
+    option: str
+    value: str
+    fact: str
+    change: str
+    since: str
+    certain: bool
+    _fields = ("option", "value", "fact", "change", "since", "certain")
+
+    def __init__(self, option: str, value: str, fact: str, change: str, since: str, certain: bool = True) -> None:
+        self.option = option
+        self.value = value
+        self.fact = fact
+        self.change = change
+        self.since = since
+        self.certain = certain
+
+
 class DefaultChange(Frozen):
     """A fact the engine sets itself when the config says nothing, whose value differs between the releases (for a
-    complete command line and environment that set nothing). ``old`` / ``new``: the value in each release
-    (``None`` with ``*_known`` false: the release decides it by something the tables do not know, e.g. the GPU;
-    ``None`` with ``*_known`` true: no value). ``pins``: the options and environment variables that set the fact,
-    i.e. what to write to keep the old behaviour (``--gpu-memory-utilization``), as far as the tables know."""
+    complete command line and environment that set nothing). ``old`` / ``new``: the value in each release;
+    ``*_known`` false: the defaults give no value there (the release decides it by something the tables do not
+    know, e.g. the GPU or the model's architecture, or the setting is not in that release). ``pins``: the options
+    and environment variables of the target release that set the fact, i.e. what to write to keep the old value
+    (``--gpu-memory-utilization``), as far as the tables know."""
 
     fact: str
     old: Value | None
@@ -96,10 +127,13 @@ class DefaultChange(Frozen):
     new_known: bool
     pins: tuple[str, ...]
     note: str | None
-    _fields = ("fact", "old", "new", "old_known", "new_known", "pins", "note")
+    certain: bool
+    _fields = ("fact", "old", "new", "old_known", "new_known", "pins", "note", "certain")
 
     def __init__(self, fact: str, old: Value | None, new: Value | None, old_known: bool = True,
-                 new_known: bool = True, pins: tuple[str, ...] = (), note: str | None = None) -> None:
+                 new_known: bool = True, pins: tuple[str, ...] = (), note: str | None = None,
+                 certain: bool = True) -> None:
+        self.certain = certain
         self.fact = fact
         self.old = old
         self.new = new
@@ -111,8 +145,10 @@ class DefaultChange(Frozen):
 
 class ReleaseDelta(Frozen):
     """Everything the engine's tables say changes from ``old`` to ``new`` (either direction: a downgrade is the
-    mirror image). ``checked``: both versions are tabled exactly; when false, ``unchecked`` says which is not and
-    the lists are empty (not checked, never "no change")."""
+    mirror image). ``checked``: the tables decide both versions; when false, ``unchecked`` says which they do not
+    and the lists are empty (not checked, never "no change"). ``worlds``: where a side lies between two tables (a
+    pre-release, a build no table is), which tables it can be; an item then holds in each (``certain``) or in some
+    (possible)."""
 
     engine: str
     old: Version
@@ -122,11 +158,20 @@ class ReleaseDelta(Frozen):
     options: tuple[OptionChange, ...]
     env: tuple[EnvChange, ...]
     defaults: tuple[DefaultChange, ...]
-    _fields = ("engine", "old", "new", "checked", "unchecked", "options", "env", "defaults")
+    worlds: str | None
+    values: tuple[ValueChange, ...]
+    _fields = ("engine", "old", "new", "checked", "unchecked", "options", "env", "defaults", "worlds", "values")
 
     def __init__(self, engine: str, old: Version, new: Version, checked: bool = True, unchecked: str | None = None,
                  options: tuple[OptionChange, ...] = (), env: tuple[EnvChange, ...] = (),
-                 defaults: tuple[DefaultChange, ...] = ()) -> None:
+                 defaults: tuple[DefaultChange, ...] = (), worlds: str | None = None,
+                 values: tuple[ValueChange, ...] = ()) -> None:
+        self.worlds = worlds
+        self.values = values
+        self._by_option: tuple[tuple[OptionChange, ...], dict[str, OptionChange]] | None = None
+        self._by_variable: tuple[tuple[EnvChange, ...], dict[str, EnvChange]] | None = None
+        """Indexes of ``options`` and ``env`` by name, built on first lookup for the tuple they index (not fields: a
+        value's equality and hash stay its fields')."""
         self.engine = engine
         self.old = old
         self.new = new
@@ -138,11 +183,15 @@ class ReleaseDelta(Frozen):
 
     def option(self, name: str) -> OptionChange | None:
         """The change of one option string (as the tables spell it), or ``None``."""
-        return next((o for o in self.options if o.name == name), None)
+        if self._by_option is None or self._by_option[0] is not self.options:
+            self._by_option = (self.options, {o.name: o for o in self.options})
+        return self._by_option[1].get(name)
 
     def variable(self, name: str) -> EnvChange | None:
         """The change of one environment variable, or ``None``."""
-        return next((e for e in self.env if e.name == name), None)
+        if self._by_variable is None or self._by_variable[0] is not self.env:
+            self._by_variable = (self.env, {e.name: e for e in self.env})
+        return self._by_variable[1].get(name)
 
 
 def not_checked(engine: str, old: Version, new: Version, why: str) -> ReleaseDelta:
@@ -167,6 +216,9 @@ class ReleaseTables(Protocol):
     def option_name(self, written: str) -> str | None:
         """The option string its tables list for an option as a command line writes it (``--max_model_len=8192``
         -> ``--max-model-len``), or ``None`` for a form the tables do not list."""
+
+    def option_spans(self, deployment: Deployment) -> list[tuple[str, Span]]:
+        """Each option the deployment's command line writes, as written, with where it is written (file order)."""
 
 
 def release_delta(engine: object, old: Version, new: Version) -> ReleaseDelta | None:
@@ -203,6 +255,8 @@ KEPT = "kept"
 """A record that applies today and on the target."""
 CHANGED = "changed"
 """A default whose value differs (``DEFAULT`` items)."""
+CHANGE_ORDER = (ENTERED, LEFT, KEPT, OPTION_REFUSED, OPTION_CHANGED, OPTION_ACCEPTED, ENV_UNREAD, ENV_READ, CHANGED)
+"""The order of the changes within one kind: what the upgrade brings before what it takes away or keeps."""
 
 
 class VersionSide(Frozen):
@@ -282,8 +336,10 @@ class UpgradeItem(Frozen):
         self.failing = failing
         self.shown = shown
 
-    def sort_key(self) -> tuple[int, str, int, int, str, str]:
-        return (ITEM_KINDS.index(self.kind), self.change, self.line, self.column, self.subject, self.path)
+    def sort_key(self) -> tuple[int, int, str, int, int, str]:
+        """Kind, then change (what the upgrade brings first), then place in the file."""
+        return (ITEM_KINDS.index(self.kind), CHANGE_ORDER.index(self.change) if self.change in CHANGE_ORDER else 99,
+                self.path, self.line, self.column, self.subject)
 
 
 class DeploymentUpgrade(Fields):
@@ -349,3 +405,55 @@ class UpgradeRun(Fields):
 def option_name(engine: object, written: str) -> str | None:
     """The option string ``engine``'s tables list for ``written`` (``None``: no release tables, or no such form)."""
     return engine.option_name(written) if isinstance(engine, ReleaseTables) else None
+
+
+def option_spans(engine: object, deployment: Deployment) -> list[tuple[str, Span]]:
+    """The options ``deployment`` writes with their places, by ``engine`` (empty without release tables)."""
+    return engine.option_spans(deployment) if isinstance(engine, ReleaseTables) else []
+
+
+VALUE_SHAPES = {"v": "value", "o": "optional", "f": "flag", "n": "flag"}
+"""What a command line writes after an option of each kind: a flag and a negative flag both take nothing, so a
+change between them is none a deployment can see."""
+
+
+def shape_changed(old_kind: str | None, new_kind: str | None) -> bool:
+    """Whether what the option takes (a value, an optional value, nothing) differs; an unknown kind (``?``) never
+    counts as a change."""
+    old, new = VALUE_SHAPES.get(old_kind or ""), VALUE_SHAPES.get(new_kind or "")
+    return old is not None and new is not None and old != new
+
+
+def combine(engine: str, old: Version, new: Version, deltas: list[ReleaseDelta], worlds: str) -> ReleaseDelta:
+    """The deltas between the tables each side can be (a version between two tables is one of them), as one: an
+    option or variable change found in every one is certain, in some only possible (the first found is kept); a
+    default is certain where every delta gives it the same values."""
+    if len(deltas) == 1:
+        only = deltas[0]
+        return ReleaseDelta(engine, old, new, options=only.options, env=only.env, defaults=only.defaults,
+                            worlds=worlds, values=only.values)
+    options: dict[tuple[str, str], tuple[OptionChange, int]] = {}
+    env: dict[tuple[str, str], tuple[EnvChange, int]] = {}
+    defaults: dict[str, tuple[DefaultChange, int]] = {}
+    values: dict[tuple[str, str, str], tuple[ValueChange, int]] = {}
+    for delta in deltas:
+        for v in delta.values:
+            kept_v = values.get((v.option, v.value, v.change))
+            values[(v.option, v.value, v.change)] = (kept_v[0] if kept_v else v, (kept_v[1] if kept_v else 0) + 1)
+        for o in delta.options:
+            kept_o = options.get((o.name, o.change))
+            options[(o.name, o.change)] = (kept_o[0] if kept_o else o, (kept_o[1] if kept_o else 0) + 1)
+        for e in delta.env:
+            kept_e = env.get((e.name, e.change))
+            env[(e.name, e.change)] = (kept_e[0] if kept_e else e, (kept_e[1] if kept_e else 0) + 1)
+        for d in delta.defaults:
+            kept_d = defaults.get(d.fact)
+            same = kept_d is None or (kept_d[0].old, kept_d[0].new) == (d.old, d.new)
+            defaults[d.fact] = (kept_d[0] if kept_d else d, (kept_d[1] if kept_d else 0) + (1 if same else 0))
+    total = len(deltas)
+    return ReleaseDelta(
+        engine, old, new,
+        options=tuple(replace(o, certain=o.certain and n == total) for o, n in options.values()),
+        env=tuple(replace(e, certain=e.certain and n == total) for e, n in env.values()),
+        defaults=tuple(replace(d, certain=d.certain and n == total) for d, n in defaults.values()),
+        worlds=worlds, values=tuple(replace(v, certain=v.certain and n == total) for v, n in values.values()))

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from relialint.core.deployment import Deployment
 from relialint.core.results import VERSION_DEFAULTED
 from relialint.core.versions import Version, VersionError, parse_version
-from relialint.readers.located import FileResult
+from relialint.readers.located import FileResult, Span
 
 if TYPE_CHECKING:
     from relialint.core.evaluate import FactView
@@ -145,6 +145,12 @@ class VllmEngine:
 
     def latest(self) -> Version:
         return self.releases()[-1]
+
+    def option_spans(self, deployment: Deployment) -> list[tuple[str, Span]]:
+        """The written options with the place of their word on the command line."""
+        from relialint.engines import flagcheck
+
+        return flagcheck.option_spans(deployment)
 
     def option_name(self, written: str) -> str | None:
         from relialint.engines import flagcheck

@@ -3,8 +3,10 @@ variables of each release (``flagcheck.vllm_table()``) and the defaults rows (``
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from relialint.core.facts import Fact, FactSet
-from relialint.core.versions import Version
+from relialint.core.versions import Version, parse_in_family
 from relialint.engines import flagcheck, vllm_defaults
 from relialint.engines.releases import (
     ENV_READ,
@@ -16,7 +18,10 @@ from relialint.engines.releases import (
     EnvChange,
     OptionChange,
     ReleaseDelta,
+    ValueChange,
+    combine,
     not_checked,
+    shape_changed,
 )
 
 ENGINE = "vllm"
@@ -26,18 +31,38 @@ def releases() -> tuple[Version, ...]:
     return tuple(flagcheck.vllm_table().parsed)
 
 
+@lru_cache(maxsize=256)
 def release_delta(old: Version, new: Version) -> ReleaseDelta:
-    """Options, variables and defaults that differ between two tabled vLLM releases; not checked for a version the
-    option table does not list."""
+    """Options, variables and defaults that differ between two vLLM versions. A version between two tabled releases
+    (a pre-release) can be either for its options (:func:`relialint.engines.releases.combine`); one outside the
+    option table is not checked. Defaults come from the rows, which read any version."""
     table = flagcheck.vllm_table()
-    old_index, new_index = table.index(old), table.index(new)
-    missing = [str(v) for v, i in ((old, old_index), (new, new_index)) if i is None]
-    if old_index is None or new_index is None:
+    old_worlds, new_worlds = _worlds(old), _worlds(new)
+    if old_worlds is None or new_worlds is None:
+        missing = [str(v) for v, w in ((old, old_worlds), (new, new_worlds)) if w is None]
         return not_checked(ENGINE, old, new, f"vLLM {' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} "
-                           f"not in relialint's option tables ({table.versions[0]}-{table.versions[-1]}, releases "
-                           "only)")
-    return ReleaseDelta(ENGINE, old, new, options=_options(old_index, new_index), env=_env(old_index, new_index),
-                        defaults=_defaults(old, new))
+                           f"outside relialint's option tables ({table.versions[0]}-{table.versions[-1]})")
+    defaults = _defaults(old, new, new_worlds[-1])
+    values = _values(old, new)
+    deltas = [ReleaseDelta(ENGINE, old, new, options=_options(i, j), env=_env(i, j), defaults=defaults,
+                           values=values) for i in old_worlds for j in new_worlds]
+    if len(old_worlds) == len(new_worlds) == 1:
+        return deltas[0]
+    between = [f"{v} lies between the tabled {table.versions[w[0]]} and {table.versions[w[1]]}"
+               for v, w in ((old, old_worlds), (new, new_worlds)) if len(w) > 1]
+    return combine(ENGINE, old, new, deltas, f"vLLM {'; '.join(between)}: a change in one of them only is possible")
+
+
+def _worlds(version: Version) -> list[int] | None:
+    """The option tables ``version`` can be: its own, the two it lies between, or ``None`` outside the tables."""
+    table = flagcheck.vllm_table()
+    index = table.index(version)
+    if index is not None:
+        return [index]
+    if not table.covers(version):
+        return None
+    before = max(i for i, v in enumerate(table.parsed) if v < version)
+    return [before, before + 1]
 
 
 def _options(old: int, new: int) -> tuple[OptionChange, ...]:
@@ -52,8 +77,22 @@ def _options(old: int, new: int) -> tuple[OptionChange, ...]:
                                     replacement=_replacement(name, new)))
         elif before is None:
             out.append(OptionChange(name, OPTION_ACCEPTED, None, after.kind))
-        elif before.kind != after.kind and "?" not in (before.kind, after.kind):
+        elif shape_changed(before.kind, after.kind):
             out.append(OptionChange(name, OPTION_CHANGED, before.kind, after.kind))
+    return tuple(out)
+
+
+def _values(old: Version, new: Version) -> tuple[ValueChange, ...]:
+    """The values one release accepts and the other refuses, by ``flagcheck.VALUE_SINCE`` (the first release that
+    accepts each, from the released wheels)."""
+    out: list[ValueChange] = []
+    for fact, firsts in flagcheck.VALUE_SINCE.items():
+        option = flagcheck.VALUE_OPTION[fact]
+        for value, first in firsts.items():
+            since = parse_in_family(False, first)
+            before, after = not old < since, not new < since
+            if before != after:
+                out.append(ValueChange(option, value, fact, OPTION_ACCEPTED if after else OPTION_REFUSED, first))
     return tuple(out)
 
 
@@ -80,8 +119,8 @@ def _env(old: int, new: int) -> tuple[EnvChange, ...]:
     return tuple(out)
 
 
-def _pins(fact: str) -> tuple[str, ...]:
-    """The options and variables that set ``fact`` (what keeps the old behaviour when written)."""
+def _pins(fact: str, index: int) -> tuple[str, ...]:
+    """The options and variables of the release at table ``index`` that set ``fact`` (what keeps the old value)."""
     from relialint.engines.vllm import OPTION_FACTS
 
     flags = [f"--{flag}" for flag, facts in OPTION_FACTS.items() if fact in facts and flag != "model"]
@@ -89,7 +128,10 @@ def _pins(fact: str) -> tuple[str, ...]:
     for row in vllm_defaults.ROWS:
         if row.fact == fact and isinstance(row.value, vllm_defaults.FromEnv):
             env.append(row.value.key.removeprefix("env."))
-    return tuple(dict.fromkeys([*flags, *env]))
+    table = flagcheck.vllm_table()
+    valid = [p for p in dict.fromkeys([*flags, *env]) if (
+        table.has_option(p, index) if p.startswith("-") else table.has_env(p, index))]
+    return tuple(valid)
 
 
 def defaults_of(version: Version) -> FactSet:
@@ -100,16 +142,15 @@ def defaults_of(version: Version) -> FactSet:
     return facts
 
 
-def _defaults(old: Version, new: Version) -> tuple[DefaultChange, ...]:
+def _defaults(old: Version, new: Version, index: int) -> tuple[DefaultChange, ...]:
     before, after = defaults_of(old), defaults_of(new)
     out: list[DefaultChange] = []
     for fact, _rows in vllm_defaults.BY_FACT:
         was, now = before.facts.get(fact), after.facts.get(fact)
-        if was is None and now is None:
+        old_known, new_known = was is not None, now is not None
+        if (not old_known and not new_known) or (was is not None and now is not None and was.value == now.value):
             continue
-        if was is not None and now is not None and was.value == now.value:
-            continue
-        note = (now or was).note if (now or was) is not None else None  # type: ignore[union-attr]
-        out.append(DefaultChange(fact, was.value if was else None, now.value if now else None, was is not None,
-                                 now is not None, _pins(fact), note))
+        shown = now if now is not None else was
+        out.append(DefaultChange(fact, was.value if was else None, now.value if now else None, old_known,
+                                 new_known, _pins(fact, index), shown.note if shown is not None else None))
     return tuple(out)

@@ -5,8 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from relialint.core.results import RunResult
+
+if TYPE_CHECKING:
+    from relialint.engines.releases import UpgradeRun
 
 Formatter = Callable[[RunResult, bool, bool], str]
 """``render(run, color, show_ignored)``."""
@@ -18,6 +22,15 @@ def formatter(name: str) -> Formatter:
 
     modules = {"text": "text", "json": "jsonout", "sarif": "sarif", "github": "github"}
     render: Formatter = importlib.import_module(f"relialint.report.{modules[name]}").render
+    return render
+
+
+def upgrade_formatter(name: str) -> Callable[[UpgradeRun, bool], str]:
+    """The formatter of ``relialint upgrade`` in one output format (``render(run, color)``), imported on first
+    use."""
+    import importlib
+
+    render: Callable[[UpgradeRun, bool], str] = importlib.import_module(f"relialint.report.upgrade_{name}").render
     return render
 
 

@@ -40,7 +40,15 @@ TOO_MANY_DEPLOYMENTS = (f"more than {MAX_DEPLOYMENTS} deployments in one file; f
 # -- the run --------------------------------------------------------------------------------------------------------
 
 
-def load_records(options: Options) -> tuple[list[dict[str, Any]], list[ReadError]]:
+Records = tuple[list[dict[str, Any]], list[ReadError]]
+"""The loaded records and the problems of loading them (``load_records``)."""
+
+
+Reads = dict[tuple[str, str], tuple[str, FileResult]]
+"""Files read by a run: (name shown, kind) -> (the text, what its reader made of it)."""
+
+
+def load_records(options: Options) -> Records:
     from relialint.kb.loader import compiled, shipped_dir
 
     records, problems = compiled([shipped_dir(), *options.records_dirs])
@@ -112,11 +120,14 @@ def lint_file_result(result: FileResult, given: dict[str, Fact], records: list[d
 
 
 def lint_paths(paths: list[str], options: Options, registry: Registry | None = None, pin: Pin | None = None,
-               evaluator: Evaluator | None = None) -> RunResult:
+               evaluator: Evaluator | None = None, records: Records | None = None, reads: Reads | None = None
+               ) -> RunResult:
     """Lint files and directories; ``registry``: the engines (default: those relialint ships); ``pin``: sets each
-    deployment's version first (``relialint upgrade``); ``evaluator``: a memo shared with another run over the same
-    files and records (the two sides of an upgrade), else one of its own."""
-    session = Session(options, paths, registry, evaluator, pin)
+    deployment's version first (``relialint upgrade``); ``evaluator`` and ``records``: the memo and the loaded records
+    (with their load errors) of another run over the same files, shared (the two sides of an upgrade: a judgement
+    that reads nothing the version changes is made once), else the run's own; ``reads``: the files another run read,
+    by name and kind with their text, reused where the text is the same (a read file is not changed by linting)."""
+    session = Session(options, paths, registry, evaluator, pin, records)
     files, errors = discover(paths, session.reach_for)
     for problem in errors:
         (session.run.warnings if problem.severity == "warning" else session.run.errors).append(problem)
@@ -131,7 +142,11 @@ def lint_paths(paths: list[str], options: Options, registry: Registry | None = N
             continue
         try:
             opener = session.opener_for(path)  # one per file: its reader and its engine models read through it
-            results.append((path, read_file(text, display, kind, opener), opener))
+            known = reads.get((display, kind)) if reads is not None else None
+            result = known[1] if known is not None and known[0] == text else read_file(text, display, kind, opener)
+            if reads is not None:
+                reads[(display, kind)] = (text, result)
+            results.append((path, result, opener))
         except (Exception, RecursionError, MemoryError) as exc:
             session.run.errors.append(internal_error(display, exc))
     # A Dockerfile or env file that another file of the run builds or loads (compose `build:`, `env_file:`,
@@ -158,12 +173,12 @@ buffers first); it keeps the run's limits."""
 
 
 def lint_text(text: str, display: str, kind: str, options: Options, evaluator: Evaluator | None = None,
-              over: OpenerOver | None = None, registry: Registry | None = None) -> RunResult:
+              over: OpenerOver | None = None, registry: Registry | None = None, pin: Pin | None = None) -> RunResult:
     """Lint a buffer as if it were the file ``display`` (stdin, editors). ``evaluator``: the memo of whoever lints
     buffer after buffer (the language server keeps one); a run of its own when none is given. The files it names
     are read through the run's disk opener, or the opener ``over`` builds over it. ``registry``: the engines
-    (default: those relialint ships)."""
-    session = Session(options, [display], registry, evaluator)
+    (default: those relialint ships). ``pin``: sets each deployment's version first (``relialint upgrade``)."""
+    session = Session(options, [display], registry, evaluator, pin)
     session.run.files = 1
     bad = lone_surrogate(text, display)
     if bad is not None:
@@ -242,7 +257,7 @@ class Session:
     """One run across files: records, configuration per file, targets, suppressions and the baseline."""
 
     def __init__(self, options: Options, paths: list[str], registry: Registry | None = None,
-                 evaluator: Evaluator | None = None, pin: Pin | None = None) -> None:
+                 evaluator: Evaluator | None = None, pin: Pin | None = None, records: Records | None = None) -> None:
         from relialint.run import suppress
         from relialint.run.reach import project_root
 
@@ -257,7 +272,7 @@ class Session:
         self.reaches = {False: Reach(roots), True: Reach(roots, True)}
         """The limits on the files read beyond those named (``reach``): inside the project roots of the paths named,
         or anywhere (``--follow-outside``)."""
-        self.records, record_errors = load_records(options)
+        self.records, record_errors = records if records is not None else load_records(options)
         self.run = RunResult(errors=list(record_errors), show_possible=options.show_possible)
         self.run.rules = rule_table(self.records)
         targets = [t for t in options.targets if _has_target(t)] or [options.target]
@@ -449,6 +464,7 @@ class Session:
                     break
             else:
                 self._keep(finding, policy)
+                run.owners[id(finding)] = deployment
         if options.inline_ignores:
             problems.extend(suppress.unused_inline(directives, result.path, lambda c: selected(c, select, ignore)))
         for problem in problems:

@@ -20,12 +20,12 @@ Nothing here parses a version's release notes: every claim comes from the commit
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from relialint.core.deployment import Deployment
 from relialint.core.evaluate import eval_affected
-from relialint.core.facts import Fact, FactSet
+from relialint.core.facts import Fact, FactSet, render
 from relialint.core.results import SEVERITY_RANK, Finding, Options, RunResult, UsageError
 from relialint.core.versions import Version, VersionError
 from relialint.engines.releases import (
@@ -47,8 +47,10 @@ from relialint.engines.releases import (
     UpgradeItem,
     UpgradeRun,
     VersionSide,
+    combine,
     latest,
     option_name,
+    option_spans,
     release_delta,
 )
 
@@ -56,7 +58,7 @@ if TYPE_CHECKING:
     from relialint.engines.protocol import Engine
     from relialint.engines.registry import Registry
 
-__all__ = ["LATEST", "RecordChange", "Request", "record_changes", "resolve_version", "upgrade_paths"]
+__all__ = ["LATEST", "RecordChange", "Request", "record_changes", "resolve_version", "upgrade_paths", "upgrade_text"]
 
 LATEST = "latest"
 """``--to latest``: the newest release the tables of the deployment's engine describe."""
@@ -165,7 +167,10 @@ def _pin(text: str | None, origin: str, seen: _Pinned) -> Callable[[Deployment, 
         where = (written.path, written.line, written.column) if written is not None and written.located() else (
             None, None, None)
         version = resolve_version(engine, text) if text is not None else None
-        if version is None:
+        if version is None and text is not None and origin == "--to":
+            seen.sides[_key(deployment)] = VersionSide(None, origin, *where)  # not this engine's: not upgraded
+            return
+        if version is None:  # the file's version (--from names another engine's version, or none was given)
             file_version = written.value if written is not None and isinstance(written.value, Version) else None
             seen.sides[_key(deployment)] = VersionSide(file_version, "file" if file_version is not None else None,
                                                        *where)
@@ -198,14 +203,32 @@ def upgrade_paths(paths: list[str], options: Options, request: Request, registry
                   ) -> UpgradeRun:
     """The upgrade of every deployment in ``paths`` (files and directories, as ``check`` finds them) to
     ``request.to``: the two lints compared, deployment by deployment (see the module docstring)."""
+    from relialint.core.evaluator import Evaluator
     from relialint.engines.registry import default_registry
-    from relialint.run.lint import lint_paths
+    from relialint.run.lint import Reads, lint_paths, load_records
 
     engines = registry if registry is not None else default_registry()
     _check_request(request, engines)
     before, after = _Pinned(), _Pinned()
-    today = lint_paths(paths, options, registry, _pin(request.old, "--from", before))
-    target = lint_paths(paths, options, registry, _pin(request.to, "--to", after))
+    records, evaluator = load_records(options), Evaluator()  # shared by both sides: one load, one memo
+    reads: Reads = {}  # each file read once
+    today = lint_paths(paths, options, registry, _pin(request.old, "--from", before), evaluator, records, reads)
+    target = lint_paths(paths, options, registry, _pin(request.to, "--to", after), evaluator, records, reads)
+    return compare(today, target, before, after, engines, request)
+
+
+def upgrade_text(text: str, display: str, kind: str, options: Options, request: Request,
+                 registry: Registry | None = None) -> UpgradeRun:
+    """The upgrade of the deployments of one buffer, as if it were the file ``display`` (an editor's unsaved text, a
+    file's content at a git revision): the two lints of :func:`upgrade_paths`, on the text."""
+    from relialint.engines.registry import default_registry
+    from relialint.run.lint import lint_text
+
+    engines = registry if registry is not None else default_registry()
+    _check_request(request, engines)
+    before, after = _Pinned(), _Pinned()
+    today = lint_text(text, display, kind, options, registry=registry, pin=_pin(request.old, "--from", before))
+    target = lint_text(text, display, kind, options, registry=registry, pin=_pin(request.to, "--to", after))
     return compare(today, target, before, after, engines, request)
 
 
@@ -216,6 +239,7 @@ def compare(today: RunResult, target: RunResult, before: _Pinned, after: _Pinned
                      notes=list(dict.fromkeys([*today.notes, *target.notes])), files=target.files,
                      show_possible=target.show_possible)
     old_by_key = {_key(d): d for d in today.deployments}
+    memo: Memo = {}
     old_findings = _by_deployment(today, today.findings)
     new_findings = _by_deployment(target, target.findings)
     for deployment in target.deployments:
@@ -229,7 +253,9 @@ def compare(today: RunResult, target: RunResult, before: _Pinned, after: _Pinned
         upgrade = DeploymentUpgrade(deployment.path, deployment.span.line, deployment.span.column,
                                     deployment.engine, engine.label, deployment.name, old_side, new_side)
         if new_side.version is None:
-            upgrade.notes.append(f"{request.to} is not a {engine.label} version: this deployment is not upgraded")
+            why = f"relialint has no release tables for {engine.label}" if request.to == LATEST else \
+                f"{request.to} is not a {engine.label} version"
+            upgrade.notes.append(f"{why}: this deployment is not upgraded")
             run.deployments.append(upgrade)
             continue
         if old_side.version is None:
@@ -241,12 +267,14 @@ def compare(today: RunResult, target: RunResult, before: _Pinned, after: _Pinned
             upgrade.release = release_delta(engine, old_side.version, new_side.version)
             if upgrade.release is not None and not upgrade.release.checked:
                 upgrade.notes.append(f"options, variables and defaults not checked: {upgrade.release.unchecked}")
+            elif upgrade.release is not None and upgrade.release.worlds:
+                upgrade.notes.append(upgrade.release.worlds)
             elif upgrade.release is None:
                 upgrade.notes.append(f"options, variables and defaults not checked: relialint has no release tables "
                                      f"for {engine.label}")
         upgrade.items.extend(_record_items(old_findings.get(key, []), new_findings.get(key, []), target))
         if old_deployment is not None:
-            upgrade.items.extend(_table_items(engine, old_deployment, deployment, upgrade))
+            upgrade.items.extend(_table_items(engine, old_deployment, deployment, upgrade, memo))
         upgrade.items.sort(key=UpgradeItem.sort_key)
         run.deployments.append(upgrade)
     run.failing = sum(1 for d in run.deployments for i in d.items if i.introduces and i.failing)
@@ -254,20 +282,13 @@ def compare(today: RunResult, target: RunResult, before: _Pinned, after: _Pinned
 
 
 def _by_deployment(run: RunResult, findings: list[Finding]) -> dict[tuple[str, int, int, str], list[Finding]]:
-    """Each finding under the deployment it is about: the deployment of its file and service that starts at or
-    before its line (the nearest), else the first of its file."""
+    """Each finding under the deployment it is about (``RunResult.owners``); a finding without one (a suppression
+    check) is about no deployment and has no place in an upgrade."""
     out: dict[tuple[str, int, int, str], list[Finding]] = {}
-    by_path: dict[str, list[Deployment]] = {}
-    for d in run.deployments:
-        by_path.setdefault(d.path, []).append(d)
     for finding in findings:
-        candidates = by_path.get(finding.path) or []
-        named = [d for d in candidates if finding.service is not None and d.name == finding.service] or candidates
-        if not named:
-            continue
-        above = [d for d in named if d.span.line <= finding.line]
-        owner = above[-1] if above else named[0]
-        out.setdefault(_key(owner), []).append(finding)
+        owner = run.owners.get(id(finding))
+        if owner is not None:
+            out.setdefault(_key(owner), []).append(finding)
     return out
 
 
@@ -288,9 +309,8 @@ def _record_items(old: list[Finding], new: list[Finding], target: RunResult) -> 
             rank, strict = target.policy.get(id(finding), (SEVERITY_RANK["major"], False))
             failing = SEVERITY_RANK[finding.severity] >= rank and (certainty == "definite" or strict)
             items.append(_from_finding(RECORD, ENTERED, finding, certainty, introduces=True, failing=failing))
-        else:
-            certainty = "definite" if finding.certainty == before.certainty == "definite" else "possible"
-            items.append(_from_finding(RECORD, KEPT, finding, certainty))
+        elif not (before.certainty == "definite" and finding.certainty == "possible"):  # (that one: left, below)
+            items.append(_from_finding(RECORD, KEPT, finding, finding.certainty))
     for key, finding in was.items():
         after = now.get(key)
         if after is None:
@@ -303,7 +323,7 @@ def _record_items(old: list[Finding], new: list[Finding], target: RunResult) -> 
 def _from_finding(kind: str, change: str, finding: Finding, certainty: str, introduces: bool = False,
                   failing: bool = False) -> UpgradeItem:
     return UpgradeItem(kind, change, finding.code, certainty, finding.path, finding.line, finding.column,
-                       finding.end_line, finding.end_column, f"{finding.title}: {finding.message}", finding.severity,
+                       finding.end_line, finding.end_column, finding.message, finding.severity,
                        tuple(finding.missing_facts), finding, introduces, failing, finding.shown)
 
 
@@ -315,58 +335,146 @@ def _located(fact: Fact | None, fallback: Deployment) -> tuple[str, int, int, in
     return span.path, span.line, span.column, span.end_line, span.end_column
 
 
-def _table_items(engine: Engine, old: Deployment, new: Deployment, upgrade: DeploymentUpgrade) -> list[UpgradeItem]:
-    """Options, variables and defaults of the release delta that this deployment uses, located where it writes
-    them. Without a checked delta (a side unknown or untabled) there are none: the record items, judged over the
-    worlds, still say what the target refuses."""
+class _Delta:
+    """The release delta one deployment's items are drawn from, with how to name each side in a message:
+    ``today_unknown``: the version today is unknown, so every item is possible (``combine`` over the tabled
+    releases the file allows, named ``old_text``)."""
+
+    def __init__(self, release: ReleaseDelta, old_text: str, new_text: str, today_unknown: bool = False) -> None:
+        self.release = release
+        self.old_text = old_text
+        self.new_text = new_text
+        self.today_unknown = today_unknown
+
+    def certainty(self, certain: bool) -> tuple[str, tuple[str, ...]]:
+        """``definite`` / ``possible`` for an item the tables give as ``certain`` or not, and what decides it."""
+        if certain and not self.today_unknown:
+            return "definite", ()
+        return "possible", ("engine.version",)
+
+
+def _delta_for(engine: Engine, old: Deployment, upgrade: DeploymentUpgrade, memo: Memo) -> _Delta | None:
+    """The delta the items come from: the release delta between the two versions, or, the version today unknown,
+    the deltas from each tabled release the file allows (``engine.allowed_versions``) to the target, combined."""
+    new = upgrade.new.version
+    if new is None:
+        return None
+    new_text = f"{engine.label} {new}"
     release = upgrade.release
-    if release is None or not release.checked:
+    if release is not None:
+        return _Delta(release, f"{engine.label} {release.old}", new_text) if release.checked else None
+    if upgrade.old.version is not None:
+        return None
+    stated = old.unfinished if old.unfinished is not None else old.facts
+    allowed = tuple(v for v in engine.allowed_versions(stated, engine.written_options(old), None) if v != new)
+    key = (engine.name, allowed, new)
+    if key not in memo:
+        memo[key] = (_from_any(engine, allowed, new), _ranges(allowed, engine.tabled_versions()))
+    combined, span = memo[key]
+    if combined is None:
+        return None
+    return _Delta(combined, f"some of {engine.label} {span} (the version today is unknown)", new_text, True)
+
+
+Memo = dict[tuple[str, tuple[Version, ...], Version], tuple["ReleaseDelta | None", str]]
+"""The combined deltas of one upgrade run and the versions they come from in words, by engine, versions allowed
+today and target (the deployments of a tree share a few)."""
+
+
+def _from_any(engine: Engine, allowed: tuple[Version, ...], new: Version) -> ReleaseDelta | None:
+    """The release deltas from each of ``allowed`` to ``new``, combined."""
+    deltas = [d for d in (release_delta(engine, v, new) for v in allowed) if d is not None and d.checked]
+    if not deltas:
+        return None
+    return combine(engine.name, deltas[0].old, new, deltas, "the version today is unknown")
+
+
+def _ranges(versions: Sequence[Version], tabled: Sequence[Version]) -> str:
+    """Versions as runs of consecutive tabled ones (``0.6.6.post1-0.16.0, 0.33.0``)."""
+    where = {version: i for i, version in enumerate(tabled)}
+    runs: list[list[Version]] = []
+    previous = -2
+    for version in versions:
+        index = where.get(version, -2)
+        if runs and index == previous + 1 and index >= 0:
+            runs[-1].append(version)
+        else:
+            runs.append([version])
+        previous = index
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+
+
+def _table_items(engine: Engine, old: Deployment, new: Deployment, upgrade: DeploymentUpgrade, memo: Memo
+                 ) -> list[UpgradeItem]:
+    """Options, variables and defaults of the release delta that this deployment uses, located where it writes
+    them. Without a delta the tables decide (a side outside them) there are none: the record items, judged over the
+    worlds, still say what the target refuses."""
+    delta = _delta_for(engine, old, upgrade, memo)
+    if delta is None:
         return []
     stated = old.unfinished if old.unfinished is not None else old.facts
-    items = _option_items(engine, release, new, stated)
-    items.extend(_env_items(engine, release, new, stated))
-    items.extend(_default_items(engine, release, old, new, upgrade))
+    items = _option_items(engine, delta, new)
+    items.extend(_value_items(engine, delta, new, stated))
+    items.extend(_env_items(delta, new, stated))
+    items.extend(_default_items(engine, delta, old, new))
     return items
 
 
-def _flag_fact(engine: Engine, facts: FactSet, written: str) -> Fact | None:
-    """The located fact of an option as written (``flag.<engine>.<name>``), if the deployment has one."""
-    name = written.split("=", 1)[0]
-    for key in (f"flag.{engine.name}.{name.lstrip('-')}", f"flag.{engine.name}.{name}"):
-        fact = facts.facts.get(key)
-        if fact is not None:
-            return fact
-    return None
-
-
-def _option_items(engine: Engine, release: ReleaseDelta, new: Deployment, stated: FactSet) -> list[UpgradeItem]:
+def _option_items(engine: Engine, delta: _Delta, new: Deployment) -> list[UpgradeItem]:
     items: list[UpgradeItem] = []
-    old_text, new_text = f"{engine.label} {release.old}", f"{engine.label} {release.new}"
-    for written in dict.fromkeys(engine.written_options(new)):
+    old_text, new_text = delta.old_text, delta.new_text
+    seen: set[str] = set()
+    for written, span in option_spans(engine, new):
         head = option_name(engine, written)
-        change = release.option(head) if head is not None else None
-        if head is None or change is None:
+        change = delta.release.option(head) if head is not None else None
+        if head is None or change is None or head in seen:
             continue
-        path, line, column, end_line, end_column = _located(_flag_fact(engine, stated, written), new)
+        seen.add(head)
+        certainty, missing = delta.certainty(change.certain)
+        where = (span.path, span.line, span.column, span.end_line, span.end_column)
         if change.change == OPTION_REFUSED:
             instead = f"; use `{change.replacement}` instead" if change.replacement else ""
-            message = (f"`{head}` is accepted by {old_text} and refused by {new_text}: the engine will not start"
-                       f"{instead}")
-            items.append(UpgradeItem(OPTION, OPTION_REFUSED, head, "definite", path, line, column, end_line,
-                                     end_column, message, "blocker"))
+            message = f"accepted by {old_text}, refused by {new_text}: the engine will not start{instead}"
+            items.append(UpgradeItem(OPTION, OPTION_REFUSED, head, certainty, *where, message, "blocker", missing))
         elif change.change == OPTION_CHANGED:
-            message = f"`{head}` {_kind_text(change.old_kind, change.old_values)} in {old_text}, " \
+            message = f"{_kind_text(change.old_kind, change.old_values)} in {old_text}, " \
                       f"{_kind_text(change.new_kind, change.new_values)} in {new_text}"
-            items.append(UpgradeItem(OPTION, OPTION_CHANGED, head, "definite", path, line, column, end_line,
-                                     end_column, message))
+            items.append(UpgradeItem(OPTION, OPTION_CHANGED, head, certainty, *where, message, None, missing))
         elif change.change == OPTION_ACCEPTED:
-            message = f"`{head}` is refused by {old_text} and accepted by {new_text}"
-            items.append(UpgradeItem(OPTION, OPTION_ACCEPTED, head, "definite", path, line, column, end_line,
-                                     end_column, message))
+            message = f"refused by {old_text}, accepted by {new_text}"
+            items.append(UpgradeItem(OPTION, OPTION_ACCEPTED, head, certainty, *where, message, None, missing))
     return items
 
 
-_KINDS = {"v": "takes a value", "o": "takes an optional value", "f": "is a flag", "n": "is a negative flag"}
+def _value_items(engine: Engine, delta: _Delta, new: Deployment, stated: FactSet) -> list[UpgradeItem]:
+    """Values the deployment writes that one side accepts and the other refuses, at the option's word."""
+    items: list[UpgradeItem] = []
+    spans = {option_name(engine, written): span for written, span in option_spans(engine, new)}
+    for change in delta.release.values:
+        fact = stated.facts.get(change.fact)
+        if fact is None or fact.value is None or str(fact.value) != change.value:
+            continue
+        whole = delta.release.option(change.option)
+        if whole is not None and whole.change in (OPTION_REFUSED, OPTION_ACCEPTED):
+            continue  # the option itself is refused or newly accepted: that item says it
+        span = spans.get(change.option)
+        path, line, column, end_line, end_column = (span.path, span.line, span.column, span.end_line,
+                                                    span.end_column) if span is not None else _located(fact, new)
+        certainty, missing = delta.certainty(change.certain)
+        subject = f"{change.option} {change.value}"
+        if change.change == OPTION_REFUSED:
+            message = (f"`{change.value}` is accepted by {delta.old_text}, refused by {delta.new_text} (accepted "
+                       f"from {change.since}): the engine will not start")
+            items.append(UpgradeItem(OPTION, OPTION_REFUSED, subject, certainty, path, line, column, end_line,
+                                     end_column, message, "blocker", missing))
+        else:
+            message = f"`{change.value}` is refused by {delta.old_text}, accepted by {delta.new_text}"
+            items.append(UpgradeItem(OPTION, OPTION_ACCEPTED, subject, certainty, path, line, column, end_line,
+                                     end_column, message, None, missing))
+    return items
+
+
+_KINDS = {"v": "takes a value", "o": "takes an optional value", "f": "takes no value", "n": "takes no value"}
 
 
 def _kind_text(kind: str | None, values: tuple[str, ...]) -> str:
@@ -374,61 +482,62 @@ def _kind_text(kind: str | None, values: tuple[str, ...]) -> str:
     return f"{text} ({', '.join(values)})" if values else text
 
 
-def _env_items(engine: Engine, release: ReleaseDelta, new: Deployment, stated: FactSet) -> list[UpgradeItem]:
+def _env_items(delta: _Delta, new: Deployment, stated: FactSet) -> list[UpgradeItem]:
     items: list[UpgradeItem] = []
-    old_text, new_text = f"{engine.label} {release.old}", f"{engine.label} {release.new}"
     for key, fact in stated.items():
         if not key.startswith("env.") or fact.value is None:
             continue
         name = key[len("env."):]
-        change = release.variable(name)
+        change = delta.release.variable(name)
         if change is None:
             continue
+        certainty, missing = delta.certainty(change.certain)
         path, line, column, end_line, end_column = _located(fact, new)
         if change.change == ENV_UNREAD:
             instead = f"; use `{change.replacement}` instead" if change.replacement else ""
-            message = f"`{name}` is read by {old_text} and not by {new_text}: setting it does nothing{instead}"
+            message = f"read by {delta.old_text}, not by {delta.new_text}: setting it does nothing there{instead}"
         else:
-            message = f"`{name}` is not read by {old_text} and is read by {new_text}: setting it now takes effect"
-        items.append(UpgradeItem(ENV, ENV_UNREAD if change.change == ENV_UNREAD else ENV_READ, name, "definite",
+            message = f"not read by {delta.old_text}, read by {delta.new_text}: setting it takes effect there"
+        items.append(UpgradeItem(ENV, ENV_UNREAD if change.change == ENV_UNREAD else ENV_READ, name, certainty,
                                  path, line, column, end_line, end_column, message,
-                                 "major" if change.change == ENV_UNREAD else None))
+                                 "major" if change.change == ENV_UNREAD else None, missing))
     return items
 
 
-def _default_items(engine: Engine, release: ReleaseDelta, old: Deployment, new: Deployment,
-                   upgrade: DeploymentUpgrade) -> list[UpgradeItem]:
+def _default_items(engine: Engine, delta: _Delta, old: Deployment, new: Deployment) -> list[UpgradeItem]:
     """The defaults of the release delta that this deployment leaves to the engine, as its finished facts on each
-    side have them (a value the file sets is no default; one a side cannot decide, e.g. by the GPU, is possible)."""
-    from relialint.core.facts import render
-
+    side have them. A value the file sets is no default. A side without a value is not known (a default its GPU
+    decides, or one the tables do not give for that release, or the version today unknown): the item is then
+    possible."""
     items: list[UpgradeItem] = []
     where = new.facts.get("engine.version")
     path, line, column, end_line, end_column = _located(where, new)
-    for change in release.defaults:
+    for change in delta.release.defaults:
         was, now = old.facts.get(change.fact), new.facts.get(change.fact)
+        if delta.today_unknown:
+            was = None
         if any(f is not None and f.origin != "default" for f in (was, now)):
             continue  # the file (a flag, a variable) sets it: not the engine's default
-        if was is None and now is None:
+        if (was is None and now is None) or (was is not None and now is not None and was.value == now.value):
             continue
-        if was is not None and now is not None and was.value == now.value:
-            continue
-        certain = was is not None and now is not None
         old_value = render(was.value) if was is not None else "not known"
-        new_value = render(now.value) if now is not None else "not known"
-        pins = f"; write {' or '.join(f'`{p}`' for p in change.pins)} to keep the old behaviour" \
-            if change.pins else ""
-        message = (f"the default {change.fact} goes from {old_value} in {engine.label} {release.old} to {new_value} "
-                   f"in {engine.label} {release.new}{pins}")
-        missing = () if certain else _waits_on(engine, change.fact)
-        items.append(UpgradeItem(DEFAULT, CHANGED, change.fact, "definite" if certain else "possible", path, line,
-                                 column, end_line, end_column, message, missing_facts=missing))
+        message = f"{old_value} in {delta.old_text}, {render(now.value) if now is not None else 'not known'} in " \
+                  f"{delta.new_text}"
+        if change.pins and was is not None and now is not None:
+            message += f"; to keep {old_value}, set it with {' or '.join(f'`{p}`' for p in change.pins)}"
+        certainty, missing = delta.certainty(change.certain and was is not None and now is not None)
+        if certainty == "possible":
+            missing = _waits_on(engine, change.fact, (old, new)) if not delta.today_unknown else missing
+            blank = delta.old_text if was is None else delta.new_text
+            why = f"depends on {', '.join(missing)}" if missing else f"relialint's defaults give none for {blank}"
+            message += f" (possible: {why})"
+        items.append(UpgradeItem(DEFAULT, CHANGED, change.fact, certainty, path, line, column, end_line, end_column,
+                                 message, missing_facts=missing))
     return items
 
 
-def _waits_on(engine: Engine, fact: str) -> tuple[str, ...]:
-    """What decides a default one side leaves unknown: the GPU's facts for a default the GPU decides, else the
-    fact itself."""
-    if fact in engine.gpu_dependent:
-        return tuple(sorted({str(c["fact"]) for c in engine.gpu_conditions}))
-    return (fact,)
+def _waits_on(engine: Engine, fact: str, sides: tuple[Deployment, ...]) -> tuple[str, ...]:
+    """What decides a default a side leaves without a value: the GPU's facts where the engine leaves it to the GPU
+    (it is made unknown there), else nothing a user can give (the tables do not say)."""
+    gpu = fact in engine.gpu_dependent and any(k in d.facts.blocked for d in sides for k in engine.gpu_dependent)
+    return tuple(sorted({str(c["fact"]) for c in engine.gpu_conditions})) if gpu else ()

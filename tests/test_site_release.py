@@ -77,8 +77,8 @@ def test_vllm_0_20_0_page_pins_its_items(pages: dict[str, str]) -> None:
     assert page.startswith('---\ntitle: "What silently changes in vLLM 0.20.0"\n')
     assert "[previous: vLLM 0.19.1](vllm-0.19.1.md) · [next: vLLM 0.20.1](vllm-0.20.1.md) · [every release]" \
         "(index.md)" in page
-    assert ("3 records start to apply, 2 stop; 0 options removed, 11 added, 0 changed; 2 environment variables no "
-            "longer read, 13 newly read; 1 default changes.") in page
+    assert ("3 records start to apply, 2 stop; 0 options removed, 11 added, 0 changed, 0 option values accepted or "
+            "refused; 2 environment variables no longer read, 13 newly read; 1 default changes.") in page
     entered = _section(page, "records-entered")
     assert [line.split("[", 1)[1].split(":", 1)[0] for line in entered] == ["RL206", "RL218", "RL304"]
     assert entered[0].endswith("(../records/RL206.md) — *not checked*: its range leaves one of the two releases "
@@ -92,6 +92,11 @@ def test_vllm_0_20_0_page_pins_its_items(pages: dict[str, str]) -> None:
     assert _section(page, "options-removed") == ["None: the option tables of both releases agree."]
     assert "- `--mamba-backend`: takes a value in [vLLM 0.20.0](https://github.com/vllm-project/vllm/blob/v0.20.0/" \
            "vllm/engine/arg_utils.py)" in _section(page, "options-added")
+
+
+def test_an_option_value_a_release_starts_to_accept(pages: dict[str, str]) -> None:
+    assert _section(pages["releases/vllm-0.11.0.md"], "option-values") == [
+        "- `--speculative-config` `mtp`: accepted from vLLM 0.11.0 (the first release that accepts it: `0.11.0`)"]
 
 
 def test_a_removed_option_and_its_replacement(pages: dict[str, str]) -> None:
@@ -117,8 +122,8 @@ def _pair(engine: str, old: str, new: str) -> tuple[Version, Version]:
 
 def test_llama_cpp_build_page_links_the_source_commit(pages: dict[str, str]) -> None:
     page = pages["releases/llamacpp-b9518.md"]
-    assert ("1 record starts to apply, 0 stop; 8 options removed, 14 added, 0 changed; 9 environment variables no "
-            "longer read, 20 newly read; 0 defaults change.") in page
+    assert ("1 record starts to apply, 0 stop; 8 options removed, 14 added, 0 changed, 0 option values accepted or "
+            "refused; 9 environment variables no longer read, 20 newly read; 0 defaults change.") in page
     assert ("This page stands for builds `b9103` to `b9518`: relialint's tables describe no build between the two "
             "exactly, so whatever is listed changed in one of them.\n") in page
     assert ("The tables also read `@4227c9be4`, `@49bfddeca`, `@c0159f9c1`, commits known only within a range of "
@@ -194,13 +199,18 @@ def view_changes(engine: dict[str, Any], a: int, b: int) -> set[tuple[str, str, 
         before, after = _state(item[2], a), _state(item[2], b)
         if item[0] == "default":
             continue
+        if item[0] == "value":
+            if (before is None) != (after is None):
+                out.add(("value", f"{item[1]} {item[3]}", "refused" if after is None else "accepted", None))
+            continue
         if before is not None and after is None:
             replaced = _state(item[3], b)
             out.add((item[0], item[1], "refused" if item[0] == "option" else "unread",
                      replaced[0] if replaced else None))
         elif after is not None and before is None:
             out.add((item[0], item[1], "accepted" if item[0] == "option" else "read", None))
-        elif item[0] == "option" and before is not None and before != after:
+        elif item[0] == "option" and before is not None and after is not None and (
+                (None not in (before[2], after[2]) and before[2] != after[2]) or before[1] != after[1]):
             out.add(("option", item[1], "changed", None))
     return out
 
@@ -212,6 +222,7 @@ def delta_changes(engine: str, old: Version, new: Version) -> set[tuple[str, str
     out |= {("option", o.name, o.change, o.replacement if o.change == "refused" else None) for o in delta.options}
     out |= {("env", e.name, e.change, e.replacement if e.change == "unread" else None) for e in delta.env}
     out |= {("default", d.fact, "changed", None) for d in delta.defaults}
+    out |= {("value", f"{v.option} {v.value}", v.change, None) for v in delta.values}
     return out
 
 

@@ -3,7 +3,8 @@
 // reads two generated files and compares two sides.
 //  - data/upgrade.json: per engine, its tabled releases and every option, environment variable and default that
 //    changes between two of them, with its state in each release as runs [first, last, ...state] of release
-//    indices (an option: its kind and values where the release accepts it; a variable: where it is read; a default:
+//    indices (an option: its kind, values and shape where the release accepts it; a variable: where it is read; a
+//    value of an option: where it is accepted; a default:
 //    its value and whether the tables know it, and per GPU where the tables leave it to the GPU), and the engine's
 //    replacement where the target names one.
 //  - data/setup.json: the "my setup" verdicts of every record per engine, GPU and version (relialint.site_setup).
@@ -70,12 +71,19 @@
     }
     var before = stateAt(item[2], a);
     var after = stateAt(item[2], b);
+    if (item[0] === "value") {
+      if (before && !after) return { kind: "values", change: "refused", value: item[3] };
+      if (after && !before) return { kind: "values", change: "accepted", value: item[3] };
+      return null;
+    }
     if (before && !after) {
       var replaced = stateAt(item[3], b);
       return { kind: item[0] === "option" ? "refused" : "unread", before: before, replacement: replaced && replaced[0] };
     }
     if (after && !before) return { kind: item[0] === "option" ? "accepted" : "read", after: after };
-    if (item[0] === "option" && before && after && !same(before, after)) {
+    // a change of what the option takes (a flag and a negative flag alike; a kind not known is none) or its values
+    var shapes = before && after && before[2] !== null && after[2] !== null && before[2] !== after[2];
+    if (item[0] === "option" && before && after && (shapes || !same(before[1], after[1]))) {
       return { kind: "changed", before: before, after: after };
     }
     return null;
@@ -215,7 +223,7 @@
     var recordsOf = function (list) {
       return list.map(function (x) { return recordItem(x.record, x.before, x.after, state.setupUrl); });
     };
-    var groups = { defaults: [], refused: [], accepted: [], changed: [], unread: [], read: [] };
+    var groups = { defaults: [], refused: [], accepted: [], changed: [], values: [], unread: [], read: [] };
     engine.items.forEach(function (item) {
       var found = change(item, a, b, g);
       if (!found) return;
@@ -242,6 +250,11 @@
       } else if (found.kind === "changed") {
         groups.changed.push(textItem(subject, [code(subject), ": " + kindText(found.before) + " in " + name(oldV) +
           ", " + kindText(found.after) + " in " + name(newV) + "."]));
+      } else if (found.kind === "values") {
+        groups.values.push(textItem(subject + " " + found.value, [code(subject), " ", code(found.value), ": " +
+          (found.change === "accepted" ? "accepted by " + name(newV) + ", refused by " + name(oldV)
+            : "accepted by " + name(oldV) + ", refused by " + name(newV) + ": a launch that writes it does not start") +
+          "."]));
       } else if (found.kind === "unread") {
         groups.unread.push(textItem(subject, instead([code(subject), ": read by " + name(oldV) + ", not by " +
           name(newV) + ": setting it does nothing"], found.replacement)));
@@ -263,6 +276,8 @@
     results.appendChild(section("accepted", "Options added", "", groups.accepted));
     results.appendChild(section("changed", "Options whose kind or values change", "If the launch writes them.",
       groups.changed));
+    results.appendChild(section("values", "Option values accepted or refused", "If the launch writes them.",
+      groups.values));
     results.appendChild(section("unread", "Environment variables no longer read", "If the launch sets them.",
       groups.unread));
     results.appendChild(section("read", "Environment variables newly read", "If the launch sets them.",
@@ -283,7 +298,7 @@
     state.summary.textContent = name(oldV) + " to " + name(newV) + " on " + gpuLabel + ": " + entered.length +
       " records start to apply, " + left.length + " stop; " + groups.defaults.length + " defaults change; " +
       groups.refused.length + " options removed, " + groups.accepted.length + " added, " + groups.changed.length +
-      " changed; " + groups.unread.length + " environment variables no longer read, " + groups.read.length +
+      " changed, " + groups.values.length + " option values accepted or refused; " + groups.unread.length + " environment variables no longer read, " + groups.read.length +
       " newly read.";
   }
 

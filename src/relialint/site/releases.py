@@ -105,6 +105,7 @@ class ReleaseStep:
             "refused": sum(1 for o in options if o.change == OPTION_REFUSED),
             "accepted": sum(1 for o in options if o.change == OPTION_ACCEPTED),
             "changed": sum(1 for o in options if o.change == OPTION_CHANGED),
+            "values": len(delta.values) if delta is not None else 0,
             "unread": sum(1 for e in env if e.change == ENV_UNREAD),
             "read": sum(1 for e in env if e.change == ENV_READ),
             "defaults": len(delta.defaults) if delta is not None else 0,
@@ -283,7 +284,8 @@ def release_page(step: ReleaseStep) -> str:
     counts = step.counts()
     out += [f"{_n(counts['entered'], 'record starts', 'records start')} to apply, {counts['left']} "
             f"{'stops' if counts['left'] == 1 else 'stop'}; {_n(counts['refused'], 'option', 'options')} removed, "
-            f"{counts['accepted']} added, {counts['changed']} changed; "
+            f"{counts['accepted']} added, {counts['changed']} changed, "
+            f"{_n(counts['values'], 'option value', 'option values')} accepted or refused; "
             f"{_n(counts['unread'], 'environment variable', 'environment variables')} no longer read, "
             f"{counts['read']} newly read; {_n(counts['defaults'], 'default changes', 'defaults change')}.",
             "{ .rl-release-summary }", ""]
@@ -303,10 +305,18 @@ def release_page(step: ReleaseStep) -> str:
     changed = [f"- {code(o.name)}: {_kind(o.old_kind, o.old_values)} in {_linked(md(old, start=False), old_src)}, "
                f"{_kind(o.new_kind, o.new_values)} in {_linked(md(new, start=False), new_src)}"
                for o in step.delta.options if o.change == OPTION_CHANGED]
+    values = [f"- {code(v.option)} {code(v.value)}: "
+              + (f"accepted from {md(new, start=False)}" if v.change == OPTION_ACCEPTED else
+                 f"accepted by {md(old, start=False)}, refused by {md(new, start=False)}: a launch that writes it "
+                 "no longer starts")
+              + f" (the first release that accepts it: {code(v.since)})"
+              for v in step.delta.values]
     none = "None: the option tables of both releases agree."
     out += _section("Options removed", "options-removed", refused, none)
     out += _section("Options added", "options-added", accepted, none)
     out += _section("Options whose kind or values change", "options-changed", changed, none)
+    out += _section("Option values accepted or refused", "option-values", values,
+                    "None: the values relialint tables for options are accepted alike by both releases.")
     unread = [f"- {code(e.name)}"
               + (f" (sets {code(e.option)})" if e.option else "")
               + f": read by {_linked(md(old, start=False), env_source(step.engine, e.name, step.previous))}, "
@@ -340,7 +350,7 @@ def _file(path: str) -> str:
 
 # -- the index ---------------------------------------------------------------------------------------------------------
 
-COLUMNS = (("records", "records in / out"), ("options", "options removed / added / changed"),
+COLUMNS = (("records", "records in / out"), ("options", "options removed / added / changed (kind or values)"),
            ("env", "variables dropped / newly read"), ("defaults", "defaults changed"))
 
 
@@ -387,7 +397,7 @@ def releases_index(steps: Sequence[ReleaseStep]) -> str:
             else:
                 c = step.counts()
                 values = {"records": f"{c['entered']} / {c['left']}",
-                          "options": f"{c['refused']} / {c['accepted']} / {c['changed']}",
+                          "options": f"{c['refused']} / {c['accepted']} / {c['changed'] + c['values']}",
                           "env": f"{c['unread']} / {c['read']}", "defaults": str(c["defaults"])}
                 cells = [f'<td data-label="{html_attr(label)}">{values[key]}</td>' for key, label in COLUMNS]
             out.append(f'<tr data-version="{html_attr(str(step.version))}"><th scope="row">{link}</th>'

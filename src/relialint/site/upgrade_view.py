@@ -11,14 +11,15 @@ GPU, and lists:
 
 A release delta for every pair of releases would be hundreds of thousands of items, so the data file
 (``docs/data/upgrade.json``) holds each item that ever changes once, with its state in every tabled release as runs
-of release indices, built from the deltas between neighbouring releases: an option's kind and values where the
-release accepts it (refused elsewhere), the option a variable stands for where it is read (not read elsewhere), a
-default's value (and, where the tables leave it to the GPU, its value on each GPU of "my setup", decided by the
-engine's ``gpu_defaults`` as ``check`` decides it), and the engine's replacement for a refused option or an unread
-variable where the target names one.
-The script compares the two states: refused where the old release has a state and the target none, accepted the
-other way round, changed where both have one and they differ. ``tests/test_site_release.py`` reads the file the same
-way and checks every pair of releases against :func:`~relialint.engines.releases.release_delta` itself.
+of release indices, built from the deltas between neighbouring releases: an option's kind, values and shape where
+the release accepts it (refused elsewhere), the option a variable stands for where it is read (not read elsewhere),
+the releases that accept a value of an option (``--speculative-config`` method ``mtp``), a default's value (and,
+where the tables leave it to the GPU, its value on each GPU of "my setup", decided by the engine's ``gpu_defaults``
+as ``check`` decides it), and the engine's replacement for a refused option or an unread variable where the target
+names one. The script compares the two states: refused where the old release has a state and the target none,
+accepted the other way round, changed where both have one and their shapes (both known) or values differ.
+``tests/test_site_release.py`` reads the file the same way and checks every pair of releases against
+:func:`~relialint.engines.releases.release_delta` itself.
 """
 
 from __future__ import annotations
@@ -70,7 +71,11 @@ def _timeline(count: int, changes: Mapping[int, tuple[State, State]]) -> list[St
 
 
 def _kind(kind: str | None, values: tuple[str, ...]) -> State:
-    return None if kind is None else [kind, list(values)]
+    """An option's state: its kind, its values, and what a command line writes after it (the shared delta's
+    ``VALUE_SHAPES``: a flag and a negative flag alike; ``None``: not known, which never counts as a change)."""
+    from relialint.engines.releases import VALUE_SHAPES
+
+    return None if kind is None else [kind, list(values), VALUE_SHAPES.get(kind)]
 
 
 def _default(value: Value | None, known: bool) -> list[Any]:
@@ -193,8 +198,13 @@ def engine_data(engine: Engine) -> dict[str, Any]:
     defaults: dict[str, dict[int, tuple[State, State]]] = {}
     pins: dict[str, list[str]] = {}
     notes: dict[str, dict[int, str]] = {}
+    values: dict[tuple[str, str], dict[int, tuple[State, State]]] = {}
     for i in range(len(versions) - 1):
         delta = deltas(i, i + 1)
+        for v in delta.values:
+            accepted_before = v.change != "accepted"
+            values.setdefault((v.option, v.value), {})[i] = ([v.fact] if accepted_before else None,
+                                                             None if accepted_before else [v.fact])
         for o in delta.options:
             options.setdefault(o.name, {})[i] = (_kind(o.old_kind, o.old_values), _kind(o.new_kind, o.new_values))
         for e in delta.env:
@@ -214,6 +224,8 @@ def engine_data(engine: Engine) -> dict[str, Any]:
         instead = _replacements(timelines, deltas, replaced(names))
         items += [[kind, name, _runs(states), runs]
                   for name, states, runs in zip(names, timelines, instead, strict=True)]
+    for (option, value), steps in sorted(values.items()):
+        items.append(["value", option, _runs(_timeline(len(versions), steps)), value])
     for fact in sorted(defaults):
         states = _timeline(len(versions), defaults[fact])
         items.append(["default", fact, _runs(states), pins.get(fact, []),

@@ -310,3 +310,85 @@ def test_list_items_toyaml_and_unknown_chart_numbers(tmp_path: Path) -> None:
     (d,) = lint(tmp_path, generic, name="other.yaml").deployments
     assert "limits.max_model_len" not in d.facts.facts
     assert d.facts.get("flag.vllm.max-model-len") is None  # unknown: neither a value nor known unset
+
+
+SILOGEN = """\
+image: "rocm/vllm-dev:20250612_aiter"
+model: "s3://models/Qwen/Qwen3-8B/"
+gpus: 4
+vllm_engine_args:
+  max-num-seqs: "64"
+  enforce-eager:
+  gpu-memory-utilization: 0.9
+  max-model-len: "{{ .Values.ctx }}"
+env_vars:
+  VLLM_USE_V1: "1"
+  HF_TOKEN:
+    name: hf-secret
+    key: token
+"""
+
+
+def test_silogen_llm_inference_vllm_chart(tmp_path: Path) -> None:
+    """AMD Silo AI's llm-inference-vllm chart: _entrypoint.tpl's api_server line, keys sorted, a null value a bare
+    switch, an s3:// model copied under /workload, gpus as --tensor-parallel-size and amd.com/gpu (issue 25)."""
+    (d,) = lint(tmp_path, SILOGEN).deployments
+    assert (d.engine, d.kind, d.span.line, d.span.column) == ("vllm", "helm", 1, 8)
+    assert fact(d, "engine.backend") == ("hip", "image", 1, 8)
+    assert fact(d, "model.name") == ("/workload/models/Qwen/Qwen3-8B", "flag", 2, 8)
+    assert fact(d, "parallel.tensor") == ("4", "flag", 3, 7)
+    assert fact(d, "gpu.count") == ("4", "manifest", 3, 7)
+    assert fact(d, "gpu.vendor") is not None and fact(d, "gpu.vendor")[:2] == ("amd", "manifest")  # type: ignore[index]
+    assert fact(d, "flag.vllm.max-num-seqs") == ("64", "flag", 5, 3)
+    assert fact(d, "flag.vllm.enforce-eager") == ("true", "flag", 6, 3)
+    assert fact(d, "flag.vllm.port") == ("8080", "flag", 1, 8)
+    # a number makes the chart's `tpl` fail and a template is rendered from other values: neither is known
+    assert fact(d, "flag.vllm.gpu-memory-utilization") is None
+    assert fact(d, "memory.gpu_utilization") is None  # not the default either: the option is given
+    assert fact(d, "limits.max_model_len") is None
+    assert fact(d, "env.VLLM_USE_V1") == ("1", "env", 10, 3)
+    assert fact(d, "env.HF_TOKEN") is None  # a secret reference: no value is read from the map
+
+
+KUBEAI = """\
+all:
+  enabled: false
+catalog:
+  qwen-l4:
+    enabled: true
+    url: "hf://Qwen/Qwen3-8B"
+    engine: VLLM
+    resourceProfile: nvidia-gpu-l4:1
+    args: ["--max-model-len=8192"]
+    env: {VLLM_USE_V1: "1"}
+  off:
+    enabled: false
+    url: "hf://org/other"
+    engine: VLLM
+  from-pvc:
+    enabled: true
+    url: "pvc://models/qwen"
+    engine: VLLM
+  gemma-cpu:
+    enabled: true
+    url: "ollama://gemma2:2b"
+    engine: OLlama
+"""
+
+
+def test_kubeai_models_chart(tmp_path: Path) -> None:
+    """KubeAI's models chart: an enabled VLLM catalog entry is the api_server KubeAI's controller starts
+    (--model from the hf:// url, --served-model-name the entry's name, then args; env sorted after the controller's
+    own); a disabled entry and another engine give nothing; a pvc:// model is not a name (issue 25)."""
+    first, second = lint(tmp_path, KUBEAI).deployments
+    assert (first.engine, first.kind, first.span.line, first.span.column) == ("vllm", "helm", 4, 3)
+    assert fact(first, "model.name") == ("Qwen/Qwen3-8B", "flag", 6, 10)
+    assert fact(first, "flag.vllm.served-model-name") == ("qwen-l4", "flag", 4, 3)
+    assert fact(first, "limits.max_model_len") == ("8192", "flag", 9, 12)
+    assert fact(first, "env.VLLM_USE_V1") == ("1", "env", 10, 11)
+    assert fact(first, "env.VLLM_ALLOW_RUNTIME_LORA_UPDATING") == ("True", "env", 4, 3)
+    assert fact(first, "gpu.vendor") is None  # a resource profile's name is the cluster's, not evidence
+    assert fact(first, "host.os") == ("linux", "inferred", 4, 3)
+    assert (second.span.line, fact(second, "model.name")) == (15, None)
+    assert lint(tmp_path, KUBEAI.replace("  enabled: false\ncatalog", "  enabled: true\ncatalog")).deployments[1] \
+        .span.line == 11  # `all.enabled` renders the disabled entry too

@@ -264,6 +264,10 @@ EXPANSION = ("variable expansion past its bound (values over 65536 characters, m
      + "".join(f"ENV A{i}=${{A{i - 1}}}${{A{i - 1}}}\n" for i in range(1, 41)), "Dockerfile"),
     ("compose.yaml", 'services:\n  llm:\n    image: vllm/vllm-openai:v0.30.0\n    command: ["m", "${A40}"]\n',
      "compose.yaml"),
+    ("serve.bat", "set A0=xxxxxxxxxx\r\n" + "".join(f"set A{i}=%A{i - 1}%%A{i - 1}%\r\n" for i in range(1, 41))
+     + "llama-server.exe -m %A40%\r\n", "serve.bat"),
+    ("serve.ps1", '$A0 = "xxxxxxxxxx"\n' + "".join(f'$A{i} = "$A{i - 1}$A{i - 1}"\n' for i in range(1, 41))
+     + "& llama-server.exe -m $A40\n", "serve.ps1"),
 ])
 def test_10_variables_that_double_on_each_line(tmp_path: Path, good: Path, name: str, text: str,
                                                warned: str) -> None:

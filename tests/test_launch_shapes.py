@@ -317,6 +317,25 @@ def test_windows_batch_program_beside_the_script(tmp_path: Path) -> None:
     assert d["model.name"] == (None, "flag", 1, 26)  # the script's folder is not known here, the file name is
 
 
+def test_windows_batch_expands_before_splitting_and_keeps_set_quotes_in_the_value(tmp_path: Path) -> None:
+    """cmd: ``set VAR="x"`` keeps the quotes in the variable, ``set "VAR=x" rest`` stops at the last quote, and
+    ``%VAR%`` is replaced before the line is split, so quotes group and blanks split (issue 25)."""
+    script = ('set MODEL="C:\\My Models\\gemma-2-9b-it-Q6_K.gguf"\r\n'
+              'set "OPTS=-ngl 99 -c 8192" ignored\r\n'
+              "set EMPTY=\r\n"
+              "set CARET=a^&b\"^x\"\r\n"
+              "llama-server.exe -m %MODEL% %OPTS%%EMPTY% --port 8080\r\n")
+    (d,) = facts(tmp_path, "serve.bat", script)
+    assert d["env.MODEL"] == ('"C:\\My Models\\gemma-2-9b-it-Q6_K.gguf"', "env", 1, 5)
+    assert d["env.OPTS"] == ("-ngl 99 -c 8192", "env", 2, 6)
+    assert d["env.CARET"] == ('a&b"^x"', "env", 4, 5)  # a caret inside quotes is itself
+    assert d["model.name"] == ("C:\\My Models\\gemma-2-9b-it-Q6_K.gguf", "flag", 5, 21)
+    assert d["model.quantization"] == ("gguf-q6_k", "inferred", 5, 21)
+    assert d["llama.n_gpu_layers"] == ("99", "flag", 5, 29)
+    assert d["llama.ctx_size"] == (8192, "flag", 5, 29)
+    assert d["flag.llama.cpp.port"] == ("8080", "flag", 5, 43)
+
+
 def test_windows_powershell_script(tmp_path: Path) -> None:
     script = ("<# start llama-server #>\n"
               '$env:LLAMA_ARG_N_GPU_LAYERS = "99"\n'

@@ -143,3 +143,30 @@ def test_an_env_file_that_is_a_device_is_a_located_warning(tmp_path: Path) -> No
     assert [(w.line, w.column, w.message) for w in run.warnings] == [
         (1, 23, "--env-file /dev/zero: not a regular file (a device); not read; its variables are unknown")]
     assert len(run.deployments) == 1
+
+
+def test_program_variables_resolve_from_literals_and_the_module_decides_an_unknown_interpreter(
+        tmp_path: Path) -> None:
+    """Issue 25: a program in a variable is the engine when the script assigns it a literal (an unknown directory
+    keeps the file name) or the PATH lookup of a name (``$(command -v vllm)``); an interpreter the script cannot
+    know still runs vLLM when its arguments are ``-m vllm.entrypoints.openai.api_server``; ``"$SRV" serve`` of an
+    unknown program is no launch."""
+    text = ("#!/bin/bash\n"
+            "PYTHON=$(which python3)\n"
+            "$PYTHON -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-8B --port 8001\n"
+            'LLAMA_SERVER_BIN="$HOME/llama.cpp/build/bin/llama-server"\n'
+            "exec ${LLAMA_SERVER_BIN} -m /m/a.gguf --port 8003\n"
+            'VLLM="$(command -v vllm)"\n'
+            '"$VLLM" serve Qwen/Qwen3-8B --port 8005\n'
+            "$(which llama-server) -m /m/b.gguf\n"
+            'SRV="$(get_server)"\n'
+            '"$SRV" serve Qwen/Qwen3-8B --port 8006\n')
+    first, second, third, fourth = facts(tmp_path, "serve.sh", text)
+    assert first["@"] == ("vllm", "shell", 3, None)
+    assert first["launch.form"] == ("api_server", "inferred", 3, 47)
+    assert first["model.name"] == ("Qwen/Qwen3-8B", "flag", 3, 55)
+    assert second["@"] == ("llama.cpp", "shell", 5, None)
+    assert second["model.name"] == ("/m/a.gguf", "flag", 5, 29)
+    assert third["@"] == ("vllm", "shell", 7, None)
+    assert third["model.name"] == ("Qwen/Qwen3-8B", "flag", 7, 15)
+    assert (fourth["@"], fourth["model.name"]) == (("llama.cpp", "shell", 8, None), ("/m/b.gguf", "flag", 8, 26))

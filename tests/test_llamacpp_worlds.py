@@ -169,3 +169,19 @@ def test_no_certain_fact_and_the_refusal_derived_per_build() -> None:
     pinned = lint_text(N_CTX, "serve.sh", "shell", Options(target=Target(engine_version="b11312"))).deployments[0]
     refused = pinned.facts.get("llama.option_refused")
     assert refused is not None and (refused.value, refused.line, refused.column) == (True, 1, 25)
+
+
+def test_the_model_family_bounds_the_build_for_the_records_ranges() -> None:
+    # RL523 (--keep ignored) is witnessed b3183-b5308, fixed b5763; gpt-oss runs from b5905 (model_support.json),
+    # so its GGUF rules the record out, while a model with no family leaves the build open.
+    def rl523(model: str) -> list[tuple[str, str, int, int]]:
+        text = f"llama-server -m /models/{model} --keep 256 -ngl 99\n"
+        found = lint_text(text, "serve.sh", "shell", Options(show_possible=True)).findings
+        return [(f.code, f.certainty, f.line, f.column) for f in found if f.code == "RL523"]
+
+    assert rl523("gpt-oss-20b-mxfp4.gguf") == []
+    assert rl523("my-finetune-Q4_K_M.gguf") == [("RL523", "possible", 1, 49)]
+    facts = lint_text("llama-server -m /models/gpt-oss-20b-mxfp4.gguf\n", "serve.sh", "shell", Options()).deployments
+    version = facts[0].facts.get("engine.version")
+    assert version is not None and str(version.value) == "newer than b5904" and version.origin == "inferred"
+    assert version.note is not None and "gpt-oss needs llama.cpp b5905 or newer" in version.note

@@ -142,3 +142,20 @@ def test_llamacpp_hf_repo_with_a_quant_type() -> None:
     # a GGUF repository without a quant type: llama.cpp picks one; never taken for full precision
     assert {i.key for i in infer("Qwen/Qwen3-8B", gguf=True)} == {"model.family", "model.moe", "model.hybrid",
                                                                    "model.sliding_window"}
+
+
+@pytest.mark.parametrize(("text", "path", "kind", "line", "column"), [
+    ('vllm serve --model="Qwen/Qwen3-8B" --port 8000\n', "serve.sh", "shell", 1, 12),
+    ("vllm serve --model=Qwen/Qwen3-8B\n", "serve.sh", "shell", 1, 12),
+    ('bash -c "vllm serve --model=Qwen/Qwen3-8B --port 8000"\n', "serve.sh", "shell", 1, 21),
+    ("python3 -m vllm.entrypoints.openai.api_server --model='Qwen/Qwen3-8B'\n", "serve.sh", "shell", 1, 47),
+    ("apiVersion: v1\nkind: Pod\nmetadata: {name: m}\nspec:\n  containers:\n  - name: vllm\n"
+     "    image: vllm/vllm-openai:v0.11.0\n    args: [\"--model=Qwen/Qwen3-8B\"]\n", "pod.yaml", "kubernetes", 8, 12),
+])
+def test_a_model_given_as_model_equals_name_keeps_neither_the_option_nor_a_quote(
+        text: str, path: str, kind: str, line: int, column: int) -> None:
+    """``--model=NAME`` (quoted or not): the model is NAME, located at the word that gives it (issue 25)."""
+    (deployment,) = lint_text(text, path, kind, Options()).deployments
+    name = deployment.facts.facts["model.name"]
+    assert (name.value, name.origin, name.line, name.column) == ("Qwen/Qwen3-8B", "flag", line, column)
+    assert deployment.facts.facts["model.moe"].value is False

@@ -259,6 +259,18 @@ def program_clues(words: list[Word]) -> list[Clue]:
     return []
 
 
+TERMUX_PREFIX = "/data/data/com.termux/"
+"""Termux's installation prefix on Android (its ``$PREFIX`` is ``/data/data/com.termux/files/usr``)."""
+
+
+def interpreter_clues(interpreter: Word | None) -> list[Clue]:
+    """A script whose ``#!`` interpreter is Termux's runs on Android: a Linux kernel, no Windows or macOS."""
+    if interpreter is None or not (interpreter.text or "").startswith(TERMUX_PREFIX):
+        return []
+    return [_clue("host.os", "linux", "inferred", interpreter,
+                  f"the script's interpreter {interpreter.text} is Termux's, on Android (a Linux kernel)")]
+
+
 LINUX_ONLY = frozenset({"systemd", "kubernetes", "helm", "compose", "dockerfile", "skypilot"})
 """Formats that only run on Linux: systemd units, and the container platforms (an image's userland is Linux)."""
 

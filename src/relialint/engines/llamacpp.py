@@ -13,7 +13,7 @@ from relialint.base import lazyre
 from relialint.base.plain import replace
 from relialint.core.deployment import Deployment
 from relialint.core.facts import ByVersion, Fact, FactSet
-from relialint.core.versions import Version, VersionError, parse_in_family
+from relialint.core.versions import Version, VersionBound, VersionError, parse_in_family
 from relialint.engines import evidence, llamacpp_flags, llamacpp_image
 from relialint.engines.common import (
     UNSEEN,
@@ -214,7 +214,7 @@ def extract(result: FileResult, opener: FileOpener | None, limit: int | None = N
     builds = _Builds()
 
     def apply(deployment: Deployment, command: Command, launch: Launch) -> None:
-        _apply_launch(deployment, command, launch, result.kind, builds)
+        _apply_launch(deployment, command, launch, result.kind, builds, result.interpreter)
 
     return extract_launches(result, "llama.cpp", limit, recognise, apply, builds.observe)
 
@@ -237,7 +237,8 @@ class _Builds:
         return False  # a configure line is still shown to `recognise`, like every command
 
 
-def _apply_launch(deployment: Deployment, command: Command, launch: Launch, kind: str, builds: _Builds) -> None:
+def _apply_launch(deployment: Deployment, command: Command, launch: Launch, kind: str, builds: _Builds,
+                  interpreter: Word | None = None) -> None:
     """One launch's facts, in order: its version and backend, the file's build options, its environment and what
     the command and the builds give away, the options its ``LLAMA_ARG_*`` variables set, then its own options
     (which win over the variables)."""
@@ -254,8 +255,9 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, kind
     if launch.inferred is not None and launch.inferred.unseen:
         facts.closed.discard("env.")  # the image's own ENV is not seen either
         deployment.notes.append(UNSEEN)
-    evidence.apply(deployment, evidence.command_clues(command, kind)
-                   + _build_clues(builds.lines, launch.start, kind == "dockerfile"))
+    platform = evidence.interpreter_clues(interpreter)  # a Termux script: Android, where a build is Linux's
+    evidence.apply(deployment, evidence.command_clues(command, kind) + platform
+                   + _build_clues(builds.lines, launch.start, kind == "dockerfile" or bool(platform)))
     setattr(deployment, _ENV, (list(command.env), _version(facts)))
     _env_options(facts, command.env, _version(facts), [w.text for w in launch.args] if launch.server else [])
     llamacpp_flags.record_launch(deployment, launch.args)
@@ -596,8 +598,32 @@ def option_spans(deployment: Deployment) -> list[tuple[str, Span]]:
 
 
 def apply_defaults(deployment: Deployment) -> None:
+    model_floor(deployment.facts)
     check_options(deployment)
     version_defaults(deployment.facts)
+
+
+def model_floor(facts: FactSet) -> None:
+    """A build no file states, bounded below by the model: a model family identified with certainty runs only on
+    builds from the first whose ``llama-arch`` names its architecture (``model_families``, witnessed in the vendored
+    sources), so ``engine.version`` becomes "newer than" the build before it. A record's range that ends before
+    that build is then clean (and one that begins after it stays possible). The build worlds are narrowed by the
+    same floor (``LlamaCppEngine.allowed_versions``); this carries it to the records' ranges, which read
+    ``engine.version`` itself (build worlds do not vary it: ``llamacpp_engine``)."""
+    from relialint.engines import model_families
+
+    fact = facts.get("engine.version")
+    if fact is not None and fact.value is not None:
+        return
+    floor = model_families.engine_floor(facts, "llama.cpp")
+    if floor is None:
+        return
+    number = int(floor.lstrip("b"))
+    family = facts.get("model.family")
+    named = f"model {family.value} " if family is not None and family.value is not None else "the model "
+    facts.set("engine.version", Fact(VersionBound(parse_in_family(True, f"b{number - 1}"), True), "inferred",
+                                     note=f"{named}needs llama.cpp b{number} or newer (its architecture first appears "
+                                          "there in the vendored sources: witnessed in the released code)"))
 
 
 def version_defaults(facts: FactSet) -> None:

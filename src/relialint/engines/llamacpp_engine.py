@@ -16,8 +16,10 @@ unknown. The facts derived per build world are whether the build refuses a word 
 ``engine.version`` is not among the keys a build world changes (:meth:`LlamaCppEngine.varying`): three tables are
 known only within a bracket of build numbers (``@4227c9be4``: b6111-b8501), which a record's build threshold
 (RL506's b8502, RL320's) cannot be compared with; those records decide from the stated build and from
-``llama.flash_attn_takes_value``, which the option tables of every build the version allows decide. llama.cpp's
-defaults do not depend on the build: one defaults class.
+``llama.flash_attn_takes_value``, which the option tables of every build the version allows decide. A model
+family that sets a floor (``model_families``) makes an unstated ``engine.version`` "newer than" the build before
+it (``llamacpp.model_floor``), which the records' ranges compare with. llama.cpp's defaults do not depend on the
+build: one defaults class.
 """
 
 from __future__ import annotations

@@ -118,6 +118,9 @@ def _recognise_words(command: Command, words: list[Word]) -> Launch | None:
     head = program(words[0])
     if head == "vllm" and len(words) > 1 and words[1].text == "serve":
         return Launch(command, "serve", words[2:], words[0])
+    if head == "" and words[0].text is None and len(words) > 2 and words[1].text == "-m" \
+            and words[2].text in (API_SERVER, "vllm.entrypoints.cli.main"):
+        head = "python"  # ``$PYTHON -m vllm.entrypoints...`` with the interpreter unknown (``PYTHON=$(which python3)``)
     if re.fullmatch(r"python(\d(\.\d+)?)?", head) or head in ("uv", "pipx"):
         rest = words[1:]
         if head == "uv" and rest and rest[0].text == "run":
@@ -548,6 +551,10 @@ def _model_word(launch: Launch, positionals: list[Word], last: dict[str, Opt]) -
         # a `model:` key of a --config file: its value is the model, located at the key (the value word of a
         # config option is its key)
         return Word(model_opt.value, model_opt.flag.span), True
+    if model_opt.equals and model_opt.value_word is model_opt.flag:
+        # `--model=NAME` (`--model="NAME"` once the quotes are read): the name is the part after `=`, located at
+        # the word that gives it
+        return Word(model_opt.value, model_opt.flag.span, source=model_opt.flag.source), False
     return model_opt.value_word, False
 
 

@@ -162,14 +162,21 @@ _HELM_OPTION_ITEM = lazyre.compile(r"^\s*-\s*[\"']?--[A-Za-z]", re.M)
 
 def _helm_values(text: str) -> bool:
     """Values of a chart whose arguments relialint reads: vLLM's example chart (``image.command`` with
-    ``gpuModels``/``extraInit``), the llama-server chart (``llama.args``), or an ``image`` beside an
+    ``gpuModels``/``extraInit``), the llama-server chart (``llama.args``), the llm-inference-vllm chart
+    (``model`` with ``vllm_engine_args``), KubeAI's models chart (``catalog`` entries with ``engine: VLLM``), or an
+    ``image`` beside an
     ``args``/``extraArgs`` list of ``--options``."""
+    if re.search(r"^catalog\s*:", text, re.M) and re.search(r"^\s+engine\s*:\s*[\"']?VLLM\b", text, re.M) \
+            and re.search(r"^\s+url\s*:", text, re.M):
+        return True  # KubeAI's models chart: no image in the values (the cluster's resource profiles give it)
     if not re.search(r"^\s*image\s*:", text, re.M):
         return False
     if re.search(r"^(gpuModels|extraInit)\s*:", text, re.M) and re.search(r"^\s+command\s*:", text, re.M):
         return True
     if re.search(r"^llama\s*:", text, re.M) and re.search(r"^\s+args\s*:", text, re.M):
         return True
+    if re.search(r"^vllm_engine_args\s*:", text, re.M) and re.search(r"^model\s*:", text, re.M):
+        return True  # AMD Silo AI's llm-inference-vllm chart
     match = _HELM_ARGS.search(text)
     return match is not None and (match.group(2) != "" or _HELM_OPTION_ITEM.search(text, match.end()) is not None)
 

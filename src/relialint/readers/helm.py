@@ -3,8 +3,9 @@
 The chart is recognised by the shape of its values (and ``Chart.yaml`` beside them where there is one):
 
 * the vLLM production-stack chart (``servingEngineSpec.modelSpec[]``): ``helm_stack``;
-* vLLM's example chart (``image.command`` with ``gpuModels``/``extraInit``) and the ``llama-server`` llama.cpp
-  chart (``llama.args`` map): ``helm_charts``;
+* vLLM's example chart (``image.command`` with ``gpuModels``/``extraInit``), AMD Silo AI's ``llm-inference-vllm``
+  chart (``model`` with ``vllm_engine_args``), KubeAI's ``models`` chart (``catalog`` entries with ``url`` and
+  ``engine``) and the ``llama-server`` llama.cpp chart (``llama.args`` map): ``helm_charts``;
 * any other chart: only containers whose values plainly hold the server's arguments (``helm_charts``).
 
 Every word and env var points at the values key or value that produced it; ``docs/fact-sources.md`` lists each
@@ -42,6 +43,10 @@ def read(text: str, path: str, opener: FileOpener) -> FileResult:
                 helm_stack.read_model(model, chart, result)
     elif helm_charts.is_chart_vllm(root):
         helm_charts.read_chart_vllm(root, result)
+    elif helm_charts.is_kubeai_models(root):
+        helm_charts.read_kubeai_models(root, result)
+    elif helm_charts.is_silogen_vllm(root):
+        helm_charts.read_silogen_vllm(root, result)
     elif helm_charts.is_llama_server(root):
         helm_charts.read_llama_server(root, result)
     else:

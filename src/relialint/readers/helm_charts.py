@@ -8,6 +8,20 @@ other chart only where they plainly hold a server's arguments.
 * ``llama-server`` (rockofox/helm-llama-cpp): arguments ``--port <service.port> --host 0.0.0.0``, then each
   ``llama.args`` key in sorted order (Go ranges over a map by key) as ``--KEY VALUE``, or ``--KEY`` alone when the
   value is falsy (``false``, ``0``, ``""``), on the image's own entrypoint.
+* ``llm-inference-vllm`` (AMD Silo AI's chart, silogen/ai-workloads ``workloads/llm-inference-vllm/helm``):
+  ``templates/_entrypoint.tpl`` runs ``python3 -m vllm.entrypoints.openai.api_server`` inside ``sh -c`` with each
+  ``vllm_engine_args`` key in sorted order as ``--KEY="VALUE"`` (``tpl`` of the value, so a string; ``--KEY`` alone
+  when the value is null), then ``--model=<model>`` (an ``s3://`` model is first copied to ``/workload/<path>``),
+  ``--tensor-parallel-size=<gpus>``, ``--host="0.0.0.0"`` and ``--port=8080``; ``templates/deployment.yaml`` gives
+  ``env_vars`` as the container's env (a ``{name, key}`` map is a secret: unknown) and ``gpus`` as its
+  ``amd.com/gpu`` request and limit; ``image`` is the image reference as written.
+* KubeAI's ``models`` chart (substratusai/kubeai ``charts/models``): ``templates/models.yaml`` renders a
+  ``kubeai.org/v1`` Model for each ``catalog`` entry that is ``enabled`` (or with ``all.enabled``), and KubeAI's
+  controller (``internal/modelcontroller/engine_vllm.go``) runs an ``engine: VLLM`` Model as ``python3 -m
+  vllm.entrypoints.openai.api_server --model=<the hf:// repository> --served-model-name=<entry name>`` and the
+  entry's ``args``, with ``VLLM_ALLOW_RUNTIME_LORA_UPDATING=True``, ``HF_TOKEN`` from a secret and the entry's
+  ``env`` (sorted). The image, node selectors and GPU count come from the cluster's resource profiles, which the
+  values do not hold: a profile name such as ``nvidia-gpu-l4:1`` is the cluster's own name, not evidence.
 * any other chart: a map holding an ``image`` and a list under ``args``/``extraArgs``/``extra_args``/``command``
   (a top-level one, or a container of a controller such as bjw-s app-template's
   ``controllers.NAME.containers.NAME``) is that container; ``env`` as a Kubernetes list or a map. A list is read
@@ -17,11 +31,11 @@ other chart only where they plainly hold a server's arguments.
 
 from __future__ import annotations
 
-from relialint.readers.helmvalues import env_map, image_word, render, render_any, render_yaml, truthy
+from relialint.readers.helmvalues import env_map, image_word, pair_span, render, render_any, render_yaml, truthy
 from relialint.readers.kubernetes import container_env, container_gpus
-from relialint.readers.located import Command, FileResult, Span, Word
+from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
 from relialint.readers.yamlsafe import YMap, YNode, YScalar, YSeq
-from relialint.readers.yamlwords import seq_items
+from relialint.readers.yamlwords import map_items, scalar_text, seq_items
 
 _ARG_KEYS = ("args", "extraArgs", "extra_args")
 _MAX_DEPTH = 6
@@ -78,6 +92,83 @@ def read_llama_server(root: YMap, result: FileResult) -> None:
     count, count_span, _ = container_gpus(root)
     result.commands.append(Command("container", argv, image.span if image else args_key.span, [], True, image,
                                    None, None, count, count_span))
+
+
+def is_silogen_vllm(root: YMap) -> bool:
+    engine_args = root.get("vllm_engine_args")
+    return isinstance(root.get("model"), YScalar) and isinstance(root.get("image"), YScalar) \
+        and (isinstance(engine_args, YMap) or (isinstance(engine_args, YScalar) and engine_args.value is None))
+
+
+def read_silogen_vllm(root: YMap, result: FileResult) -> None:
+    image = image_word(root.get("image"))
+    model = root.get("model")
+    if image is None or not isinstance(model, YScalar):
+        return  # (is_silogen_vllm said they are scalars)
+    at = image.span
+    entrypoint = [Word("python3", at), Word("-m", at), Word("vllm.entrypoints.openai.api_server", at)]
+    argv: list[Word] = []
+    for key, value in sorted(map_items(root.get("vllm_engine_args")), key=lambda item: item[0].text):
+        if isinstance(value, YScalar) and value.value is None:
+            argv.append(Word(f"--{key.text}", key.span))
+        elif (text := _shell_quoted(value)) is not None:
+            argv.append(Word(f"--{key.text}={text}", pair_span(key, value)))
+        else:  # the option is given, its value is not known
+            argv.extend([Word(f"--{key.text}", key.span), Word(None, value.span)])
+    path = render(model)
+    if path.startswith("s3://"):
+        path = "/workload/" + path.removeprefix("s3://").rstrip("/")
+    argv.append(Word(f"--model={path}", model.span))
+    gpus = root.get("gpus")
+    count: int | None = None
+    labels: list[tuple[str, str, Span]] = []
+    if isinstance(gpus, YScalar):
+        printed = render(gpus)
+        argv.append(Word(f"--tensor-parallel-size={printed}", gpus.span))
+        count = int(printed) if printed.isdigit() else None
+        if truthy(gpus):
+            labels.append(("amd.com/gpu", printed, gpus.span))
+    else:
+        argv.append(Word(None, at))  # the chart's --tensor-parallel-size= of a missing value: not known
+    argv.extend([Word("--host=0.0.0.0", at), Word("--port=8080", at)])
+    env = env_map(root.get("env_vars"))
+    result.commands.append(Command("container", argv, at, env, True, image, entrypoint, None, count,
+                                   gpus.span if count is not None and isinstance(gpus, YNode) else None, labels))
+
+
+def _shell_quoted(value: YNode) -> str | None:
+    """``{{ tpl $value $ | quote }}`` read back by ``sh -c``: the string itself, where it holds no template and
+    nothing the shell would expand inside double quotes; a value that is not a string makes ``tpl`` fail."""
+    if not isinstance(value, YScalar) or not isinstance(value.value, str):
+        return None
+    text = value.text
+    return None if "{{" in text or any(c in text for c in '"$`\\') else text
+
+
+def is_kubeai_models(root: YMap) -> bool:
+    return any(isinstance(model, YMap) and model.get("url") is not None and model.get("engine") is not None
+               for _, model in map_items(root.get("catalog")))
+
+
+def read_kubeai_models(root: YMap, result: FileResult) -> None:
+    every = root.get("all")
+    all_enabled = isinstance(every, YMap) and truthy(every.get("enabled"))
+    for name, model in map_items(root.get("catalog")):
+        if not isinstance(model, YMap) or not (all_enabled or truthy(model.get("enabled"))):
+            continue  # the template renders no Model for it
+        if scalar_text(model.get("engine")) != "VLLM":
+            continue  # OLlama, FasterWhisper, Infinity: other servers
+        at = name.span
+        url = model.get("url")
+        repo = render(url).removeprefix("hf://") if isinstance(url, YScalar) and render(url).startswith("hf://") \
+            else None  # pvc://, s3://, gs://, oss:// are loaded into a cache path the values do not give
+        argv = [Word("python3", at), Word("-m", at), Word("vllm.entrypoints.openai.api_server", at),
+                Word(f"--model={repo}" if repo else None, url.span if isinstance(url, YNode) else at),
+                Word(f"--served-model-name={name.text}", at)]
+        argv += [_word(item) for item in seq_items(model.get("args"))]
+        env = [EnvVar("VLLM_ALLOW_RUNTIME_LORA_UPDATING", "True", at), EnvVar("HF_TOKEN", None, at)]
+        env += sorted(env_map(model.get("env")), key=lambda var: var.name)
+        result.commands.append(Command("container", argv, at, env, True))
 
 
 def read_generic(root: YMap, result: FileResult) -> None:

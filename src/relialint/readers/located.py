@@ -202,6 +202,8 @@ class FileResult:
     used_files: list[str]
     """Other files this one read (a ``.env``, an ``env_file``, a built Dockerfile), so they are not linted again
     as standalone files."""
+    interpreter: Word | None = None
+    """A script's ``#!`` interpreter as written (``/data/data/com.termux/files/usr/bin/bash``), where it has one."""
 
     def __init__(self, path: str, kind: str, commands: list[Command] | None = None,
                  errors: list[ReadError] | None = None, written_files: dict[str, tuple[str, Span]] | None = None,
@@ -213,6 +215,7 @@ class FileResult:
         self.written_files = {} if written_files is None else written_files
         self.text = text
         self.used_files = [] if used_files is None else used_files
+        self.interpreter = None
 
 
 def decode(data: bytes, display: str) -> tuple[str | None, ReadError | None]:

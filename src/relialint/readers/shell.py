@@ -144,12 +144,29 @@ _MAX_DEPTH = 4
 """Scripts inside scripts (``bash -c "..."`` inside ``eval``...) are read this deep, no deeper."""
 
 
+def _looked_up(raw: str) -> str | None:
+    """``$(which NAME)``, ``$(command -v NAME)``, ``$(type -P NAME)`` (quoted or not): the program the shell's
+    PATH finds for NAME, the same one a command written ``NAME`` runs; its name, or ``None``."""
+    match = re.fullmatch(r'"?\$\((?:which|command -v|type -P)\s+([A-Za-z0-9._+\-]+)\s*\)"?', raw)
+    return match.group(1) if match else None
+
+
+def _interpreter(text: str, path: str) -> Word | None:
+    """The ``#!`` line's interpreter path (``#!/usr/bin/env bash`` gives ``/usr/bin/env``)."""
+    match = re.match(r"\ufeff?#!\s*(\S+)", text)
+    if match is None:
+        return None
+    return Word(match.group(1), Span(path, 1, match.start(1) + 1, 1, match.end(1) + 1))
+
+
 class _Reader:
     def __init__(self, text: str, path: str, opener: FileOpener, depth: int = 0) -> None:
         self.opener = opener
         data = text.encode("utf-8", errors="surrogateescape")
         starts = [0, *(match.end() for match in re.finditer(b"\n", data))]
         self.state = _State(path, data, starts, FileResult(path, "shell", text=text))
+        if depth == 0:
+            self.state.result.interpreter = _interpreter(text, path)
         self.branch: tuple[tuple[int, int, int], ...] = ()
         self.depth = depth
         self._continuations: dict[int, list[int]] = {}
@@ -512,6 +529,9 @@ class _Reader:
         """``"$DIR/bin/llama-server"``: the path as written when only its directory is unknown (a program word's
         file name is what says which program runs)."""
         raw = self.text(node)
+        looked_up = _looked_up(raw)
+        if looked_up is not None:
+            return looked_up
         if node.type == "string":
             raw = raw[1:-1]
         head, slash, name = raw.rpartition("/")
@@ -651,6 +671,9 @@ class _Reader:
         node = nodes.get(id(word))
         if node is None:
             return word
+        looked_up = _looked_up(self.text(node))
+        if looked_up is not None:
+            return Word(looked_up, word.span)
         partial = self.as_written(node)
         return Word(partial, word.span) if partial is not None else word
 

@@ -184,3 +184,13 @@ def test_configuration_fail_on_applies_to_the_upgrade(tmp_path: Path) -> None:
     assert [(i["kind"], i["change"], i["subject"], i["column"]) for i in items if i["column"] == 26] == [
         ("record", "entered", "RL507", 26), ("record", "left", "RL542", 26), ("option", "refused", "--swap-space", 26)]
     assert run(*args).exit_code == 0
+
+
+def test_strict_counts_the_possible_findings_the_upgrade_brings() -> None:
+    # RL122 enters possibly (the GPU decides) and is listed: only --strict makes it fail, as in check
+    assert run("examples/compose.yaml", "--to", "0.8.1", "--select", "RL122").exit_code == 0
+    assert run("examples/compose.yaml", "--to", "0.8.1", "--select", "RL122", "--strict").exit_code == 1
+    # RL215 enters possibly on the embedding service and is not listed: --strict alone leaves it out
+    assert run("examples/compose.yaml", "--to", "0.8.1", "--select", "RL215", "--strict").exit_code == 0
+    assert run("examples/compose.yaml", "--to", "0.8.1", "--select", "RL215", "--strict",
+               "--show-possible").exit_code == 1

@@ -113,6 +113,10 @@ def test_the_version_today_unknown_gives_possible_items(tmp_path: Path) -> None:
         ("refused", "--disable-log-requests", "possible", 1, 14, ("engine.version",))]
     assert option[0].message.startswith("accepted by some of vLLM 0.6.6.post1-0.16.0, 0.33.0 (the version today is "
                                          "unknown), refused by vLLM 0.23.0: the engine will not start")
+    [memory] = [i for i in upgrade.items if i.subject == "memory.gpu_utilization"]
+    assert (memory.certainty, memory.missing_facts, memory.message) == (
+        "possible", ("engine.version",), "0.92 in vLLM 0.23.0, another value in some of vLLM 0.6.6.post1-0.16.0, "
+        "0.33.0 (the version today is unknown) (possible: depends on engine.version)")
     entered = [(i.subject, i.certainty, i.line, i.column) for i in upgrade.items if i.change == "entered"]
     assert ("RL507", "possible", 1, 14) in entered
     assert all(certainty == "possible" for _, certainty, _, _ in entered)
@@ -132,16 +136,6 @@ def test_llama_cpp_items_are_located_at_their_words(tmp_path: Path) -> None:
     assert [(i.change, i.subject) for i in upgrade.items if i.kind == "record"] == [
         ("entered", "RL520"), ("entered", "RL506"), ("entered", "RL527")]
     assert run.failing == 3
-
-
-def test_a_buffer_upgrades_like_its_file() -> None:
-    from relialint.run.upgrade import upgrade_text
-
-    text = "vllm serve Qwen/Qwen3-8B --max-model-len 8192\n"
-    run = upgrade_text(text, "serve.sh", "shell", Options(isolated=True), Request("0.20.0", "0.19.0"))
-    [upgrade] = run.deployments
-    assert [(i.kind, i.subject, i.certainty, i.line, i.column) for i in upgrade.items if i.kind == "default"] == [
-        ("default", "memory.gpu_utilization", "definite", 1, 1)]
 
 
 def test_items_from_an_env_file_are_located_there(tmp_path: Path) -> None:

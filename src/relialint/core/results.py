@@ -163,11 +163,11 @@ class RunResult:
     failing: int = 0
     """Findings at or above each file's fail level (``--fail-on``, ``--strict`` or configuration)."""
     policy: dict[int, tuple[int, bool]]
-    show_possible: bool = False
-    """The run lists every possible finding (``--show-possible``), not only the shown ones."""
     owners: dict[int, Deployment]
     """The deployment each finding of a linted file is about, by the finding's ``id`` (``relialint upgrade`` pairs
     the findings of two runs deployment by deployment, wherever a finding is located: an env file, a --config)."""
+    show_possible: bool = False
+    """The run lists every possible finding (``--show-possible``), not only the shown ones."""
     looked_at: list[tuple[str, str, str, int]]
     """Each file linted: its path, its kind, what it holds in words (``readers.summary``) and how many deployments
     were found in it (``relialint facts`` says what it saw where it found none)."""

@@ -1,7 +1,9 @@
 """llama.cpp's release delta (:mod:`relialint.engines.releases`) from its per-build option tables
 (``llamacpp_flags.table()``): option spellings, their value sets, and the ``LLAMA_ARG_*`` variables each build reads.
-Only a build a table is exactly (``b6327``, not a table known within a bracket of builds) is checked; llama-server's
-defaults do not depend on the build (one defaults class), so no default changes."""
+The releases listed (:func:`releases`, ``--to latest``) are the builds a table is exactly (``b6327``, not a table
+known only within a bracket of builds); a build or release between tables takes each table it can be
+(``LlamaTable.build_worlds``). llama-server's defaults do not depend on the build (one defaults class), so no default
+changes."""
 
 from __future__ import annotations
 

@@ -5,9 +5,11 @@ option tables) implements :class:`ReleaseTables`; :func:`release_delta` asks it 
 versions. Every item comes from the committed tables: an option the target refuses is one the old release's table
 has and the target's does not, a default that changes is one the defaults rows give two different values.
 
-A version the tables do not list exactly (a pre-release, a build between two tables, one newer than the newest
-table) is **not checked**: :attr:`ReleaseDelta.checked` is false and :attr:`ReleaseDelta.unchecked` says why; the
-lists are then empty because nothing is known, never because nothing changes. Callers must say so.
+A version between two tables (a vLLM pre-release, a llama.cpp build no table is) can be either: the deltas from
+and to each table it can be are combined (:func:`combine`), and an item found in some of them only is not
+``certain``. A version outside the tables (older than the first, newer than the newest) is **not checked**:
+:attr:`ReleaseDelta.checked` is false and :attr:`ReleaseDelta.unchecked` says why; the lists are then empty because
+nothing is known, never because nothing changes. Callers must say so.
 
 The records whose affected ranges a version enters or leaves are not here (the records sit above the engines):
 ``relialint.run.upgrade.record_changes`` computes them; the deployment-level delta (what one deployment uses,

@@ -177,7 +177,7 @@ def lint_text(text: str, display: str, kind: str, options: Options, evaluator: E
     """Lint a buffer as if it were the file ``display`` (stdin, editors). ``evaluator``: the memo of whoever lints
     buffer after buffer (the language server keeps one); a run of its own when none is given. The files it names
     are read through the run's disk opener, or the opener ``over`` builds over it. ``registry``: the engines
-    (default: those relialint ships). ``pin``: sets each deployment's version first (``relialint upgrade``)."""
+    (default: those relialint ships); ``pin``: as for ``lint_paths`` (an upgrade of a buffer)."""
     session = Session(options, [display], registry, evaluator, pin)
     session.run.files = 1
     bad = lone_surrogate(text, display)

@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from relialint.engines.protocol import Engine
     from relialint.engines.registry import Registry
 
-__all__ = ["LATEST", "RecordChange", "Request", "record_changes", "resolve_version", "upgrade_paths", "upgrade_text"]
+__all__ = ["LATEST", "RecordChange", "Request", "record_changes", "resolve_version", "upgrade_paths"]
 
 LATEST = "latest"
 """``--to latest``: the newest release the tables of the deployment's engine describe."""
@@ -143,12 +143,11 @@ def _version_facts(engine: str, version: Version) -> FactSet:
 
 
 class _Pinned:
-    """What a pin saw of one deployment: its engine, the version the file writes (and where), and the version the
-    pin gave it; filled as the run meets the deployment, read back when the two runs are compared."""
+    """What a pin gave each deployment of one side (its version, where the file writes it, and whence it came),
+    filled as the run meets the deployments, read back when the two runs are compared."""
 
     def __init__(self) -> None:
         self.sides: dict[tuple[str, int, int, str], VersionSide] = {}
-        self.problems: list[str] = []
 
 
 def _key(deployment: Deployment) -> tuple[str, int, int, str]:
@@ -214,21 +213,6 @@ def upgrade_paths(paths: list[str], options: Options, request: Request, registry
     reads: Reads = {}  # each file read once
     today = lint_paths(paths, options, registry, _pin(request.old, "--from", before), evaluator, records, reads)
     target = lint_paths(paths, options, registry, _pin(request.to, "--to", after), evaluator, records, reads)
-    return compare(today, target, before, after, engines, request)
-
-
-def upgrade_text(text: str, display: str, kind: str, options: Options, request: Request,
-                 registry: Registry | None = None) -> UpgradeRun:
-    """The upgrade of the deployments of one buffer, as if it were the file ``display`` (an editor's unsaved text, a
-    file's content at a git revision): the two lints of :func:`upgrade_paths`, on the text."""
-    from relialint.engines.registry import default_registry
-    from relialint.run.lint import lint_text
-
-    engines = registry if registry is not None else default_registry()
-    _check_request(request, engines)
-    before, after = _Pinned(), _Pinned()
-    today = lint_text(text, display, kind, options, registry=registry, pin=_pin(request.old, "--from", before))
-    target = lint_text(text, display, kind, options, registry=registry, pin=_pin(request.to, "--to", after))
     return compare(today, target, before, after, engines, request)
 
 
@@ -306,8 +290,10 @@ def _record_items(old: list[Finding], new: list[Finding], target: RunResult) -> 
         if before is None or (before.certainty == "possible" and finding.certainty == "definite"):
             # absent today, or only possibly there: the upgrade brings it (for sure where it was absent)
             certainty = finding.certainty if before is None else "possible"
+            # as check counts: at or above the file's fail level, definite, or listed and possible under --strict
             rank, strict = target.policy.get(id(finding), (SEVERITY_RANK["major"], False))
-            failing = SEVERITY_RANK[finding.severity] >= rank and (certainty == "definite" or strict)
+            listed = finding.shown or target.show_possible
+            failing = SEVERITY_RANK[finding.severity] >= rank and (certainty == "definite" or (strict and listed))
             items.append(_from_finding(RECORD, ENTERED, finding, certainty, introduces=True, failing=failing))
         elif not (before.certainty == "definite" and finding.certainty == "possible"):  # (that one: left, below)
             items.append(_from_finding(RECORD, KEPT, finding, finding.certainty))
@@ -521,8 +507,9 @@ def _default_items(engine: Engine, delta: _Delta, old: Deployment, new: Deployme
         if (was is None and now is None) or (was is not None and now is not None and was.value == now.value):
             continue
         old_value = render(was.value) if was is not None else "not known"
-        message = f"{old_value} in {delta.old_text}, {render(now.value) if now is not None else 'not known'} in " \
-                  f"{delta.new_text}"
+        new_value = render(now.value) if now is not None else "not known"
+        message = f"{new_value} in {delta.new_text}, another value in {delta.old_text}" if delta.today_unknown else \
+            f"{old_value} in {delta.old_text}, {new_value} in {delta.new_text}"
         if change.pins and was is not None and now is not None:
             message += f"; to keep {old_value}, set it with {' or '.join(f'`{p}`' for p in change.pins)}"
         certainty, missing = delta.certainty(change.certain and was is not None and now is not None)

@@ -20,7 +20,7 @@ from relialint.site import build as site
 from tests.conftest import ROOT
 
 RECORDS = ROOT / "records"
-GENERATED_DIRS = ("records", "reference")
+GENERATED_DIRS = ("records", "reference", "releases")
 
 
 def _record_ids(folder: Path = RECORDS) -> list[str]:

@@ -10,11 +10,14 @@ One command, ``python -m relialint.site``, writes
 * ``docs/reference/facts.md``, ``docs/reference/hardware.md`` (each GPU with its records), ``docs/reference/schema.md``;
 * ``docs/setup.md`` and ``docs/data/setup.json``: the "my setup" view and its verdicts (``site_setup``);
 * ``docs/data/search-terms.json``: what search finds each record by, merged into the built index (``site_search``);
-* in ``mkdocs.yml``: ``site_url`` (from :data:`relialint.SITE_URL`) and the catalogue's navigation, between the
-  ``BEGIN generated`` / ``END generated`` markers.
+* ``docs/releases/<engine>-<V>.md`` and ``docs/releases/index.md``: what silently changes in each tabled engine
+  release (``site_releases``); ``docs/upgrade.md`` and ``docs/data/upgrade.json``: the "upgrade from X to Y on GPU
+  G" view (``site_upgrade_view``);
+* in ``mkdocs.yml``: ``site_url`` (from :data:`relialint.SITE_URL`), the catalogue's and the releases' navigation,
+  each between its ``BEGIN generated`` / ``END generated`` markers.
 
-Pages of records that no longer exist are removed. ``--check`` writes nothing and exits 1 when anything is stale.
-Nothing here is edited by hand; ``tests/test_site.py`` regenerates into a temporary folder and compares.
+Pages of records and releases that no longer exist are removed. ``--check`` writes nothing and exits 1 when anything
+is stale. Nothing here is edited by hand; ``tests/test_site.py`` regenerates into a temporary folder and compares.
 """
 
 from __future__ import annotations
@@ -393,18 +396,28 @@ def nav_block(records: Sequence[SiteRecord], indent: str) -> list[str]:
     return lines
 
 
+def _between(lines: list[str], markers: tuple[str, str], block: Callable[[str], list[str]]) -> list[str]:
+    """``lines`` with the lines from one marker to the other (both included) replaced by ``block(indent)``."""
+    begin = next((i for i, line in enumerate(lines) if line.strip() == markers[0]), None)
+    end = next((i for i, line in enumerate(lines) if line.strip() == markers[1]), None)
+    if begin is None or end is None or end < begin:
+        raise SiteError([f"mkdocs.yml: the nav needs the markers {markers[0]!r} and {markers[1]!r}"])
+    indent = lines[begin][: len(lines[begin]) - len(lines[begin].lstrip())]
+    return [*lines[:begin], *block(indent), *lines[end + 1:]]
+
+
 def render_mkdocs(text: str, records: Sequence[SiteRecord]) -> str:
-    """``mkdocs.yml`` with ``site_url`` from :data:`SITE_URL` and the generated catalogue navigation."""
+    """``mkdocs.yml`` with ``site_url`` from :data:`SITE_URL`, the generated catalogue navigation and the releases'
+    navigation."""
+    from relialint.site import releases as site_releases
+
     text, n = re.subn(r"(?m)^site_url:.*$", f"site_url: {SITE_URL}", text, count=1)
     if n != 1:
         raise SiteError(["mkdocs.yml: no top-level site_url line"])
-    lines = text.splitlines()
-    begin = next((i for i, line in enumerate(lines) if line.strip() == NAV_BEGIN), None)
-    end = next((i for i, line in enumerate(lines) if line.strip() == NAV_END), None)
-    if begin is None or end is None or end < begin:
-        raise SiteError([f"mkdocs.yml: the nav needs the markers {NAV_BEGIN!r} and {NAV_END!r}"])
-    indent = lines[begin][: len(lines[begin]) - len(lines[begin].lstrip())]
-    lines[begin : end + 1] = nav_block(records, indent)
+    lines = _between(text.splitlines(), (NAV_BEGIN, NAV_END), lambda indent: nav_block(records, indent))
+    steps = site_releases.release_steps([r.data for r in records])
+    lines = _between(lines, (site_releases.NAV_BEGIN, site_releases.NAV_END),
+                     lambda indent: site_releases.nav_block(steps, indent))
     return "\n".join(lines) + "\n"
 
 
@@ -426,7 +439,20 @@ def render(records_dir: Path) -> tuple[dict[str, str], list[SiteRecord]]:
     pages[site_feed.CATALOGUE_FILE] = site_feed.catalogue_json(records)
     pages[site_feed.FEED_FILE] = site_feed.atom_feed(records)
     pages.update(search_and_setup(records))
+    pages.update(releases_and_upgrade(records))
     return pages, records
+
+
+def releases_and_upgrade(records: Sequence[SiteRecord]) -> dict[str, str]:
+    """The release pages and their index (``site_releases``), the "upgrade" view and its data file."""
+    from relialint.site.releases import render_pages
+    from relialint.site.upgrade_view import UPGRADE_DATA, UPGRADE_PAGE, upgrade_json, upgrade_page
+
+    data = [r.data for r in records]
+    pages, _steps = render_pages(data)
+    pages[UPGRADE_PAGE] = upgrade_page(BANNER)
+    pages[UPGRADE_DATA] = upgrade_json(data)
+    return pages
 
 
 def search_and_setup(records: Sequence[SiteRecord]) -> dict[str, str]:
@@ -442,10 +468,15 @@ _RECORD_PAGE = re.compile(r"^RL[0-9]{3}\.md$")
 
 
 def _stale_record_pages(docs: Path, pages: dict[str, str]) -> list[Path]:
-    folder = docs / "records"
-    if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.iterdir() if _RECORD_PAGE.match(p.name) and f"records/{p.name}" not in pages)
+    """Generated pages whose record or release is gone: record pages and release pages no longer made."""
+    from relialint.site.releases import PAGE_NAME, RELEASES_DIR
+
+    out: list[Path] = []
+    for name, pattern in (("records", _RECORD_PAGE), (RELEASES_DIR, PAGE_NAME)):
+        folder = docs / name
+        if folder.is_dir():
+            out += [p for p in folder.iterdir() if pattern.match(p.name) and f"{name}/{p.name}" not in pages]
+    return sorted(out)
 
 
 @dataclass
@@ -456,7 +487,7 @@ class Plan:
     remove: list[Path]
 
     def stale(self) -> list[str]:
-        return [str(p) for p in self.write] + [f"{p} (no such record)" for p in self.remove]
+        return [str(p) for p in self.write] + [f"{p} (no such record or release)" for p in self.remove]
 
 
 def plan(root: Path, records_dir: Path | None = None) -> Plan:
@@ -567,7 +598,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"run `{GENERATOR}` to regenerate", file=sys.stderr)
         return 1 if stale else 0
     for item in stale:
-        print(f"wrote: {item}" if "(no such record)" not in item else f"removed: {item}")
+        print(f"wrote: {item}" if "(no such record or release)" not in item else f"removed: {item}")
     if not stale:
         print("up to date")
     return 0

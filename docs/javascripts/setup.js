@@ -12,32 +12,12 @@
     return String(text || "").toLowerCase().replace(/[\s_-]+/g, "");
   }
 
-  function option(value, label) {
-    var node = document.createElement("option");
-    node.value = value;
-    node.textContent = label;
-    return node;
-  }
+  var option = window.relialintForms.option;
+  var fillGpus = window.relialintForms.fillGpus;
 
   function fillVersions(select, engine) {
     select.textContent = "";
     engine.versions.forEach(function (v, i) { select.appendChild(option(String(i), v.label)); });
-  }
-
-  function fillGpus(select, gpus) {
-    select.textContent = "";
-    select.appendChild(option("0", gpus[0].label));
-    var groups = {};
-    var names = { nvidia: "NVIDIA", amd: "AMD", intel: "Intel" };
-    gpus.forEach(function (g, i) {
-      if (i === 0) return;
-      if (!groups[g.vendor]) {
-        groups[g.vendor] = document.createElement("optgroup");
-        groups[g.vendor].label = names[g.vendor] || g.vendor;
-        select.appendChild(groups[g.vendor]);
-      }
-      groups[g.vendor].appendChild(option(String(i), g.label + (g.family ? " (" + g.family + ")" : "")));
-    });
   }
 
   // ?version=: a listed value, or (llama.cpp) a build number inside one entry's run of builds.

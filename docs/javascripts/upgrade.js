@@ -20,12 +20,8 @@
     return String(text || "").toLowerCase().replace(/[\s_-]+/g, "");
   }
 
-  function option(value, label) {
-    var node = document.createElement("option");
-    node.value = value;
-    node.textContent = label;
-    return node;
-  }
+  var option = window.relialintForms.option;
+  var fillGpus = window.relialintForms.fillGpus;
 
   function el(tag, className, text) {
     var node = document.createElement(tag);
@@ -318,22 +314,6 @@
     [state.from, state.to].forEach(function (select) {
       select.textContent = "";
       engine.versions.forEach(function (v, i) { select.appendChild(option(String(i), v.value)); });
-    });
-  }
-
-  function fillGpus(select, gpus) {
-    select.textContent = "";
-    select.appendChild(option("0", gpus[0].label));
-    var groups = {};
-    var names = { nvidia: "NVIDIA", amd: "AMD", intel: "Intel" };
-    gpus.forEach(function (g, i) {
-      if (i === 0) return;
-      if (!groups[g.vendor]) {
-        groups[g.vendor] = document.createElement("optgroup");
-        groups[g.vendor].label = names[g.vendor] || g.vendor;
-        select.appendChild(groups[g.vendor]);
-      }
-      groups[g.vendor].appendChild(option(String(i), g.label + (g.family ? " (" + g.family + ")" : "")));
     });
   }
 

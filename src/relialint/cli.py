@@ -14,7 +14,7 @@ import stat
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from relialint import __version__
 from relialint.base.errors import InternalError, RelialintError, UsageError
@@ -170,6 +170,38 @@ def _echo_json(document: object, *, sort_keys: bool = False, ensure_ascii: bool 
     sys.stdout.flush()
 
 
+# -- the options check and upgrade share ----------------------------------------------------------------------------
+
+
+class RunHelp(NamedTuple):
+    """What differs between check's and upgrade's shared options: their help texts and output formats."""
+
+    facts: str
+    formats: tuple[str, ...]
+    fail_on: str
+    strict: str
+    show_possible: str
+
+
+def _add_run_options(p: Parser, help_texts: RunHelp) -> None:
+    """The target, selection, output, exit-code and configuration options of a run over files (check, upgrade)."""
+    _add_choice(p, "--os", "os_name", OS_NAMES, None, "host OS")
+    _add_many(p, "--fact", "fact", "KEY=VALUE", "any fact of the vocabulary")
+    p.add_argument("--facts", dest="facts_file", metavar="FILE", help=help_texts.facts)
+    _add_choice(p, "--format", "fmt", help_texts.formats, "text")
+    _add_many(p, "--select", "select", help_text="record ids or prefixes (RL1, RL105), comma separated")
+    _add_many(p, "--ignore", "ignore", help_text="record ids or prefixes to leave out")
+    _add_choice(p, "--fail-on", "fail_on", list(FAIL_LEVELS), None, help_texts.fail_on)
+    p.add_argument("--strict", action=argparse.BooleanOptionalAction, default=None, help=help_texts.strict)
+    p.add_argument("--show-possible", action="store_true", help=help_texts.show_possible)
+    _add_many(p, "--records", "records_dirs", "DIRECTORY", "a folder of your own records, used beside the shipped "
+                                                           "ones")
+    p.add_argument("--config", dest="config_file", metavar="FILE",
+                   help="use this configuration file instead of the nearest pyproject.toml / .relialint.toml")
+    p.add_argument("--isolated", action="store_true", help="read no configuration file")
+    _add_follow_outside(p)
+
+
 # -- check --------------------------------------------------------------------------------------------------------
 
 
@@ -182,26 +214,13 @@ def check_parser() -> Parser:
                                            "(gfx1151); repeat it to check every target (--gpu H100 --gpu B200)")
     p.add_argument("--engine-version", metavar="TEXT", help="engine version when the files do not pin it (0.30.0, "
                                                             "b8502)")
-    _add_choice(p, "--os", "os_name", OS_NAMES, None, "host OS")
-    _add_many(p, "--fact", "fact", "KEY=VALUE", "any fact of the vocabulary")
-    p.add_argument("--facts", dest="facts_file", metavar="FILE",
-                   help="target facts from a file: relialint probe --write-facts output (.json, .toml) or a vllm "
-                        "collect-env dump")
-    _add_choice(p, "--format", "fmt", ("text", "json", "sarif", "github"), "text")
-    _add_many(p, "--select", "select", help_text="record ids or prefixes (RL1, RL105), comma separated")
-    _add_many(p, "--ignore", "ignore", help_text="record ids or prefixes to leave out")
-    _add_choice(p, "--fail-on", "fail_on", list(FAIL_LEVELS), None,
-                "lowest severity of a definite finding that makes the exit code 1  [default: major]")
-    p.add_argument("--strict", action=argparse.BooleanOptionalAction, default=None,
-                   help="possible findings count toward the exit code too")
-    p.add_argument("--show-possible", action="store_true",
-                   help="list every possible finding, not only those something in the file points at")
-    _add_many(p, "--records", "records_dirs", "DIRECTORY", "a folder of your own records, used beside the shipped "
-                                                           "ones")
-    p.add_argument("--config", dest="config_file", metavar="FILE",
-                   help="use this configuration file instead of the nearest pyproject.toml / .relialint.toml")
-    p.add_argument("--isolated", action="store_true", help="read no configuration file")
-    _add_follow_outside(p)
+    _add_run_options(p, RunHelp(
+        facts="target facts from a file: relialint probe --write-facts output (.json, .toml) or a vllm collect-env "
+              "dump",
+        formats=("text", "json", "sarif", "github"),
+        fail_on="lowest severity of a definite finding that makes the exit code 1  [default: major]",
+        strict="possible findings count toward the exit code too",
+        show_possible="list every possible finding, not only those something in the file points at"))
     p.add_argument("--no-inline-ignores", action="store_true",
                    help="apply no `# relialint: ignore[...]` comment (audits)")
     p.add_argument("--show-ignored", action="store_true", help="also list what was suppressed, by what and why")
@@ -322,24 +341,12 @@ def upgrade_parser() -> Parser:
                    help="the release the deployments run today, where the files do not say it or say it wrong "
                         "(default: the version each file pins; unknown: judged over every version it allows)")
     _add_many(p, "--gpu", "gpu", help_text="target GPU (as check; repeat it to check every target)")
-    _add_choice(p, "--os", "os_name", OS_NAMES, None, "host OS")
-    _add_many(p, "--fact", "fact", "KEY=VALUE", "any fact of the vocabulary")
-    p.add_argument("--facts", dest="facts_file", metavar="FILE", help="target facts from a file (as check)")
-    _add_choice(p, "--format", "fmt", UPGRADE_FORMATS, "text")
-    _add_many(p, "--select", "select", help_text="record ids or prefixes (RL1, RL105), comma separated")
-    _add_many(p, "--ignore", "ignore", help_text="record ids or prefixes to leave out")
-    _add_choice(p, "--fail-on", "fail_on", list(FAIL_LEVELS), None,
-                "lowest severity of a finding the upgrade introduces that makes the exit code 1  [default: major]")
-    p.add_argument("--strict", action=argparse.BooleanOptionalAction, default=None,
-                   help="possible findings the upgrade introduces count toward the exit code too")
-    p.add_argument("--show-possible", action="store_true",
-                   help="list every possible item, not only those something in the file points at")
-    _add_many(p, "--records", "records_dirs", "DIRECTORY", "a folder of your own records, used beside the shipped "
-                                                           "ones")
-    p.add_argument("--config", dest="config_file", metavar="FILE",
-                   help="use this configuration file instead of the nearest pyproject.toml / .relialint.toml")
-    p.add_argument("--isolated", action="store_true", help="read no configuration file")
-    _add_follow_outside(p)
+    _add_run_options(p, RunHelp(
+        facts="target facts from a file (as check)",
+        formats=UPGRADE_FORMATS,
+        fail_on="lowest severity of a finding the upgrade introduces that makes the exit code 1  [default: major]",
+        strict="possible findings the upgrade introduces count toward the exit code too",
+        show_possible="list every possible item, not only those something in the file points at"))
     return p
 
 

@@ -122,7 +122,7 @@ def record_about(data: Mapping[str, Any]) -> About:
     env += [m.group(1) for m in _CMAKE_OPTION.finditer(prose)]
     env += [m.group(0) for m in _ENV_NAME.finditer(title + " " + spans)]
 
-    gpus = [name for name, sure in record_gpus(data).items() if sure]
+    gpus = specific_gpus([name for name, sure in record_gpus(data).items() if sure])
     mentioned: list[str] = []
     if not gpus:
         text = title + "\n" + str(data.get("summary") or "")
@@ -131,6 +131,19 @@ def record_about(data: Mapping[str, Any]) -> About:
             if any(re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w-])", text) for n in names):
                 mentioned.append(gpu.name)
     return About(flags=_uniq(flags), env=_uniq(env), facts=_uniq([*facts, *edits]), gpus=gpus, mentioned=mentioned)
+
+
+def specific_gpus(names: Sequence[str]) -> list[str]:
+    """``names``, unless they are every catalogue GPU of each vendor among them: a record that holds on any NVIDIA
+    GPU (a CUDA-backend record, which a vendor decides) is about the backend, not about Volta or Hopper, and listing
+    each architecture would rank it above the records that are (``Volta`` finding RL133 before RL207)."""
+    from relialint.core.hardware import catalogue
+
+    chosen = set(names)
+    vendors = {g.vendor for g in catalogue() if g.name in chosen}
+    if chosen and all(g.name in chosen for g in catalogue() if g.vendor in vendors):
+        return []
+    return list(names)
 
 
 def gpu_summary(names: Sequence[str]) -> list[str]:

@@ -8,12 +8,9 @@
 
   var SEVERITY_ORDER = { blocker: 0, major: 1, minor: 2 };
 
-  function norm(text) {
-    return String(text || "").toLowerCase().replace(/[\s_-]+/g, "");
-  }
-
   var option = window.relialintForms.option;
   var fillGpus = window.relialintForms.fillGpus;
+  var gpuIndex = window.relialintForms.gpuIndex;
 
   function fillVersions(select, engine) {
     select.textContent = "";
@@ -33,19 +30,6 @@
         var b = engine.versions[j].builds;
         if (b && b[0] <= n && n <= b[1]) return j;
       }
-    }
-    return -1;
-  }
-
-  // ?gpu=: a catalogue name or one of its aliases, ignoring case, spaces, dashes and underscores.
-  function gpuIndex(gpus, wanted) {
-    if (wanted === null || wanted === "") return 0;
-    var key = norm(wanted);
-    for (var i = 1; i < gpus.length; i++) {
-      if (norm(gpus[i].value) === key) return i;
-    }
-    for (var j = 1; j < gpus.length; j++) {
-      if ((gpus[j].aliases || []).some(function (a) { return norm(a) === key; })) return j;
     }
     return -1;
   }

@@ -16,12 +16,9 @@
   var KINDS = { v: "takes a value", o: "takes an optional value", f: "a flag", n: "a negative flag",
     "?": "kind not known" };
 
-  function norm(text) {
-    return String(text || "").toLowerCase().replace(/[\s_-]+/g, "");
-  }
-
   var option = window.relialintForms.option;
   var fillGpus = window.relialintForms.fillGpus;
+  var gpuIndex = window.relialintForms.gpuIndex;
 
   function el(tag, className, text) {
     var node = document.createElement(tag);
@@ -99,18 +96,6 @@
   function versionIndex(engine, wanted) {
     for (var i = 0; i < engine.versions.length; i++) {
       if (engine.versions[i].value === wanted) return i;
-    }
-    return -1;
-  }
-
-  function gpuIndex(gpus, wanted) {
-    if (wanted === null || wanted === "") return 0;
-    var key = norm(wanted);
-    for (var i = 1; i < gpus.length; i++) {
-      if (norm(gpus[i].value) === key) return i;
-    }
-    for (var j = 1; j < gpus.length; j++) {
-      if ((gpus[j].aliases || []).some(function (a) { return norm(a) === key; })) return j;
     }
     return -1;
   }

@@ -54,7 +54,10 @@ class Artifact:
 
 
 def _wheel_rank(filename: str) -> int | None:
-    """Which wheel of a release stands for it: x86_64 Linux, the stable ABI first, then CPython 3.11, 3.10."""
+    """Which wheel of a release stands for it: x86_64 Linux, the stable ABI first, then CPython 3.11, 3.10; a
+    pure-Python wheel (SGLang until 0.5.10) when the release has no binary one."""
+    if filename.endswith("-py3-none-any.whl"):
+        return 9
     if not filename.endswith(".whl") or "x86_64" not in filename or "linux" not in filename:
         return None
     for rank, tag in enumerate(("-cp38-abi3-", "-cp311-cp311-", "-cp310-cp310-", "-cp39-cp39-", "-cp38-cp38-")):

@@ -75,6 +75,7 @@ ENV_MARKERS = ("SGLANG_", "SGL_", "_env")
 ENV_STRING = re.compile(rb"(?:(?<=\x00)|^)((?:SGLANG|SGL)_[A-Z0-9_]+)\x00")
 _FLAG_ACTIONS = ("store_true", "store_false", "store_const", "count", "help", "version", "append_const")
 
+_MUTATORS = {"append", "extend", "add", "update", "insert", "remove", "pop", "discard", "clear", "setdefault"}
 Option = tuple[str, str | None, tuple[str, ...] | None]  # kind, canonical, choices
 
 
@@ -105,35 +106,118 @@ class Sources:
         self.classes: dict[str, tuple[str, ast.ClassDef]] = {}
         self.constants: dict[str, dict[str, ast.expr]] = {}
         self.imports: dict[str, dict[str, tuple[str, str]]] = {}
+        self.module_classes: dict[str, dict[str, ast.ClassDef]] = {}
+        self._text: str | None = None
+        self._called: dict[str, bool] = {}
         for rel, tree in self.trees.items():
-            consts: dict[str, ast.expr] = {}
-            imports: dict[str, tuple[str, str]] = {}
-            for node in tree.body:
-                if isinstance(node, ast.ClassDef):
-                    self.classes.setdefault(node.name, (rel, node))
-                elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                    consts[node.targets[0].id] = node.value
-                elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-                    consts[node.target.id] = node.value
-            for node in ast.walk(tree):
-                if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                    module = node.module.replace(".", "/") + ".py"
-                    for alias in node.names:
-                        imports.setdefault(alias.asname or alias.name, (module, alias.name))
-            self.constants[rel] = consts
-            self.imports[rel] = imports
+            self._index(rel, tree)
+            for name, cls in self.module_classes[rel].items():
+                self.classes.setdefault(name, (rel, cls))
+
+    def _index(self, rel: str, tree: ast.Module) -> None:
+        consts: dict[str, ast.expr] = {}
+        imports: dict[str, tuple[str, str]] = {}
+        classes: dict[str, ast.ClassDef] = {}
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                classes.setdefault(node.name, node)
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                consts[node.targets[0].id] = node.value
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+                consts[node.target.id] = node.value
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    imports.setdefault(alias.asname or alias.name, (node.module, alias.name))
+        # a value changed after it is bound is not a literal: changed at import, or in a function the wheel calls
+        # (a function nothing in the wheel calls, such as the plugin hook ``add_attention_backend_choices``, is not
+        # counted: a plugin installed beside SGLang may widen such choices)
+        for name, function in _mutations(tree):
+            if name in consts and (function is None or self.called(function)):
+                consts.pop(name, None)
+        self.constants[rel] = consts
+        self.imports[rel] = imports
+        self.module_classes[rel] = classes
+
+    def called(self, function: str) -> bool:
+        """Whether any module of the release calls ``function`` (by name, anywhere but its own ``def``)."""
+        if function in self._called:
+            return self._called[function]
+        if self._text is None:
+            self._text = "\n".join(p.read_text(encoding="utf-8", errors="replace")
+                                   for p in sorted((self.root / "sglang").rglob("*.py")))
+        text, needle, calls = self._text, function + "(", 0
+        at = text.find(needle)
+        while at >= 0:
+            before = text[max(at - 4, 0):at]
+            if not (before[-1:].isalnum() or before[-1:] == "_") and before != "def ":
+                calls += 1
+            at = text.find(needle, at + 1)
+        self._called[function] = calls > 0
+        return self._called[function]
+
+    def _module(self, dotted: str) -> str | None:
+        """The path of an imported SGLang module, parsed on first use (``None``: not in the wheel)."""
+        for rel in (dotted.replace(".", "/") + ".py", dotted.replace(".", "/") + "/__init__.py"):
+            if rel in self.constants:
+                return rel
+            path = self.root / rel
+            if path.exists():
+                try:
+                    self._index(rel, ast.parse(path.read_text(encoding="utf-8")))
+                except SyntaxError:
+                    return None
+                return rel
+        return None
 
     def constant(self, rel: str, name: str, depth: int = 0) -> tuple[str, ast.expr] | None:
         """The module-level value bound to ``name`` in module ``rel`` or the module it is imported from."""
         if name in self.constants.get(rel, {}):
             return rel, self.constants[rel][name]
         source = self.imports.get(rel, {}).get(name)
-        if source is not None and depth < 4:
-            return self.constant(source[0], source[1], depth + 1)
+        if source is not None and depth < 4 and source[0].startswith("sglang."):
+            module = self._module(source[0])
+            if module is not None:
+                return self.constant(module, source[1], depth + 1)
+        return None
+
+    def class_attribute(self, rel: str, cls_name: str, attr: str, depth: int = 0) -> tuple[str, ast.expr] | None:
+        """``Class.ATTR`` where the class body binds ``ATTR`` (the class in ``rel`` or imported into it)."""
+        cls = self.module_classes.get(rel, {}).get(cls_name)
+        if cls is not None:
+            for stmt in cls.body:
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                        and stmt.targets[0].id == attr:
+                    return rel, stmt.value
+            return None
+        source = self.imports.get(rel, {}).get(cls_name)
+        if source is not None and depth < 4 and source[0].startswith("sglang."):
+            module = self._module(source[0])
+            if module is not None:
+                return self.class_attribute(module, source[1], attr, depth + 1)
         return None
 
     def cls(self, name: str) -> tuple[str, ast.ClassDef] | None:
         return self.classes.get(name)
+
+
+def _mutations(tree: ast.Module) -> Iterator[tuple[str, str | None]]:
+    """``(name, enclosing function or None)`` for every in-place change of a module-level name."""
+    stack: list[tuple[ast.AST, str | None]] = [(node, None) for node in tree.body]
+    while stack:
+        node, function = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            function = node.name
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.attr in _MUTATORS:
+            yield node.func.value.id, function
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            yield node.target.id, function
+        elif isinstance(node, ast.Assign | ast.Delete):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                    yield target.value.id, function
+        stack.extend((child, function) for child in ast.iter_child_nodes(node))
 
 
 def _literal_values(node: ast.expr | None, rel: str, sources: Sources, depth: int = 0) -> list[str] | None:
@@ -150,6 +234,9 @@ def _literal_values(node: ast.expr | None, rel: str, sources: Sources, depth: in
                 out.extend(inner)
             elif isinstance(element, ast.Constant) and element.value is not None:
                 out.append(str(element.value))
+            elif isinstance(element, ast.Name) and (found := sources.constant(rel, element.id)) is not None \
+                    and isinstance(found[1], ast.Constant) and found[1].value is not None:
+                out.append(str(found[1].value))
             else:
                 return None
         return out
@@ -162,6 +249,9 @@ def _literal_values(node: ast.expr | None, rel: str, sources: Sources, depth: in
         return None if left is None or right is None else left + right
     if isinstance(node, ast.Name):
         found = sources.constant(rel, node.id)
+        return _literal_values(found[1], found[0], sources, depth + 1) if found else None
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        found = sources.class_attribute(rel, node.value.id, node.attr)
         return _literal_values(found[1], found[0], sources, depth + 1) if found else None
     if isinstance(node, ast.Call):
         func = node.func
@@ -185,6 +275,7 @@ class Collector:
     def __init__(self, sources: Sources) -> None:
         self.sources = sources
         self.options: dict[str, Option] = {}
+        self.local: set[str] = set()  # names bound in add_cli_args (not the module's constants)
 
     def add(self, strings: list[str], kind: str, choices: tuple[str, ...] | None) -> None:
         longs = [s for s in strings if s.startswith("--")]
@@ -227,7 +318,9 @@ class Collector:
             return
         action, nargs = _kw(call, "action"), _kw(call, "nargs")
         kind = self.action_kind(action, nargs) if action is not None else _nargs_kind(nargs)
-        choices = _unique(_literal_values(_kw(call, "choices"), rel, self.sources))
+        node = _kw(call, "choices")
+        local = node is not None and any(isinstance(n, ast.Name) and n.id in self.local for n in ast.walk(node))
+        choices = None if local else _unique(_literal_values(node, rel, self.sources))
         self.add(strings, kind, choices)
 
     def add_cli_args(self) -> None:
@@ -239,6 +332,9 @@ class Collector:
                          and item.name == "add_cli_args"), None)
         if function is None:
             raise SystemExit(f"{self.sources.root}: no ServerArgs.add_cli_args")
+        self.local = {t.id for node in ast.walk(function) if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign)
+                      for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                      if isinstance(t, ast.Name)}
         for node in ast.walk(function):
             if not isinstance(node, ast.Call):
                 continue

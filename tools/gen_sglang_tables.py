@@ -332,7 +332,8 @@ class Collector:
                          and item.name == "add_cli_args"), None)
         if function is None:
             raise SystemExit(f"{self.sources.root}: no ServerArgs.add_cli_args")
-        self.local = {t.id for node in ast.walk(function) if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign)
+        self.local = {t.id for node in ast.walk(function)
+                      if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign)
                       for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
                       if isinstance(t, ast.Name)}
         for node in ast.walk(function):

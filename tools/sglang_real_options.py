@@ -31,7 +31,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import vllm_real_options as stubs
 
-
 ABSENT = {"torch_npu", "torch_musa", "mlx", "hip", "amdsmi", "pynvml", "torch_mlu", "sgl_kernel_npu", "mindspore"}
 """Packages whose presence makes SGLang pick another device (and fail without it): left absent, not stubbed."""
 VERSIONS = {"torch": "2.9.0", "triton": "3.5.0", "transformers": "4.57.0", "flashinfer": "0.5.0"}

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import re
 import sys
 from collections.abc import Iterator
@@ -276,6 +277,7 @@ class Collector:
         self.sources = sources
         self.options: dict[str, Option] = {}
         self.local: set[str] = set()  # names bound in add_cli_args (not the module's constants)
+        self.deprecated: dict[str, tuple[str, str]] = {}  # option -> (refused | ignored | translated, new flag)
 
     def add(self, strings: list[str], kind: str, choices: tuple[str, ...] | None) -> None:
         longs = [s for s in strings if s.startswith("--")]
@@ -301,7 +303,7 @@ class Collector:
             return _nargs_kind(nargs)
         found = self.sources.cls(name)
         if found is None:
-            return "?"
+            return "v" if name in ("Action", "_StoreAction") else "?"
         for item in found[1].body:
             if isinstance(item, ast.FunctionDef) and item.name == "__init__":
                 args = item.args
@@ -310,6 +312,9 @@ class Collector:
                                      *zip(args.kwonlyargs, args.kw_defaults, strict=True)]:
                     if arg.arg == "nargs":
                         return _nargs_kind(default)
+                return "v"  # an __init__ without a nargs default passes none: argparse's one value
+        for base in found[1].bases:  # no __init__ of its own: the base class decides
+            return self.action_kind(base, None)
         return "v"  # argparse.Action's own default: nargs None, one value
 
     def call(self, call: ast.Call, rel: str) -> None:
@@ -322,6 +327,37 @@ class Collector:
         local = node is not None and any(isinstance(n, ast.Name) and n.id in self.local for n in ast.walk(node))
         choices = None if local else _unique(_literal_values(node, rel, self.sources))
         self.add(strings, kind, choices)
+        if action is not None:
+            self.deprecation(strings, action, call.keywords)
+
+    def deprecation(self, strings: list[str], action: ast.expr, keywords: list[ast.keyword]) -> None:
+        """What an action class does with the option when ``__call__`` runs: ``refused`` (it raises or stops the
+        parser: the server does not start), ``translated`` (it stores a value, under another option's name when
+        ``new_flag=`` says so) or ``ignored`` (it only warns); plain argparse actions are not recorded."""
+        found = self.sources.cls(ast.unparse(action).rsplit(".", 1)[-1])
+        if found is None or not found[1].name.startswith("Deprecated"):
+            return
+        body = next((item for item in found[1].body if isinstance(item, ast.FunctionDef)
+                     and item.name == "__call__"), None)
+        if body is None:
+            return
+        given = {k.arg: k.value for k in keywords if k.arg}
+        behaviour = "ignored"
+        for node in ast.walk(body):
+            if isinstance(node, ast.Raise):
+                behaviour = "refused"
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "error":
+                guarded = [n for n in ast.walk(body) if isinstance(n, ast.If) and node in ast.walk(n)]
+                names = {a.attr for g in guarded for a in ast.walk(g.test) if isinstance(a, ast.Attribute)}
+                if not guarded or any(name in given and not (isinstance(given[name], ast.Constant)
+                                                             and given[name].value is None) for name in names):
+                    behaviour = "refused"
+            elif behaviour == "ignored" and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id == "setattr":
+                behaviour = "translated"
+        new_flag = _str(given.get("new_flag")) or ""
+        for option in strings:
+            self.deprecated.setdefault(option, (behaviour, new_flag))
 
     def add_cli_args(self) -> None:
         found = self.sources.cls("ServerArgs")
@@ -404,6 +440,7 @@ class Collector:
                     if _str(k) == "nargs":
                         kw_nargs = v
             self.add(names, self.action_kind(keys["action"], kw_nargs), arg_choices)
+            self.deprecation(names, keys["action"], arg.keywords if arg is not None else [])
             return
         inner = _unwrap_optional(inner)
         literal = _literal_of(inner, rel, self.sources)
@@ -461,9 +498,14 @@ def _literal_of(node: ast.expr, rel: str, sources: Sources, depth: int = 0) -> l
 
 
 def options_from_source(root: Path) -> dict[str, Option]:
+    return read_parser(root)[0]
+
+
+def read_parser(root: Path) -> tuple[dict[str, Option], dict[str, tuple[str, str]]]:
+    """The options of the release under ``root``, and its deprecated options (:meth:`Collector.deprecation`)."""
     collector = Collector(Sources(root))
     collector.add_cli_args()
-    return collector.options
+    return collector.options, collector.deprecated
 
 
 # -- env vars ---------------------------------------------------------------------------------------------------------
@@ -520,16 +562,19 @@ def env_reads(root: Path, wheel: Path | None,
 
 
 def write_extract(out_dir: Path, version: str, source: str, opts: dict[str, Option], envs: dict[str, str],
-                  rewrite: bool) -> None:
-    """``opt NAME KIND [CANONICAL|-] [choices=A,B,...]``, ``env NAME [WHERE]``, ``rewrite SGL_ SGLANG_``."""
+                  rewrite: bool, deprecated: dict[str, tuple[str, str]] | None = None) -> None:
+    """``opt NAME KIND [CANONICAL|-] [choices=A,B,...]``, ``dep NAME BEHAVIOUR [NEW_FLAG]``, ``env NAME [WHERE]``,
+    ``rewrite SGL_ SGLANG_`` (choices as a JSON list; a new flag may hold spaces)."""
     lines = [f"# SGLang {version}: {source} (tools/gen_sglang_tables.py extract)"]
     for name, (kind, canonical, choices) in sorted(opts.items()):
         line = f"opt {name} {kind}"
         if canonical or choices is not None:
             line += f" {canonical or '-'}"
         if choices is not None:
-            line += " choices=" + "\x1f".join(choices).replace(" ", "\x1e")
+            line += " choices=" + json.dumps(list(choices), separators=(",", ":"))
         lines.append(line)
+    for name, (behaviour, new_flag) in sorted((deprecated or {}).items()):
+        lines.append(f"dep {name} {behaviour}" + (f" {new_flag}" if new_flag else ""))
     lines.extend(f"env {name}" + (f" {where}" if where else "") for name, where in sorted(envs.items()))
     if rewrite:
         lines.append("rewrite SGL_ SGLANG_")
@@ -537,7 +582,7 @@ def write_extract(out_dir: Path, version: str, source: str, opts: dict[str, Opti
     (out_dir / f"{version}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-Extract = tuple[dict[str, Option], dict[str, str], str, bool]
+Extract = tuple[dict[str, Option], dict[str, str], str, bool, dict[str, tuple[str, str]]]
 
 
 def read_extract(path: Path) -> Extract:
@@ -545,8 +590,9 @@ def read_extract(path: Path) -> Extract:
     envs: dict[str, str] = {}
     source = ""
     rewrite = False
-    for line in path.read_text(encoding="utf-8").splitlines():
-        parts = line.split(" ")
+    deprecated: dict[str, tuple[str, str]] = {}
+    for line in path.read_text(encoding="utf-8").split("\n"):
+        parts = line.split(" ", 4 if line.startswith("opt ") else 3)
         if not parts or not parts[0]:
             continue
         if parts[0] == "#":
@@ -555,14 +601,15 @@ def read_extract(path: Path) -> Extract:
             canonical = parts[3] if len(parts) > 3 and parts[3] != "-" else None
             choices = None
             if len(parts) > 4 and parts[4].startswith("choices="):
-                raw = parts[4][len("choices="):]
-                choices = tuple(v.replace("\x1e", " ") for v in raw.split("\x1f")) if raw else ()
+                choices = tuple(json.loads(parts[4][len("choices="):]))
             opts[parts[1]] = (parts[2], canonical, choices)
         elif parts[0] == "env":
             envs[parts[1]] = parts[2] if len(parts) > 2 else ""
+        elif parts[0] == "dep":
+            deprecated[parts[1]] = (parts[2], parts[3] if len(parts) > 3 else "")
         elif parts[0] == "rewrite":
             rewrite = True
-    return opts, envs, source, rewrite
+    return opts, envs, source, rewrite, deprecated
 
 
 # -- the compact table ------------------------------------------------------------------------------------------------
@@ -577,7 +624,10 @@ NOTE = ("SGLang launch_server options (ServerArgs.add_cli_args, incl. options de
         "libraries may read them too; choices: option -> [[first, last, [values]]] where the parser's choices= "
         "(or a Literal field type) is literal (no entry: any value, or computed at run time); "
         "env_prefix_rewrites: prefix -> [[first, last, new prefix]]: those releases copy every SGL_X to SGLANG_X "
-        "at import, so SGL_X is read wherever SGLANG_X is; sources: the wheel each release was read from")
+        "at import, so SGL_X is read wherever SGLANG_X is; deprecated: option -> [[first, last, behaviour(, new "
+        "flag)]] for the options a Deprecated* action class handles: refused (the parser raises or errors: the "
+        "server does not start), ignored (a warning, the option does nothing), translated (a warning, the value "
+        "goes to the new flag's setting); sources: the wheel each release was read from")
 
 
 def assemble(per_version: dict[str, Extract]) -> dict[str, Any]:
@@ -586,8 +636,12 @@ def assemble(per_version: dict[str, Extract]) -> dict[str, Any]:
     choices: dict[str, list[tuple[int, Any]]] = {}
     env: dict[str, list[tuple[int, Any]]] = {}
     rewrites: list[tuple[int, Any]] = []
+    deprecations: dict[str, list[tuple[int, Any]]] = {}
     for index, version in enumerate(versions):
-        opts, envs, _, rewrite = per_version[version]
+        opts, envs, _, rewrite, deprecated = per_version[version]
+        for option, (behaviour, new_flag) in sorted(deprecated.items()):
+            deprecations.setdefault(option, []).append(
+                (index, (behaviour, new_flag) if new_flag else (behaviour,)))
         for option, (kind, canonical, values) in sorted(opts.items()):
             options.setdefault(option, []).append((index, (kind,) if canonical is None else (kind, canonical)))
             if values is not None:
@@ -608,11 +662,13 @@ def assemble(per_version: dict[str, Extract]) -> dict[str, Any]:
         "renames": {},
         "choices": {name: _ranges(present) for name, present in sorted(choices.items())},
         "env_prefix_rewrites": {"SGL_": _ranges(rewrites)} if rewrites else {},
+        "deprecated": {name: _ranges(present) for name, present in sorted(deprecations.items())},
     }
 
 
 def dumps(table: dict[str, Any]) -> str:
-    return tablejson.dumps(table, nested=("options", "env", "renames", "choices", "env_prefix_rewrites"))
+    return tablejson.dumps(table, nested=("options", "env", "renames", "choices", "env_prefix_rewrites",
+                                        "deprecated"))
 
 
 def build(extract_dir: Path) -> dict[str, Any]:
@@ -664,13 +720,17 @@ def extract(offline: bool, out_dir: Path, versions: list[str], options_only: boo
         if not offline:
             artifacts.fetch(art)
         root = unpacked(art)
-        opts = options_from_source(root)
+        opts, deprecated = read_parser(root)
         previous = out_dir / f"{version}.txt"
         if options_only and previous.exists():
-            _, envs, _, rewrite = read_extract(previous)
+            kept = [line for line in previous.read_text(encoding="utf-8").split("\n")
+                    if line.startswith(("env ", "rewrite "))]
+            envs = {parts[1]: parts[2] if len(parts) > 2 else "" for parts in
+                    (line.split(" ", 2) for line in kept if line.startswith("env "))}
+            rewrite = any(line.startswith("rewrite ") for line in kept)
         else:
             envs, rewrite = env_reads(root, art.path, memo)
-        write_extract(out_dir, version, f"wheel {art.filename}", opts, envs, rewrite)
+        write_extract(out_dir, version, f"wheel {art.filename}", opts, envs, rewrite, deprecated)
         print(f"extracted {version}: {len(opts)} options, {len(envs)} env vars", file=sys.stderr)
 
 

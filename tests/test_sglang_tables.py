@@ -91,7 +91,7 @@ def test_table_answers_like_the_engine_needs() -> None:
     table = _table()
     data = json.loads(DATA.read_text(encoding="utf-8"))
     assert _kind(table, "--model-path", "0.1.3") == ("v", None)
-    assert _kind(table, "--tp-size", "0.3.6") == ("v", None)
+    assert _kind(table, "--tp-size", "0.3.6") == ("v", "--tensor-parallel-size")  # its first long string then
     assert _kind(table, "--tensor-parallel-size", "0.5.23") == ("v", "--tp-size")
     assert _kind(table, "--enable-torch-compile", "0.3.6") == ("f", None)
     assert _kind(table, "--enable-dp-attention", "0.3.5.post2") is None  # first in 0.3.6

@@ -76,5 +76,7 @@ def finish(deployment: Deployment) -> None:
 
 
 def version_defaults(facts: Any) -> None:
-    """SGLang's defaults (none yet tabled by release)."""
-    del facts
+    """SGLang's defaults by release (``sglang_defaults``)."""
+    from relialint.engines import sglang_defaults
+
+    sglang_defaults.version_defaults(facts)

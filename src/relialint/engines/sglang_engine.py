@@ -18,7 +18,9 @@ if TYPE_CHECKING:
     from relialint.engines.common import FileOpener
     from relialint.engines.fixedit import FixValue, TextEdit
 
-_HINTS = ("sglang",)
+_VARYING = frozenset({"engine.version", "prefix_caching.enabled", "cuda_graphs.enabled", "torch_compile.enabled",
+                      "chunked_prefill.enabled"})
+"""The facts a version world may change: the version and the defaults of ``sglang_defaults``."""
 
 
 class SglangEngine(NoGpuDefaults):
@@ -68,8 +70,9 @@ class SglangEngine(NoGpuDefaults):
         return list(self.tabled_versions())
 
     def version_class(self, version: Version) -> tuple[object, ...]:
-        del version
-        return ()
+        from relialint.engines.sglang_defaults import version_class
+
+        return version_class(version)
 
     def version_defaults(self, facts: FactSet) -> None:
         from relialint.engines import sglang_checks
@@ -77,7 +80,7 @@ class SglangEngine(NoGpuDefaults):
         sglang_checks.version_defaults(facts)
 
     def varying(self) -> frozenset[str]:
-        return frozenset({"engine.version"})
+        return _VARYING
 
     def written_options(self, deployment: Deployment) -> list[str]:
         from relialint.engines import sglang_checks

@@ -66,8 +66,12 @@ class SglangEngine(NoGpuDefaults):
         return self.tabled_versions()
 
     def allowed_versions(self, facts: FactView, options: Sequence[str], leave_out: str | None) -> list[Version]:
-        del facts, options, leave_out
-        return list(self.tabled_versions())
+        """The tabled releases that accept every written option (but ``leave_out``) that some release accepts (a
+        release that refuses one would not start)."""
+        from relialint.engines import sglang_checks
+
+        del facts
+        return sglang_checks.allowed_versions(options, leave_out)
 
     def version_class(self, version: Version) -> tuple[object, ...]:
         from relialint.engines.sglang_defaults import version_class
@@ -102,8 +106,9 @@ class SglangEngine(NoGpuDefaults):
         return sglang_checks.option_spans(deployment)
 
     def option_name(self, written: str) -> str | None:
-        head = written.split("=", 1)[0]
-        return head if head.startswith("-") else None
+        from relialint.engines import flagcheck
+
+        return flagcheck.option_head(written)
 
     def option_flags(self, key: str) -> list[str]:
         from relialint.engines.sglang import OPTION_FACTS

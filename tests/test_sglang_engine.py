@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from relialint.engines.registry import default_registry
 from relialint.engines.sglang import image_facts
 from relialint.engines.sglang_engine import SglangEngine
-from relialint.engines.registry import default_registry
 from tests.cli_run import invoke
 
 Row = tuple[Any, str, int | None, int | None]
@@ -62,7 +62,8 @@ SHELL = ("#!/bin/bash\n"
          'pip install "sglang[all]==0.4.6.post1"\n'
          "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --tp 2 \\\n"
          "  --mem-fraction-static=0.85 --context-length 32768 --disable-radix-cache --kv-cache-dtype fp8_e5m2 \\\n"
-         "  --chunked-prefill-size -1 --attention-backend fa3 --speculative-algorithm NEXTN --max-running-requests 64\n")
+         "  --chunked-prefill-size -1 --attention-backend fa3 --speculative-algorithm NEXTN "
+         "--max-running-requests 64\n")
 
 
 def test_launch_server_facts(tmp_path: Path) -> None:
@@ -213,19 +214,21 @@ def test_kubernetes(tmp_path: Path) -> None:
 
 def test_other_formats(tmp_path: Path) -> None:
     [docker] = deployments(tmp_path, "Dockerfile", 'FROM lmsysorg/sglang:v0.5.2-cu126\n'
-                           'CMD ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen2.5-7B-Instruct"]\n')
+                           'CMD ["python3", "-m", "sglang.launch_server", "--model-path", '
+                           '"Qwen/Qwen2.5-7B-Instruct"]\n')
     assert table(docker, "engine.version", "engine.backend", "model.name") == {
         "engine.version": ("0.5.2", "image", 1, 6), "engine.backend": ("cuda", "image", 1, 6),
         "model.name": ("Qwen/Qwen2.5-7B-Instruct", "flag", 2, 63)}
     [unit] = deployments(tmp_path, "sglang.service", "[Service]\nEnvironment=CUDA_VISIBLE_DEVICES=0\n"
-                         "ExecStart=/opt/venv/bin/python -m sglang.launch_server --model-path x/y --context-length 4096\n")
+                         "ExecStart=/opt/venv/bin/python -m sglang.launch_server --model-path x/y "
+                         "--context-length 4096\n")
     assert table(unit, "engine.name", "limits.max_model_len", "gpu.count") == {
-        "engine.name": ("sglang", "inferred", 3, 11), "limits.max_model_len": (4096, "flag", 3, 71),
+        "engine.name": ("sglang", "inferred", 3, 11), "limits.max_model_len": (4096, "flag", 3, 73),
         "gpu.count": (1, "env", 2, 13)}
     [ps1] = deployments(tmp_path, "run.ps1", '$env:SGLANG_LOG_LEVEL = "info"\n'
                         "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --mem-fraction-static 0.7\n")
     assert table(ps1, "env.SGLANG_LOG_LEVEL", "memory.gpu_utilization") == {
-        "env.SGLANG_LOG_LEVEL": ("info", "env", 1, 6), "memory.gpu_utilization": (0.7, "flag", 2, 47)}
+        "env.SGLANG_LOG_LEVEL": ("info", "env", 1, 6), "memory.gpu_utilization": (0.7, "flag", 2, 59)}
 
 
 @pytest.mark.parametrize(("image", "version", "rolling", "backend", "arch"), [

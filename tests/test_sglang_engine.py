@@ -257,3 +257,26 @@ def test_other_images_are_not_sglang() -> None:
 
 def test_an_image_alone_is_no_deployment(tmp_path: Path) -> None:
     assert deployments(tmp_path, "compose.yaml", "services:\n  s:\n    image: lmsysorg/sglang:latest\n") == []
+
+
+def _record(engines: list[str]) -> dict[str, Any]:
+    return {"id": "RL999", "slug": "test", "title": "t", "severity": "major", "fix": "f", "engines": engines,
+            "trigger": {"when": {"fact": "gpu.vendor", "eq": "nvidia"}, "message": "m"}}
+
+
+@pytest.mark.parametrize(("engines", "applies"), [([], True), (["sglang"], True), (["vllm"], False),
+                                                   (["vllm", "sglang"], True)])
+def test_engine_independent_records_apply(tmp_path: Path, engines: list[str], applies: bool) -> None:
+    """A record with no `engines:` (the hardware, power and measurement records) or naming SGLang applies to an
+    SGLang deployment as to a vLLM one; one for vLLM alone does not."""
+    from relialint.core.findings import evaluate
+    from relialint.engines.common import at
+    from relialint.readers import shell
+    from relialint.readers.opener import MemoryOpener
+
+    del tmp_path
+    result = shell.read("python -m sglang.launch_server --model-path x/y\n", "run.sh", MemoryOpener({}))
+    [dep] = default_registry().extract(result)
+    dep.facts.set("gpu.vendor", at("nvidia", "manifest", None))
+    found = evaluate(dep, [_record(engines)], default_registry().get("sglang"))
+    assert [(f.code, f.certainty) for f in found] == ([("RL999", "definite")] if applies else [])

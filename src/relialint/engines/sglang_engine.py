@@ -92,13 +92,15 @@ class SglangEngine(NoGpuDefaults):
         return sglang_checks.written_options(deployment)
 
     def fill_settings(self, message: str, deployment: Deployment) -> str:
-        from relialint.engines import fixedit
+        from relialint.engines import fixedit, sglang
 
-        return fixedit.fill_settings(message, deployment)
+        return fixedit.fill_settings(message, deployment, sglang.setting_text)
 
     def fix_edits(self, result: FileResult, deployment: Deployment, fix_set: Mapping[str, FixValue]
                   ) -> list[TextEdit] | None:
-        return None
+        from relialint.engines import sglang
+
+        return sglang.fix_edits(result, deployment, fix_set)
 
     def option_spans(self, deployment: Deployment) -> list[tuple[str, Span]]:
         from relialint.engines import sglang_checks

@@ -319,3 +319,10 @@ def test_setting_text() -> None:
     assert setting_text(dep, "cuda_graphs.enabled", False) == "--disable-cuda-graph"
     assert setting_text(dep, "env.SGLANG_USE_AITER", "1") == "SGLANG_USE_AITER=1"
     assert setting_text(dep, "engine.v1", True) is None
+
+
+def test_a_config_file_leaves_the_options_open(tmp_path: Path) -> None:
+    [dep] = deployments(tmp_path, "run.sh", "python -m sglang.launch_server --config server.yaml\n",
+                        "--engine-version", "0.5.9")
+    assert table(dep, "prefix_caching.enabled", "cuda_graphs.enabled") == {}
+    assert "--config server.yaml: the options of the file are not read; any option may be set there" in dep["notes"]

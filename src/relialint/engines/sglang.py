@@ -219,7 +219,13 @@ def _apply_args(deployment: Deployment, launch: Launch, opener: FileOpener | Non
     parsed = parse_args(launch.args, sglang_checks.takes_value, sglang_checks.expand)
     opts = [opt for opt in parsed.opts if not (launch.form == "router" and opt.name.startswith("router-"))]
     sglang_checks.record_launch(deployment, opts)
-    complete = parsed.complete and launch.command.argv_complete
+    config = next((opt for opt in opts if opt.name == "config"), None)
+    if config is not None:
+        # from 0.5.3rc2 `--config FILE` merges a YAML file's options into the command line (prepare_server_args,
+        # server_args_config_parser.py): they are not read here, so any option may be set
+        deployment.notes.append(f"--config {config.value or '(value not seen)'}: the options of the file are not "
+                                "read; any option may be set there")
+    complete = parsed.complete and launch.command.argv_complete and config is None
     if complete:
         facts.closed.add("flag.sglang.")
     last = _written_options(facts, opts)

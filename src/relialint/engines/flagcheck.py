@@ -442,8 +442,26 @@ def takes_value(name: str, version: Version | None, engine: str = "vllm") -> boo
     return info.kind in ("v", "o")
 
 
+ENV_PREFIX_ALIASES: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "sglang": (("SGL_", "SGLANG_", "0.5.3rc2"),),
+}
+"""Variable prefixes an engine rewrites at start-up, from a release on: ``(old, new, since)``. SGLang's
+``sglang/srt/environ.py`` copies every ``SGL_*`` variable of the process to ``SGLANG_*`` at import from 0.5.3rc2
+(``_convert_SGL_to_SGLANG``; ``_handle_deprecated_envs`` from 0.5.18, which leaves out its ``_DEPRECATED_ENVS``
+names), so ``SGL_X`` is read wherever ``SGLANG_X`` is."""
+
+
+@lru_cache(maxsize=4096)
 def _env_present(name: str, engine: str = "vllm") -> frozenset[int]:
-    return frozenset(i for lo, hi, *_ in table_of(engine).env.get(name) or [] for i in range(lo, hi + 1))
+    table = table_of(engine)
+    present = frozenset(i for lo, hi, *_ in table.env.get(name) or [] for i in range(lo, hi + 1))
+    for old, new, since in ENV_PREFIX_ALIASES.get(engine, ()):
+        if name.startswith(old):
+            first = parse_in_family(False, since)
+            renamed = new + name[len(old):]
+            present |= frozenset(i for lo, hi, *_ in table.env.get(renamed) or [] for i in range(lo, hi + 1)
+                                 if not table.parsed[i] < first)
+    return present
 
 
 def _distance(a: str, b: str) -> int:

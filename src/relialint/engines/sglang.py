@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 from relialint.base import lazyre
 from relialint.core.deployment import Deployment
-from relialint.core.facts import FactSet, Origin, Value, Withheld
+from relialint.core.facts import Fact, FactSet, Origin, Value, Withheld
 from relialint.core.versions import Version, VersionError, parse_in_family
 from relialint.engines import evidence
 from relialint.engines.common import (
@@ -31,6 +31,9 @@ from relialint.readers.located import Command, FileResult, Span, Word
 SERVER_MODULE = "sglang.launch_server"
 ROUTER_MODULE = "sglang_router.launch_server"
 CLI_MODULE = "sglang.cli.main"
+SERVE_SINCE = "0.5.5"
+SERVE_NOTE = ("`sglang serve` is the console script `sglang = sglang.cli.main:main` of the wheels' entry_points.txt, "
+              "first in 0.5.5")
 
 _IMAGE = lazyre.compile(r"^(?:[\w.\-]+(?::\d+)?/)*(?P<repo>lmsysorg/sglang)(?::(?P<tag>[\w.\-]+))?(?:@.*)?$")
 _TAG_VERSION = lazyre.compile(r"^v?(\d+\.\d+\.\d+(?:\.\d+|\.post\d+)?(?:rc\d+)?)(?=$|-)")
@@ -165,10 +168,16 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, open
     clues = _version_facts(facts, launch, pinned)
     apply_env(deployment, command, ("SGLANG_", "SGL_"))
     _apply_args(deployment, launch, opener)
+    _releasable(facts)
     if facts.get("engine.version") is None and facts.get("engine.version_range") is None:
         # the options the launch passes say which releases it can run on (any other refuses to start)
         window = sglang_checks.options_range(deployment)
-        if window is not None:
+        if launch.form == "serve":
+            floor = f">={SERVE_SINCE}"
+            ceiling = [part for part in (window[0].split(",") if window is not None else []) if part.startswith("<")]
+            spec = ",".join([floor, *ceiling])
+            facts.set("engine.version_range", word_fact(spec, "inferred", launch.start, SERVE_NOTE))
+        elif window is not None:
             spec, word, why = window
             facts.set("engine.version_range", word_fact(spec, "inferred", word, why))
     evidence.apply(deployment, clues + evidence.command_clues(command, deployment.kind))
@@ -208,6 +217,23 @@ def _version_facts(facts: FactSet, launch: Launch, pinned: tuple[Version | str, 
                 f"the {launch.image.text} tag pulls the newest release or the development branch ({newest} or "
                 "later)"))
     return clues
+
+
+def _releasable(facts: FactSet) -> None:
+    """``memory.releasable``: SGLang frees its GPU memory while running (``/release_memory_occupation``) only with
+    ``--enable-memory-saver``; without it the scheduler's memory saver is a no-op
+    (``TorchMemorySaverAdapter.create(enable)`` gives ``_TorchMemorySaverAdapterNoop``, sglang/srt/utils/
+    torch_memory_saver_adapter.py, 0.5.4). Unknown where the option is unknown."""
+    flag = facts.get("flag.sglang.enable-memory-saver")
+    if flag is None or isinstance(flag.value, Withheld):
+        return
+    if flag.value is None:
+        facts.set("memory.releasable", Fact(False, "inferred", note="no --enable-memory-saver: releasing memory "
+                                                                    "frees nothing"))
+    else:
+        facts.set("memory.releasable", Fact(True, "flag", flag.path, flag.line, flag.column, flag.end_line,
+                                            flag.end_column, note="--enable-memory-saver: "
+                                            "/release_memory_occupation frees the GPU memory while the server runs"))
 
 
 def _apply_args(deployment: Deployment, launch: Launch, opener: FileOpener | None) -> None:

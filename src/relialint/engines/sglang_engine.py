@@ -68,10 +68,14 @@ class SglangEngine(NoGpuDefaults):
     def allowed_versions(self, facts: FactView, options: Sequence[str], leave_out: str | None) -> list[Version]:
         """The tabled releases that accept every written option (but ``leave_out``) that some release accepts (a
         release that refuses one would not start)."""
-        from relialint.engines import sglang_checks
+        from relialint.engines import sglang, sglang_checks
 
-        del facts
-        return sglang_checks.allowed_versions(options, leave_out)
+        allowed = sglang_checks.allowed_versions(options, leave_out)
+        form = facts.get("sglang.launch_form")
+        if form is not None and form.value == "serve":  # the `sglang` console script is 0.5.5 and newer
+            since = self.parse_version(sglang.SERVE_SINCE)
+            allowed = [v for v in allowed if not v < since] or allowed
+        return allowed
 
     def version_class(self, version: Version) -> tuple[object, ...]:
         from relialint.engines.sglang_defaults import version_class

@@ -326,3 +326,64 @@ def test_a_config_file_leaves_the_options_open(tmp_path: Path) -> None:
                         "--engine-version", "0.5.9")
     assert table(dep, "prefix_caching.enabled", "cuda_graphs.enabled") == {}
     assert "--config server.yaml: the options of the file are not read; any option may be set there" in dep["notes"]
+
+
+# -- option and variable checks against the release tables (RL550, RL551) ------------------------------------------
+
+CHECKED = ("export SGLANG_ENABLE_JIT_DEEPGEMM=0\n"
+           "export SGL_ENABLE_JIT_DEEPGEMM=0\n"
+           "export SGLANG_MY_OWN_SETTING=1\n"
+           "export SGLANG_USE_AITR=1\n"
+           "python3 -m sglang.launch_server --model-path x/y --enable-ep-moe --mem-fraction-statc 0.8 --tp 2\n")
+
+
+def _messages(tmp_path: Path, text: str, *args: str) -> list[tuple[str, str, int, int, str]]:
+    (tmp_path / "run.sh").write_text(text)
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        doc = json.loads(invoke(["check", "run.sh", "--format", "json", "--select", "RL550,RL551",
+                                 "--show-possible", *args]).output)
+    finally:
+        os.chdir(cwd)
+    return [(f["code"], f["certainty"], f["line"], f["column"], f["message"]) for f in doc["findings"]]
+
+
+def test_unknown_options_and_unread_variables_on_a_pinned_release(tmp_path: Path) -> None:
+    old = _messages(tmp_path, CHECKED, "--engine-version", "0.4.6.post1")
+    assert [f[:4] for f in old] == [("RL551", "definite", 1, 8), ("RL551", "definite", 4, 8),
+                                    ("RL550", "definite", 5, 66)]
+    assert old[0][4].startswith("SGLang 0.4.6.post1 does not read `SGLANG_ENABLE_JIT_DEEPGEMM` (read in ")
+    assert old[1][4].startswith("no SGLang version from 0.1.3 to ")
+    assert "reads `SGLANG_USE_AITR` (did you mean `SGLANG_USE_AITER`?)" in old[1][4]
+    assert old[2][4] == ("`--mem-fraction-statc` is not an option of SGLang 0.4.6.post1 (did you mean "
+                         "`--mem-fraction-static`?): SGLang refuses to start (\"unrecognized arguments\")")
+    new = _messages(tmp_path, CHECKED, "--engine-version", "0.5.23")
+    # SGL_ENABLE_JIT_DEEPGEMM: 0.5.23 copies every SGL_* variable to SGLANG_* at import, and reads that one
+    assert [f[:4] for f in new] == [("RL551", "definite", 4, 8), ("RL550", "definite", 5, 50),
+                                    ("RL550", "definite", 5, 66)]
+    assert new[1][4].startswith("`--enable-ep-moe` is not an option of SGLang 0.5.23; it exists in 0.4.0.post1-")
+
+
+def test_unknown_option_with_the_release_unknown(tmp_path: Path) -> None:
+    found = _messages(tmp_path, "python3 -m sglang.launch_server --model-path x/y --enable-ep-moe --tp 2\n")
+    assert [f[:4] for f in found] == [("RL550", "possible", 1, 50)]
+    assert found[0][4].startswith("`--enable-ep-moe` exists only in SGLang 0.4.0.post1-")
+    assert "(possible: depends on engine.version: holds on SGLang 0.1.3-0.4.0, " in found[0][4]
+
+
+def test_version_worlds(tmp_path: Path) -> None:
+    """The written options narrow the releases; `sglang serve` runs on 0.5.5 and newer."""
+    engine = default_registry().get("sglang")
+    assert engine is not None
+    tabled = list(engine.tabled_versions())
+    assert str(tabled[0]) == "0.1.3" and str(tabled[-1]) == "0.5.23"
+    from relialint.core.facts import FactSet
+
+    narrowed = engine.allowed_versions(FactSet(), ["--enable-ep-moe", "--tp", "2"], None)
+    assert str(narrowed[0]) == "0.4.0.post1" and all(str(v).startswith("0.") for v in narrowed)
+    assert engine.allowed_versions(FactSet(), ["--enable-ep-moe"], "--enable-ep-moe") == tabled
+    [serve] = deployments(tmp_path, "run.sh", "sglang serve Qwen/Qwen3-8B --tp 2\n")
+    assert table(serve, "engine.version_range") == {"engine.version_range": (">=0.5.5", "inferred", 1, 1)}
+    assert engine.version_class(engine.parse_version("0.4.6.post1")) != engine.version_class(
+        engine.parse_version("0.2.9"))

@@ -387,3 +387,12 @@ def test_version_worlds(tmp_path: Path) -> None:
     assert table(serve, "engine.version_range") == {"engine.version_range": (">=0.5.5", "inferred", 1, 1)}
     assert engine.version_class(engine.parse_version("0.4.6.post1")) != engine.version_class(
         engine.parse_version("0.2.9"))
+
+
+def test_records_for_the_engine() -> None:
+    rows = json.loads(invoke(["records", "--engine", "sglang", "--format", "json"]).output)["records"]
+    assert {"RL550", "RL551", "RL201"} <= {r["id"] for r in rows}
+    assert all(not r["engines"] or "sglang" in r["engines"] for r in rows)
+    assert "RL507" not in {r["id"] for r in rows}  # vLLM's alone
+    wrong = invoke(["records", "--engine", "tgi"])
+    assert wrong.exit_code == 2 and "one of vllm, llama.cpp, sglang, bench" in wrong.output

@@ -396,3 +396,12 @@ def test_records_for_the_engine() -> None:
     assert "RL507" not in {r["id"] for r in rows}  # vLLM's alone
     wrong = invoke(["records", "--engine", "tgi"])
     assert wrong.exit_code == 2 and "one of vllm, llama.cpp, sglang, bench" in wrong.output
+
+
+def test_serve_model_type(tmp_path: Path) -> None:
+    """`sglang serve --model-type` is the CLI's own option (0.5.10rc0 on), never the server's; a diffusion server is
+    no language-model deployment."""
+    [llm] = deployments(tmp_path, "run.sh", "sglang serve Qwen/Qwen3-8B --model-type llm --tp 2\n")
+    assert "flag.sglang.model-type" not in llm["facts"]
+    assert table(llm, "parallel.tensor") == {"parallel.tensor": (2, "flag", 1, 45)}
+    assert deployments(tmp_path, "run.sh", "sglang serve black-forest-labs/FLUX.1-dev --model-type diffusion\n") == []

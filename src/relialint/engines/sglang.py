@@ -67,7 +67,7 @@ def _recognise_words(command: Command, words: list[Word]) -> Launch | None:
         return None
     head = program(words[0])
     if head == "sglang" and len(words) > 1 and words[1].text == "serve":
-        return Launch(command, "serve", words[2:], words[0])
+        return _serve(command, words[2:], words[0])
     rest = words[1:]
     if head == "uv" and rest and rest[0].text == "run":
         rest = rest[1:]
@@ -86,9 +86,32 @@ def _recognise_words(command: Command, words: list[Word]) -> Launch | None:
         if module == ROUTER_MODULE:
             return Launch(command, "router", rest[index + 2:], words[0])
         if module == CLI_MODULE and len(rest) > index + 2 and rest[index + 2].text == "serve":
-            return Launch(command, "serve", rest[index + 3:], words[0])
+            return _serve(command, rest[index + 3:], words[0])
         return None
     return None
+
+
+def _serve(command: Command, args: list[Word], start: Word) -> Launch | None:
+    """``sglang serve``: the language-model server, unless ``--model-type`` picks another backend (from 0.5.10rc0
+    sglang/cli/serve.py takes the option out of the arguments and hands the rest to the backend it names: ``llm``,
+    ``diffusion`` or an installed plug-in's; ``auto`` detects a diffusion model by its files)."""
+    kept: list[Word] = []
+    index = 0
+    while index < len(args):
+        text = args[index].text or ""
+        if text == "--model-type" and index + 1 < len(args):
+            if args[index + 1].text not in ("llm", "auto"):
+                return None  # a diffusion or plug-in server: not SGLang's language-model server
+            index += 2
+            continue
+        if text.startswith("--model-type="):
+            if text.split("=", 1)[1] not in ("llm", "auto"):
+                return None
+            index += 1
+            continue
+        kept.append(args[index])
+        index += 1
+    return Launch(command, "serve", kept, start)
 
 
 # -- images ---------------------------------------------------------------------------------------------------------

@@ -237,9 +237,12 @@ def test_other_formats(tmp_path: Path) -> None:
     ("lmsysorg/sglang:v0.5.4-rocm700-mi35x", "0.5.4", False, "hip", "gfx950"),
     ("lmsysorg/sglang:v0.5.4-cu129-b200", "0.5.4", False, "cuda", None),
     ("docker.io/lmsysorg/sglang:v0.5.0rc2-cu126", "0.5.0rc2", False, "cuda", None),
-    ("lmsysorg/sglang:latest", None, True, None, None),
-    ("lmsysorg/sglang", None, True, None, None),
-    ("lmsysorg/sglang:dev", None, True, None, None),
+    ("lmsysorg/sglang:latest", None, True, "cuda", None),
+    ("lmsysorg/sglang", None, True, "cuda", None),
+    ("lmsysorg/sglang:dev", None, True, "cuda", None),
+    ("lmsysorg/sglang:v0.5.18", "0.5.18", False, "cuda", None),
+    ("lmsysorg/sglang:v0.5.9-cu129-amd64-runtime", "0.5.9", False, "cuda", None),
+    ("lmsysorg/sglang:v0.4.6.post5-rocm630", "0.4.6.post5", False, "hip", None),
     ("lmsysorg/sglang:v0.5.3-xeon", "0.5.3", False, "cpu", None),
     ("lmsysorg/sglang:v0.5.3-npu", "0.5.3", False, "npu", None),
 ])
@@ -405,3 +408,11 @@ def test_serve_model_type(tmp_path: Path) -> None:
     assert "flag.sglang.model-type" not in llm["facts"]
     assert table(llm, "parallel.tensor") == {"parallel.tensor": (2, "flag", 1, 45)}
     assert deployments(tmp_path, "run.sh", "sglang serve black-forest-labs/FLUX.1-dev --model-type diffusion\n") == []
+
+
+def test_rolling_tag(tmp_path: Path) -> None:
+    [dep] = deployments(tmp_path, "compose.yaml", "services:\n  s:\n    image: lmsysorg/sglang:latest\n"
+                        "    command: python3 -m sglang.launch_server --model-path x/y\n")
+    newest = str(default_registry().get("sglang").tabled_versions()[-1])  # type: ignore[union-attr]
+    assert table(dep, "engine.version", "engine.version_range", "engine.backend") == {
+        "engine.version_range": (f">={newest}", "image", 3, 12), "engine.backend": ("cuda", "image", 3, 12)}

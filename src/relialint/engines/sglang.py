@@ -38,6 +38,8 @@ SERVE_NOTE = ("`sglang serve` is the console script `sglang = sglang.cli.main:ma
 _IMAGE = lazyre.compile(r"^(?:[\w.\-]+(?::\d+)?/)*(?P<repo>lmsysorg/sglang)(?::(?P<tag>[\w.\-]+))?(?:@.*)?$")
 _TAG_VERSION = lazyre.compile(r"^v?(\d+\.\d+\.\d+(?:\.\d+|\.post\d+)?(?:rc\d+)?)(?=$|-)")
 _ROLLING = ("latest", "dev", "nightly")
+_OTHER_PLATFORMS = frozenset({"musa", "hpu", "gaudi", "tpu", "mlu", "vulkan", "metal", "mps", "rocm"})
+"""Tag words of platforms besides those read above: a tag with one says nothing of CUDA."""
 _PYTHON = lazyre.compile(r"python(\d(\.\d+)?)?")
 
 
@@ -155,6 +157,8 @@ def image_facts(image: str) -> ImageFacts | None:
         backend = "npu"
     elif "xpu" in parts:
         backend = "xpu"
+    elif not any(p in _OTHER_PLATFORMS for p in parts):
+        backend = "cuda"  # SGLang's images without a platform suffix (`latest`, `v0.5.18`, `dev`) are CUDA builds
     return ImageFacts(version, rolling, backend, arch)
 
 

@@ -392,15 +392,6 @@ def test_version_worlds(tmp_path: Path) -> None:
         engine.parse_version("0.2.9"))
 
 
-def test_records_for_the_engine() -> None:
-    rows = json.loads(invoke(["records", "--engine", "sglang", "--format", "json"]).output)["records"]
-    assert {"RL550", "RL551", "RL201"} <= {r["id"] for r in rows}
-    assert all(not r["engines"] or "sglang" in r["engines"] for r in rows)
-    assert "RL507" not in {r["id"] for r in rows}  # vLLM's alone
-    wrong = invoke(["records", "--engine", "tgi"])
-    assert wrong.exit_code == 2 and "one of vllm, llama.cpp, sglang, bench" in wrong.output
-
-
 def test_serve_model_type(tmp_path: Path) -> None:
     """`sglang serve --model-type` is the CLI's own option (0.5.10rc0 on), never the server's; a diffusion server is
     no language-model deployment."""

@@ -407,3 +407,18 @@ def test_rolling_tag(tmp_path: Path) -> None:
     newest = str(default_registry().get("sglang").tabled_versions()[-1])  # type: ignore[union-attr]
     assert table(dep, "engine.version", "engine.version_range", "engine.backend") == {
         "engine.version_range": (f">={newest}", "image", 3, 12), "engine.backend": ("cuda", "image", 3, 12)}
+
+
+def test_release_delta() -> None:
+    """`relialint upgrade` for SGLang: the tables say what a release moves; an SGL_* variable the target copies to
+    SGLANG_* is still read there."""
+    engine = default_registry().get("sglang")
+    assert isinstance(engine, SglangEngine)
+    delta = engine.release_delta(engine.parse_version("0.4.6.post1"), engine.parse_version("0.5.23"))
+    assert delta.checked
+    refused = {c.name for c in delta.options if c.change == "refused"}
+    assert "--enable-ep-moe" in refused and "--disable-mla" not in refused  # gone before 0.4.6.post1 already
+    assert "SGL_ENABLE_JIT_DEEPGEMM" not in {c.name for c in delta.env}
+    assert [(d.fact, d.old, d.new_known) for d in delta.defaults] == [("chunked_prefill.enabled", True, False)]
+    beyond = engine.release_delta(engine.parse_version("0.4.6.post1"), engine.parse_version("0.9.0"))
+    assert not beyond.checked

@@ -422,3 +422,46 @@ def test_release_delta() -> None:
     assert [(d.fact, d.old, d.new_known) for d in delta.defaults] == [("chunked_prefill.enabled", True, False)]
     beyond = engine.release_delta(engine.parse_version("0.4.6.post1"), engine.parse_version("0.9.0"))
     assert not beyond.checked
+
+
+LWS = """apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: sglang
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    leaderTemplate:
+      spec:
+        containers:
+          - name: leader
+            image: lmsysorg/sglang:v0.5.4-cu129-b200
+            command: ["python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-R1",
+                      "--tp", "16", "--nnodes", "2", "--node-rank", "0"]
+    workerTemplate:
+      spec:
+        containers:
+          - name: worker
+            image: lmsysorg/sglang:v0.5.4-cu129-b200
+            command: ["python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-R1",
+                      "--tp", "16", "--nnodes", "2", "--node-rank", "$(LWS_WORKER_INDEX)"]
+"""
+
+
+def test_leader_worker_set_docker_run_and_helm(tmp_path: Path) -> None:
+    leader, worker = deployments(tmp_path, "lws.yaml", LWS)
+    assert [(d["engine"], d["line"]) for d in (leader, worker)] == [("sglang", 13), ("sglang", 20)]
+    assert table(worker, "engine.version", "engine.backend", "parallel.tensor", "flag.sglang.node-rank") == {
+        "engine.version": ("0.5.4", "image", 19, 20), "engine.backend": ("cuda", "image", 19, 20),
+        "parallel.tensor": (16, "flag", 21, 23), "flag.sglang.node-rank": ("$(LWS_WORKER_INDEX)", "flag", 21, 54)}
+    [run] = deployments(tmp_path, "run.sh", "docker run --gpus all -e SGLANG_USE_AITER=1 "
+                        "lmsysorg/sglang:v0.5.2-rocm630-mi30x python3 -m sglang.launch_server --model-path x/y\n")
+    assert table(run, "engine.version", "gpu.arch", "env.SGLANG_USE_AITER") == {
+        "engine.version": ("0.5.2", "image", 1, 45), "gpu.arch": ("gfx942", "image", 1, 45),
+        "env.SGLANG_USE_AITER": ("1", "env", 1, 26)}
+    [helm] = deployments(tmp_path, "chart/values.yaml", "image:\n  repository: lmsysorg/sglang\n"
+                         "  tag: v0.4.9.post2-cu126\ncommand: [\"python3\", \"-m\", \"sglang.launch_server\"]\n"
+                         "args: [\"--model-path\", \"Qwen/Qwen3-8B\", \"--tp-size\", \"2\"]\n")
+    assert table(helm, "engine.version", "parallel.tensor") == {
+        "engine.version": ("0.4.9.post2", "image", 3, 8), "parallel.tensor": (2, "flag", 5, 41)}
+    assert deployments(tmp_path, "sglang.env", "SGLANG_USE_AITER=1\n") == []  # an env file alone launches nothing

@@ -465,3 +465,13 @@ def test_leader_worker_set_docker_run_and_helm(tmp_path: Path) -> None:
     assert table(helm, "engine.version", "parallel.tensor") == {
         "engine.version": ("0.4.9.post2", "image", 3, 8), "parallel.tensor": (2, "flag", 5, 41)}
     assert deployments(tmp_path, "sglang.env", "SGLANG_USE_AITER=1\n") == []  # an env file alone launches nothing
+
+
+def test_option_flags() -> None:
+    engine = default_registry().get("sglang")
+    assert engine is not None
+    assert engine.option_flags("prefix_caching.enabled") == ["--disable-radix-cache"]
+    assert engine.option_flags("parallel.tensor") == ["--tensor-parallel-size"]
+    assert engine.option_flags("chunked_prefill.enabled") == ["--chunked-prefill-size"]
+    assert engine.option_flags("flag.sglang.enable-mixed-chunk") == ["--enable-mixed-chunk"]
+    assert engine.option_name("--mem-fraction-static=0.8") == "--mem-fraction-static"

@@ -475,3 +475,14 @@ def test_option_flags() -> None:
     assert engine.option_flags("chunked_prefill.enabled") == ["--chunked-prefill-size"]
     assert engine.option_flags("flag.sglang.enable-mixed-chunk") == ["--enable-mixed-chunk"]
     assert engine.option_name("--mem-fraction-static=0.8") == "--mem-fraction-static"
+
+
+def test_unique_prefixes_are_the_option(tmp_path: Path) -> None:
+    """argparse's allow_abbrev: `--mem-frac` is `--mem-fraction-static` (the tables say it is unique)."""
+    [dep] = deployments(tmp_path, "run.sh", "python -m sglang.launch_server --model-path x/y --mem-frac 0.8 "
+                        "--context-len 4096 --tp-size=2\n", "--engine-version", "0.4.6.post1")
+    assert table(dep, "memory.gpu_utilization", "limits.max_model_len", "parallel.tensor",
+                 "flag.sglang.mem-fraction-static", "args.unknown_option") == {
+        "memory.gpu_utilization": (0.8, "flag", 1, 49), "limits.max_model_len": (4096, "flag", 1, 64),
+        "parallel.tensor": (2, "flag", 1, 83), "flag.sglang.mem-fraction-static": ("0.8", "flag", 1, 49),
+        "args.unknown_option": (None, "inferred", None, None)}

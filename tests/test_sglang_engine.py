@@ -339,11 +339,27 @@ def test_setting_text() -> None:
     assert setting_text(dep, "engine.v1", True) is None
 
 
-def test_a_config_file_leaves_the_options_open(tmp_path: Path) -> None:
-    [dep] = deployments(tmp_path, "run.sh", "python -m sglang.launch_server --config server.yaml\n",
-                        "--engine-version", "0.5.9")
-    assert table(dep, "prefix_caching.enabled", "cuda_graphs.enabled") == {}
-    assert "--config server.yaml: the options of the file are not read; any option may be set there" in dep["notes"]
+def test_a_config_file(tmp_path: Path) -> None:
+    """`--config FILE` (0.5.3rc2 on): the YAML keys become options before the command line's, each located at its
+    key; a file not found leaves the options open."""
+    (tmp_path / "server.yaml").write_text("model-path: Qwen/Qwen3-8B\ntp-size: 2\ncontext-lenght: 8192\n"
+                                          "enable-torch-compile: true\ndisable-radix-cache: false\n")
+    [dep] = deployments(tmp_path, "run.sh", "python -m sglang.launch_server --config server.yaml --tp-size 4\n",
+                        "--engine-version", "0.5.13")
+    assert table(dep, "model.name", "parallel.tensor", "torch_compile.enabled", "prefix_caching.enabled",
+                 "args.unknown_option") == {
+        "model.name": ("Qwen/Qwen3-8B", "config-file", 1, 1),
+        "parallel.tensor": (4, "flag", 1, 53),  # the command line wins over the file
+        "torch_compile.enabled": (True, "config-file", 4, 1),
+        "prefix_caching.enabled": (True, "default", None, None),  # a switch set false in the file is left out
+        "args.unknown_option": ("`--context-lenght` is not an option of SGLang 0.5.13 (did you mean "
+                                "`--context-length`?)", "flag", 3, 1),
+    }
+    assert dep["facts"]["args.unknown_option"]["path"].endswith("server.yaml")
+    [gone] = deployments(tmp_path, "run.sh", "python -m sglang.launch_server --config missing.yaml\n",
+                         "--engine-version", "0.5.13")
+    assert table(gone, "prefix_caching.enabled", "cuda_graphs.enabled") == {}
+    assert "--config missing.yaml: not found; the options of the file are unknown" in gone["notes"]
 
 
 # -- option and variable checks against the release tables (RL550, RL551) ------------------------------------------

@@ -520,3 +520,15 @@ def test_unique_prefixes_are_the_option(tmp_path: Path) -> None:
         "memory.gpu_utilization": (0.8, "flag", 1, 49), "limits.max_model_len": (4096, "flag", 1, 64),
         "parallel.tensor": (2, "flag", 1, 83), "flag.sglang.mem-fraction-static": ("0.8", "flag", 1, 49),
         "args.unknown_option": (None, "inferred", None, None)}
+
+
+def test_options_kept_only_to_be_refused() -> None:
+    """A table's `deprecated` entries: an option a release keeps only to refuse it (SGLang's DeprecatedAction raises)
+    counts as absent there, and the replacement the parser names is the option's rename."""
+    from relialint.engines.flagcheck import VllmTable
+
+    table = VllmTable({"versions": ["0.5.2", "0.5.3rc2", "0.5.4"], "options": {"--enable-ep-moe": [[0, 2, "f"]],
+                                                                               "--ep-size": [[0, 2, "v"]]},
+                       "env": {}, "deprecated": {"--enable-ep-moe": [[1, 2, "refused", "--ep-size"]]}})
+    assert table.refused == {"--enable-ep-moe": frozenset({1, 2})}
+    assert table.renames["--enable-ep-moe"] == ("--ep-size", "--ep-size")

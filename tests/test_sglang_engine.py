@@ -329,7 +329,7 @@ def test_quick_fixes() -> None:
 
 def test_setting_text() -> None:
     from relialint.core.deployment import Deployment
-    from relialint.engines.sglang import setting_text
+    from relialint.engines.sglang_fixes import setting_text
     from relialint.readers.located import Span
 
     dep = Deployment("sglang", "shell", Span("x", 1, 1, 1, 1))

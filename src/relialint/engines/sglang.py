@@ -158,11 +158,19 @@ class _PipPins:
 
 def _apply_launch(deployment: Deployment, command: Command, launch: Launch, opener: FileOpener | None,
                   pinned: tuple[Version | str, Span] | None) -> None:
+    from relialint.engines import sglang_checks
+
     facts = deployment.facts
     facts.set("sglang.launch_form", word_fact(launch.form, "inferred", launch.start))
     clues = _version_facts(facts, launch, pinned)
     apply_env(deployment, command, ("SGLANG_", "SGL_"))
     _apply_args(deployment, launch, opener)
+    if facts.get("engine.version") is None and facts.get("engine.version_range") is None:
+        # the options the launch passes say which releases it can run on (any other refuses to start)
+        window = sglang_checks.options_range(deployment)
+        if window is not None:
+            spec, word, why = window
+            facts.set("engine.version_range", word_fact(spec, "inferred", word, why))
     evidence.apply(deployment, clues + evidence.command_clues(command, deployment.kind))
 
 
@@ -210,7 +218,7 @@ def _apply_args(deployment: Deployment, launch: Launch, opener: FileOpener | Non
     facts = deployment.facts
     parsed = parse_args(launch.args, sglang_checks.takes_value, sglang_checks.expand)
     opts = [opt for opt in parsed.opts if not (launch.form == "router" and opt.name.startswith("router-"))]
-    sglang_checks.record_launch(deployment, launch.form, opts)
+    sglang_checks.record_launch(deployment, opts)
     complete = parsed.complete and launch.command.argv_complete
     if complete:
         facts.closed.add("flag.sglang.")

@@ -18,7 +18,9 @@ if TYPE_CHECKING:
     from relialint.engines.common import FileOpener
     from relialint.engines.fixedit import FixValue, TextEdit
 
-_HINTS = ("sglang",)
+_VARYING = frozenset({"engine.version", "prefix_caching.enabled", "cuda_graphs.enabled", "torch_compile.enabled",
+                      "chunked_prefill.enabled"})
+"""The facts a version world may change: the version and the defaults of ``sglang_defaults``."""
 
 
 class SglangEngine(NoGpuDefaults):
@@ -64,12 +66,17 @@ class SglangEngine(NoGpuDefaults):
         return self.tabled_versions()
 
     def allowed_versions(self, facts: FactView, options: Sequence[str], leave_out: str | None) -> list[Version]:
-        del facts, options, leave_out
-        return list(self.tabled_versions())
+        """The tabled releases that accept every written option (but ``leave_out``) that some release accepts (a
+        release that refuses one would not start)."""
+        from relialint.engines import sglang_checks
+
+        del facts
+        return sglang_checks.allowed_versions(options, leave_out)
 
     def version_class(self, version: Version) -> tuple[object, ...]:
-        del version
-        return ()
+        from relialint.engines.sglang_defaults import version_class
+
+        return version_class(version)
 
     def version_defaults(self, facts: FactSet) -> None:
         from relialint.engines import sglang_checks
@@ -77,7 +84,7 @@ class SglangEngine(NoGpuDefaults):
         sglang_checks.version_defaults(facts)
 
     def varying(self) -> frozenset[str]:
-        return frozenset({"engine.version"})
+        return _VARYING
 
     def written_options(self, deployment: Deployment) -> list[str]:
         from relialint.engines import sglang_checks
@@ -99,8 +106,9 @@ class SglangEngine(NoGpuDefaults):
         return sglang_checks.option_spans(deployment)
 
     def option_name(self, written: str) -> str | None:
-        head = written.split("=", 1)[0]
-        return head if head.startswith("-") else None
+        from relialint.engines import flagcheck
+
+        return flagcheck.option_head(written)
 
     def option_flags(self, key: str) -> list[str]:
         from relialint.engines.sglang import OPTION_FACTS

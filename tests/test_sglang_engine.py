@@ -280,3 +280,49 @@ def test_engine_independent_records_apply(tmp_path: Path, engines: list[str], ap
     dep.facts.set("gpu.vendor", at("nvidia", "manifest", None))
     found = evaluate(dep, [_record(engines)], default_registry().get("sglang"))
     assert [(f.code, f.certainty) for f in found] == ([("RL999", "definite")] if applies else [])
+
+
+def _fixes(name: str, text: str, fix_set: dict[str, Any]) -> list[tuple[int, int, int, int, str]] | None:
+    from relialint.readers import compose, shell
+    from relialint.readers.opener import MemoryOpener
+
+    reader = compose.read if name.endswith(".yaml") else shell.read
+    result = reader(text, name, MemoryOpener({}))
+    [dep] = default_registry().extract(result)
+    engine = default_registry().get("sglang")
+    assert engine is not None
+    edits = engine.fix_edits(result, dep, fix_set)
+    return None if edits is None else [(e.line, e.column, e.end_line, e.end_column, e.new_text) for e in edits]
+
+
+def test_quick_fixes() -> None:
+    launch = "python -m sglang.launch_server --model-path x/y --attention-backend fa3 --kv-cache-dtype=fp8_e5m2\n"
+    assert _fixes("run.sh", launch, {"attention.backend": "TRITON", "kv_cache.dtype": "auto"}) == [
+        (1, 69, 1, 72, "triton"), (1, 90, 1, 98, "auto")]
+    assert _fixes("run.sh", launch, {"prefix_caching.enabled": False}) == [(1, 98, 1, 98, " --disable-radix-cache")]
+    assert _fixes("run.sh", launch, {"chunked_prefill.enabled": False}) == [
+        (1, 98, 1, 98, " --chunked-prefill-size -1")]
+    assert _fixes("run.sh", launch, {"prefix_caching.enabled": True}) is None  # no switch turns it on
+    compose = ('services:\n  s:\n    image: lmsysorg/sglang:v0.5.2-cu126\n'
+               '    command: ["python3", "-m", "sglang.launch_server", "--model-path", "x/y"]\n')
+    assert _fixes("compose.yaml", compose, {"cuda_graphs.enabled": False}) == [
+        (4, 77, 4, 77, ', "--disable-cuda-graph"')]
+
+
+def test_setting_text() -> None:
+    from relialint.core.deployment import Deployment
+    from relialint.engines.sglang import setting_text
+    from relialint.readers.located import Span
+
+    dep = Deployment("sglang", "shell", Span("x", 1, 1, 1, 1))
+    assert setting_text(dep, "attention.backend", "TRITON") == "--attention-backend triton"
+    assert setting_text(dep, "cuda_graphs.enabled", False) == "--disable-cuda-graph"
+    assert setting_text(dep, "env.SGLANG_USE_AITER", "1") == "SGLANG_USE_AITER=1"
+    assert setting_text(dep, "engine.v1", True) is None
+
+
+def test_a_config_file_leaves_the_options_open(tmp_path: Path) -> None:
+    [dep] = deployments(tmp_path, "run.sh", "python -m sglang.launch_server --config server.yaml\n",
+                        "--engine-version", "0.5.9")
+    assert table(dep, "prefix_caching.enabled", "cuda_graphs.enabled") == {}
+    assert "--config server.yaml: the options of the file are not read; any option may be set there" in dep["notes"]

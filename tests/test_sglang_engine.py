@@ -237,9 +237,12 @@ def test_other_formats(tmp_path: Path) -> None:
     ("lmsysorg/sglang:v0.5.4-rocm700-mi35x", "0.5.4", False, "hip", "gfx950"),
     ("lmsysorg/sglang:v0.5.4-cu129-b200", "0.5.4", False, "cuda", None),
     ("docker.io/lmsysorg/sglang:v0.5.0rc2-cu126", "0.5.0rc2", False, "cuda", None),
-    ("lmsysorg/sglang:latest", None, True, None, None),
-    ("lmsysorg/sglang", None, True, None, None),
-    ("lmsysorg/sglang:dev", None, True, None, None),
+    ("lmsysorg/sglang:latest", None, True, "cuda", None),
+    ("lmsysorg/sglang", None, True, "cuda", None),
+    ("lmsysorg/sglang:dev", None, True, "cuda", None),
+    ("lmsysorg/sglang:v0.5.18", "0.5.18", False, "cuda", None),
+    ("lmsysorg/sglang:v0.5.9-cu129-amd64-runtime", "0.5.9", False, "cuda", None),
+    ("lmsysorg/sglang:v0.4.6.post5-rocm630", "0.4.6.post5", False, "hip", None),
     ("lmsysorg/sglang:v0.5.3-xeon", "0.5.3", False, "cpu", None),
     ("lmsysorg/sglang:v0.5.3-npu", "0.5.3", False, "npu", None),
 ])
@@ -326,3 +329,149 @@ def test_a_config_file_leaves_the_options_open(tmp_path: Path) -> None:
                         "--engine-version", "0.5.9")
     assert table(dep, "prefix_caching.enabled", "cuda_graphs.enabled") == {}
     assert "--config server.yaml: the options of the file are not read; any option may be set there" in dep["notes"]
+
+
+# -- option and variable checks against the release tables (RL550, RL551) ------------------------------------------
+
+CHECKED = ("export SGLANG_ENABLE_JIT_DEEPGEMM=0\n"
+           "export SGL_ENABLE_JIT_DEEPGEMM=0\n"
+           "export SGLANG_MY_OWN_SETTING=1\n"
+           "export SGLANG_USE_AITR=1\n"
+           "python3 -m sglang.launch_server --model-path x/y --enable-ep-moe --mem-fraction-statc 0.8 --tp 2\n")
+
+
+def _messages(tmp_path: Path, text: str, *args: str) -> list[tuple[str, str, int, int, str]]:
+    (tmp_path / "run.sh").write_text(text)
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        doc = json.loads(invoke(["check", "run.sh", "--format", "json", "--select", "RL550,RL551",
+                                 "--show-possible", *args]).output)
+    finally:
+        os.chdir(cwd)
+    return [(f["code"], f["certainty"], f["line"], f["column"], f["message"]) for f in doc["findings"]]
+
+
+def test_unknown_options_and_unread_variables_on_a_pinned_release(tmp_path: Path) -> None:
+    old = _messages(tmp_path, CHECKED, "--engine-version", "0.4.6.post1")
+    assert [f[:4] for f in old] == [("RL551", "definite", 1, 8), ("RL551", "definite", 4, 8),
+                                    ("RL550", "definite", 5, 66)]
+    assert old[0][4].startswith("SGLang 0.4.6.post1 does not read `SGLANG_ENABLE_JIT_DEEPGEMM` (read in ")
+    assert old[1][4].startswith("no SGLang version from 0.1.3 to ")
+    assert "reads `SGLANG_USE_AITR` (did you mean `SGLANG_USE_AITER`?)" in old[1][4]
+    assert old[2][4] == ("`--mem-fraction-statc` is not an option of SGLang 0.4.6.post1 (did you mean "
+                         "`--mem-fraction-static`?): SGLang refuses to start (\"unrecognized arguments\")")
+    new = _messages(tmp_path, CHECKED, "--engine-version", "0.5.23")
+    # SGL_ENABLE_JIT_DEEPGEMM: 0.5.23 copies every SGL_* variable to SGLANG_* at import, and reads that one
+    assert [f[:4] for f in new] == [("RL551", "definite", 4, 8), ("RL550", "definite", 5, 50),
+                                    ("RL550", "definite", 5, 66)]
+    assert new[1][4].startswith("`--enable-ep-moe` is not an option of SGLang 0.5.23; it exists in 0.4.0.post1-")
+
+
+def test_unknown_option_with_the_release_unknown(tmp_path: Path) -> None:
+    found = _messages(tmp_path, "python3 -m sglang.launch_server --model-path x/y --enable-ep-moe --tp 2\n")
+    assert [f[:4] for f in found] == [("RL550", "possible", 1, 50)]
+    assert found[0][4].startswith("`--enable-ep-moe` exists only in SGLang 0.4.0.post1-")
+    assert "(possible: depends on engine.version: holds on SGLang 0.1.3-0.4.0, " in found[0][4]
+
+
+def test_version_worlds(tmp_path: Path) -> None:
+    """The written options narrow the releases; `sglang serve` runs on 0.5.5 and newer."""
+    engine = default_registry().get("sglang")
+    assert engine is not None
+    tabled = list(engine.tabled_versions())
+    assert str(tabled[0]) == "0.1.3" and str(tabled[-1]) == "0.5.23"
+    from relialint.core.facts import FactSet
+
+    narrowed = engine.allowed_versions(FactSet(), ["--enable-ep-moe", "--tp", "2"], None)
+    assert str(narrowed[0]) == "0.4.0.post1" and all(str(v).startswith("0.") for v in narrowed)
+    assert engine.allowed_versions(FactSet(), ["--enable-ep-moe"], "--enable-ep-moe") == tabled
+    [serve] = deployments(tmp_path, "run.sh", "sglang serve Qwen/Qwen3-8B --tp 2\n")
+    assert table(serve, "engine.version_range") == {"engine.version_range": (">=0.5.5", "inferred", 1, 1)}
+    assert engine.version_class(engine.parse_version("0.4.6.post1")) != engine.version_class(
+        engine.parse_version("0.2.9"))
+
+
+def test_serve_model_type(tmp_path: Path) -> None:
+    """`sglang serve --model-type` is the CLI's own option (0.5.10rc0 on), never the server's; a diffusion server is
+    no language-model deployment."""
+    [llm] = deployments(tmp_path, "run.sh", "sglang serve Qwen/Qwen3-8B --model-type llm --tp 2\n")
+    assert "flag.sglang.model-type" not in llm["facts"]
+    assert table(llm, "parallel.tensor") == {"parallel.tensor": (2, "flag", 1, 45)}
+    assert deployments(tmp_path, "run.sh", "sglang serve black-forest-labs/FLUX.1-dev --model-type diffusion\n") == []
+
+
+def test_rolling_tag(tmp_path: Path) -> None:
+    [dep] = deployments(tmp_path, "compose.yaml", "services:\n  s:\n    image: lmsysorg/sglang:latest\n"
+                        "    command: python3 -m sglang.launch_server --model-path x/y\n")
+    newest = str(default_registry().get("sglang").tabled_versions()[-1])  # type: ignore[union-attr]
+    assert table(dep, "engine.version", "engine.version_range", "engine.backend") == {
+        "engine.version_range": (f">={newest}", "image", 3, 12), "engine.backend": ("cuda", "image", 3, 12)}
+
+
+def test_release_delta() -> None:
+    """`relialint upgrade` for SGLang: the tables say what a release moves; an SGL_* variable the target copies to
+    SGLANG_* is still read there."""
+    engine = default_registry().get("sglang")
+    assert isinstance(engine, SglangEngine)
+    delta = engine.release_delta(engine.parse_version("0.4.6.post1"), engine.parse_version("0.5.23"))
+    assert delta.checked
+    refused = {c.name for c in delta.options if c.change == "refused"}
+    assert "--enable-ep-moe" in refused and "--disable-mla" not in refused  # gone before 0.4.6.post1 already
+    assert "SGL_ENABLE_JIT_DEEPGEMM" not in {c.name for c in delta.env}
+    assert [(d.fact, d.old, d.new_known) for d in delta.defaults] == [("chunked_prefill.enabled", True, False)]
+    beyond = engine.release_delta(engine.parse_version("0.4.6.post1"), engine.parse_version("0.9.0"))
+    assert not beyond.checked
+
+
+LWS = """apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: sglang
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    leaderTemplate:
+      spec:
+        containers:
+          - name: leader
+            image: lmsysorg/sglang:v0.5.4-cu129-b200
+            command: ["python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-R1",
+                      "--tp", "16", "--nnodes", "2", "--node-rank", "0"]
+    workerTemplate:
+      spec:
+        containers:
+          - name: worker
+            image: lmsysorg/sglang:v0.5.4-cu129-b200
+            command: ["python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-R1",
+                      "--tp", "16", "--nnodes", "2", "--node-rank", "$(LWS_WORKER_INDEX)"]
+"""
+
+
+def test_leader_worker_set_docker_run_and_helm(tmp_path: Path) -> None:
+    leader, worker = deployments(tmp_path, "lws.yaml", LWS)
+    assert [(d["engine"], d["line"]) for d in (leader, worker)] == [("sglang", 13), ("sglang", 20)]
+    assert table(worker, "engine.version", "engine.backend", "parallel.tensor", "flag.sglang.node-rank") == {
+        "engine.version": ("0.5.4", "image", 19, 20), "engine.backend": ("cuda", "image", 19, 20),
+        "parallel.tensor": (16, "flag", 21, 23), "flag.sglang.node-rank": ("$(LWS_WORKER_INDEX)", "flag", 21, 54)}
+    [run] = deployments(tmp_path, "run.sh", "docker run --gpus all -e SGLANG_USE_AITER=1 "
+                        "lmsysorg/sglang:v0.5.2-rocm630-mi30x python3 -m sglang.launch_server --model-path x/y\n")
+    assert table(run, "engine.version", "gpu.arch", "env.SGLANG_USE_AITER") == {
+        "engine.version": ("0.5.2", "image", 1, 45), "gpu.arch": ("gfx942", "image", 1, 45),
+        "env.SGLANG_USE_AITER": ("1", "env", 1, 26)}
+    [helm] = deployments(tmp_path, "chart/values.yaml", "image:\n  repository: lmsysorg/sglang\n"
+                         "  tag: v0.4.9.post2-cu126\ncommand: [\"python3\", \"-m\", \"sglang.launch_server\"]\n"
+                         "args: [\"--model-path\", \"Qwen/Qwen3-8B\", \"--tp-size\", \"2\"]\n")
+    assert table(helm, "engine.version", "parallel.tensor") == {
+        "engine.version": ("0.4.9.post2", "image", 3, 8), "parallel.tensor": (2, "flag", 5, 41)}
+    assert deployments(tmp_path, "sglang.env", "SGLANG_USE_AITER=1\n") == []  # an env file alone launches nothing
+
+
+def test_option_flags() -> None:
+    engine = default_registry().get("sglang")
+    assert engine is not None
+    assert engine.option_flags("prefix_caching.enabled") == ["--disable-radix-cache"]
+    assert engine.option_flags("parallel.tensor") == ["--tensor-parallel-size"]
+    assert engine.option_flags("chunked_prefill.enabled") == ["--chunked-prefill-size"]
+    assert engine.option_flags("flag.sglang.enable-mixed-chunk") == ["--enable-mixed-chunk"]
+    assert engine.option_name("--mem-fraction-static=0.8") == "--mem-fraction-static"

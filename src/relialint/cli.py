@@ -419,9 +419,6 @@ def records_parser() -> Parser:
     p = _parser("records", "[OPTIONS] [QUERY]",
                 "List or search the catalogue, with each record's source and where its defect stands upstream.")
     p.add_argument("query", nargs="?", metavar="QUERY", help="text to look for in the records (all of them without it)")
-    p.add_argument("--engine", metavar="NAME",
-                   help="only the records that apply to this engine's deployments (vllm, llama.cpp, sglang): those "
-                        "that name it and those that name no engine")
     _add_choice(p, "--format", "fmt", ("text", "json"), "text")
     return p
 
@@ -433,20 +430,10 @@ def records(args: argparse.Namespace) -> int:
     from relialint.kb.upstream import sources, status
 
     query: str | None = args.query
-    engine: str | None = args.engine
-    if engine is not None:
-        from relialint.engines.registry import default_registry
-
-        if default_registry().get(engine) is None:
-            names = ", ".join(default_registry().names())
-            _echo(f"relialint: error: --engine {engine!r} is not an engine; one of {names}", err=True)
-            return 2
     found = []
     for record in _records():
         haystack = json.dumps(record).lower()
         if query and query.lower() not in haystack:
-            continue
-        if engine is not None and (record.get("engines") or []) and engine not in record["engines"]:
             continue
         found.append(record)
     if args.fmt == "json":

@@ -38,6 +38,8 @@ SERVE_NOTE = ("`sglang serve` is the console script `sglang = sglang.cli.main:ma
 _IMAGE = lazyre.compile(r"^(?:[\w.\-]+(?::\d+)?/)*(?P<repo>lmsysorg/sglang)(?::(?P<tag>[\w.\-]+))?(?:@.*)?$")
 _TAG_VERSION = lazyre.compile(r"^v?(\d+\.\d+\.\d+(?:\.\d+|\.post\d+)?(?:rc\d+)?)(?=$|-)")
 _ROLLING = ("latest", "dev", "nightly")
+_OTHER_PLATFORMS = frozenset({"musa", "hpu", "gaudi", "tpu", "mlu", "vulkan", "metal", "mps", "rocm"})
+"""Tag words of platforms besides those read above: a tag with one says nothing of CUDA."""
 _PYTHON = lazyre.compile(r"python(\d(\.\d+)?)?")
 
 
@@ -67,7 +69,7 @@ def _recognise_words(command: Command, words: list[Word]) -> Launch | None:
         return None
     head = program(words[0])
     if head == "sglang" and len(words) > 1 and words[1].text == "serve":
-        return Launch(command, "serve", words[2:], words[0])
+        return _serve(command, words[2:], words[0])
     rest = words[1:]
     if head == "uv" and rest and rest[0].text == "run":
         rest = rest[1:]
@@ -86,9 +88,32 @@ def _recognise_words(command: Command, words: list[Word]) -> Launch | None:
         if module == ROUTER_MODULE:
             return Launch(command, "router", rest[index + 2:], words[0])
         if module == CLI_MODULE and len(rest) > index + 2 and rest[index + 2].text == "serve":
-            return Launch(command, "serve", rest[index + 3:], words[0])
+            return _serve(command, rest[index + 3:], words[0])
         return None
     return None
+
+
+def _serve(command: Command, args: list[Word], start: Word) -> Launch | None:
+    """``sglang serve``: the language-model server, unless ``--model-type`` picks another backend (from 0.5.10rc0
+    sglang/cli/serve.py takes the option out of the arguments and hands the rest to the backend it names: ``llm``,
+    ``diffusion`` or an installed plug-in's; ``auto`` detects a diffusion model by its files)."""
+    kept: list[Word] = []
+    index = 0
+    while index < len(args):
+        text = args[index].text or ""
+        if text == "--model-type" and index + 1 < len(args):
+            if args[index + 1].text not in ("llm", "auto", None):  # a value not seen: the common llm server
+                return None  # a diffusion or plug-in server: not SGLang's language-model server
+            index += 2
+            continue
+        if text.startswith("--model-type="):
+            if text.split("=", 1)[1] not in ("llm", "auto"):
+                return None
+            index += 1
+            continue
+        kept.append(args[index])
+        index += 1
+    return Launch(command, "serve", kept, start)
 
 
 # -- images ---------------------------------------------------------------------------------------------------------
@@ -104,8 +129,8 @@ class ImageFacts(NamedTuple):
 def image_facts(image: str) -> ImageFacts | None:
     """What an ``lmsysorg/sglang`` tag says: the release (``v0.4.6.post1-cu124``), a tag that follows the newest
     release or the development branch (``latest``, ``dev``, ``nightly-*``), the backend (``rocm``, ``-mi30x`` /
-    ``-mi35x``: hip; ``cuNNN``: cuda; ``-cpu`` / ``xeon``: cpu; ``npu`` / ``ascend``: npu; ``xpu``) and the AMD
-    target the ROCm builds are for (``mi30x``: gfx942, ``mi35x``: gfx950). ``None``: not SGLang's image."""
+    ``-mi35x``: hip; ``cuNNN``: cuda; ``-cpu`` / ``xeon``: cpu; ``npu`` / ``ascend``: npu; ``xpu``; no platform
+    word at all: cuda, SGLang's default build) and the AMD target the ROCm builds are for (``mi30x``: gfx942, ``mi35x``: gfx950). ``None``: not SGLang's image."""
     match = _IMAGE.match(image)
     if not match:
         return None
@@ -132,6 +157,8 @@ def image_facts(image: str) -> ImageFacts | None:
         backend = "npu"
     elif "xpu" in parts:
         backend = "xpu"
+    elif not any(p in _OTHER_PLATFORMS for p in parts):
+        backend = "cuda"  # SGLang's images without a platform suffix (`latest`, `v0.5.18`, `dev`) are CUDA builds
     return ImageFacts(version, rolling, backend, arch)
 
 

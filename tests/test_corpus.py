@@ -24,7 +24,7 @@ def test_the_corpus_is_large_and_varied_enough() -> None:
     engines = {d.engine for e in ENTRIES for d in e.deployments}
     assert len(ENTRIES) - len(negatives) >= 90
     assert len(negatives) >= 10
-    assert engines == {"vllm", "llama.cpp"}
+    assert engines == {"vllm", "llama.cpp", "sglang"}
     assert sum(bool(e.findings) for e in ENTRIES) >= 30  # files with real problems, not only clean ones
 
 

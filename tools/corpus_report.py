@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus"
 SUFFIX = ".expected.yaml"
 GAPS = "KNOWN_GAPS.txt"
-ENGINES = ("vllm", "llama.cpp")
+ENGINES = ("vllm", "llama.cpp", "sglang")
 CERTAINTIES = ("definite", "possible")
 NOT_ENTRIES = {GAPS, "README.md"}
 

@@ -68,10 +68,14 @@ class SglangEngine(NoGpuDefaults):
     def allowed_versions(self, facts: FactView, options: Sequence[str], leave_out: str | None) -> list[Version]:
         """The tabled releases that accept every written option (but ``leave_out``) that some release accepts (a
         release that refuses one would not start)."""
-        from relialint.engines import sglang_checks
+        from relialint.engines import sglang, sglang_checks
 
-        del facts
-        return sglang_checks.allowed_versions(options, leave_out)
+        allowed = sglang_checks.allowed_versions(options, leave_out)
+        form = facts.get("sglang.launch_form")
+        if form is not None and form.value == "serve":  # the `sglang` console script is 0.5.5 and newer
+            since = self.parse_version(sglang.SERVE_SINCE)
+            allowed = [v for v in allowed if not v < since] or allowed
+        return allowed
 
     def version_class(self, version: Version) -> tuple[object, ...]:
         from relialint.engines.sglang_defaults import version_class
@@ -92,13 +96,15 @@ class SglangEngine(NoGpuDefaults):
         return sglang_checks.written_options(deployment)
 
     def fill_settings(self, message: str, deployment: Deployment) -> str:
-        from relialint.engines import fixedit
+        from relialint.engines import fixedit, sglang
 
-        return fixedit.fill_settings(message, deployment)
+        return fixedit.fill_settings(message, deployment, sglang.setting_text)
 
     def fix_edits(self, result: FileResult, deployment: Deployment, fix_set: Mapping[str, FixValue]
                   ) -> list[TextEdit] | None:
-        return None
+        from relialint.engines import sglang
+
+        return sglang.fix_edits(result, deployment, fix_set)
 
     def option_spans(self, deployment: Deployment) -> list[tuple[str, Span]]:
         from relialint.engines import sglang_checks

@@ -407,3 +407,82 @@ def test_rolling_tag(tmp_path: Path) -> None:
     newest = str(default_registry().get("sglang").tabled_versions()[-1])  # type: ignore[union-attr]
     assert table(dep, "engine.version", "engine.version_range", "engine.backend") == {
         "engine.version_range": (f">={newest}", "image", 3, 12), "engine.backend": ("cuda", "image", 3, 12)}
+
+
+def test_release_delta() -> None:
+    """`relialint upgrade` for SGLang: the tables say what a release moves; an SGL_* variable the target copies to
+    SGLANG_* is still read there."""
+    engine = default_registry().get("sglang")
+    assert isinstance(engine, SglangEngine)
+    delta = engine.release_delta(engine.parse_version("0.4.6.post1"), engine.parse_version("0.5.23"))
+    assert delta.checked
+    refused = {c.name for c in delta.options if c.change == "refused"}
+    assert "--enable-ep-moe" in refused and "--disable-mla" not in refused  # gone before 0.4.6.post1 already
+    assert "SGL_ENABLE_JIT_DEEPGEMM" not in {c.name for c in delta.env}
+    assert [(d.fact, d.old, d.new_known) for d in delta.defaults] == [("chunked_prefill.enabled", True, False)]
+    beyond = engine.release_delta(engine.parse_version("0.4.6.post1"), engine.parse_version("0.9.0"))
+    assert not beyond.checked
+
+
+LWS = """apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: sglang
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    leaderTemplate:
+      spec:
+        containers:
+          - name: leader
+            image: lmsysorg/sglang:v0.5.4-cu129-b200
+            command: ["python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-R1",
+                      "--tp", "16", "--nnodes", "2", "--node-rank", "0"]
+    workerTemplate:
+      spec:
+        containers:
+          - name: worker
+            image: lmsysorg/sglang:v0.5.4-cu129-b200
+            command: ["python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-R1",
+                      "--tp", "16", "--nnodes", "2", "--node-rank", "$(LWS_WORKER_INDEX)"]
+"""
+
+
+def test_leader_worker_set_docker_run_and_helm(tmp_path: Path) -> None:
+    leader, worker = deployments(tmp_path, "lws.yaml", LWS)
+    assert [(d["engine"], d["line"]) for d in (leader, worker)] == [("sglang", 13), ("sglang", 20)]
+    assert table(worker, "engine.version", "engine.backend", "parallel.tensor", "flag.sglang.node-rank") == {
+        "engine.version": ("0.5.4", "image", 19, 20), "engine.backend": ("cuda", "image", 19, 20),
+        "parallel.tensor": (16, "flag", 21, 23), "flag.sglang.node-rank": ("$(LWS_WORKER_INDEX)", "flag", 21, 54)}
+    [run] = deployments(tmp_path, "run.sh", "docker run --gpus all -e SGLANG_USE_AITER=1 "
+                        "lmsysorg/sglang:v0.5.2-rocm630-mi30x python3 -m sglang.launch_server --model-path x/y\n")
+    assert table(run, "engine.version", "gpu.arch", "env.SGLANG_USE_AITER") == {
+        "engine.version": ("0.5.2", "image", 1, 45), "gpu.arch": ("gfx942", "image", 1, 45),
+        "env.SGLANG_USE_AITER": ("1", "env", 1, 26)}
+    [helm] = deployments(tmp_path, "chart/values.yaml", "image:\n  repository: lmsysorg/sglang\n"
+                         "  tag: v0.4.9.post2-cu126\ncommand: [\"python3\", \"-m\", \"sglang.launch_server\"]\n"
+                         "args: [\"--model-path\", \"Qwen/Qwen3-8B\", \"--tp-size\", \"2\"]\n")
+    assert table(helm, "engine.version", "parallel.tensor") == {
+        "engine.version": ("0.4.9.post2", "image", 3, 8), "parallel.tensor": (2, "flag", 5, 41)}
+    assert deployments(tmp_path, "sglang.env", "SGLANG_USE_AITER=1\n") == []  # an env file alone launches nothing
+
+
+def test_option_flags() -> None:
+    engine = default_registry().get("sglang")
+    assert engine is not None
+    assert engine.option_flags("prefix_caching.enabled") == ["--disable-radix-cache"]
+    assert engine.option_flags("parallel.tensor") == ["--tensor-parallel-size"]
+    assert engine.option_flags("chunked_prefill.enabled") == ["--chunked-prefill-size"]
+    assert engine.option_flags("flag.sglang.enable-mixed-chunk") == ["--enable-mixed-chunk"]
+    assert engine.option_name("--mem-fraction-static=0.8") == "--mem-fraction-static"
+
+
+def test_unique_prefixes_are_the_option(tmp_path: Path) -> None:
+    """argparse's allow_abbrev: `--mem-frac` is `--mem-fraction-static` (the tables say it is unique)."""
+    [dep] = deployments(tmp_path, "run.sh", "python -m sglang.launch_server --model-path x/y --mem-frac 0.8 "
+                        "--context-len 4096 --tp-size=2\n", "--engine-version", "0.4.6.post1")
+    assert table(dep, "memory.gpu_utilization", "limits.max_model_len", "parallel.tensor",
+                 "flag.sglang.mem-fraction-static", "args.unknown_option") == {
+        "memory.gpu_utilization": (0.8, "flag", 1, 49), "limits.max_model_len": (4096, "flag", 1, 64),
+        "parallel.tensor": (2, "flag", 1, 83), "flag.sglang.mem-fraction-static": ("0.8", "flag", 1, 49),
+        "args.unknown_option": (None, "inferred", None, None)}

@@ -102,7 +102,7 @@ def _serve(command: Command, args: list[Word], start: Word) -> Launch | None:
     while index < len(args):
         text = args[index].text or ""
         if text == "--model-type" and index + 1 < len(args):
-            if args[index + 1].text not in ("llm", "auto"):
+            if args[index + 1].text not in ("llm", "auto", None):  # a value not seen: the common llm server
                 return None  # a diffusion or plug-in server: not SGLang's language-model server
             index += 2
             continue
@@ -129,8 +129,9 @@ class ImageFacts(NamedTuple):
 def image_facts(image: str) -> ImageFacts | None:
     """What an ``lmsysorg/sglang`` tag says: the release (``v0.4.6.post1-cu124``), a tag that follows the newest
     release or the development branch (``latest``, ``dev``, ``nightly-*``), the backend (``rocm``, ``-mi30x`` /
-    ``-mi35x``: hip; ``cuNNN``: cuda; ``-cpu`` / ``xeon``: cpu; ``npu`` / ``ascend``: npu; ``xpu``) and the AMD
-    target the ROCm builds are for (``mi30x``: gfx942, ``mi35x``: gfx950). ``None``: not SGLang's image."""
+    ``-mi35x``: hip; ``cuNNN``: cuda; ``-cpu`` / ``xeon``: cpu; ``npu`` / ``ascend``: npu; ``xpu``; no platform
+    word at all: cuda, SGLang's default build) and the AMD target the ROCm builds are for (``mi30x``: gfx942,
+    ``mi35x``: gfx950). ``None``: not SGLang's image."""
     match = _IMAGE.match(image)
     if not match:
         return None
@@ -293,7 +294,7 @@ def _apply_args(deployment: Deployment, launch: Launch, opener: FileOpener | Non
             continue
         for key, value in rule.facts(opt):
             _option_fact(facts, opt, key, value)
-    if not complete:
+    if not complete and config is None:
         deployment.notes.append("arguments spliced from a variable: options not seen may still be set")
 
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from relialint.core.facts import FactSet
     from relialint.engines.common import FileOpener
     from relialint.engines.fixedit import FixValue, TextEdit
+    from relialint.engines.releases import ReleaseDelta
 
 _VARYING = frozenset({"engine.version", "prefix_caching.enabled", "cuda_graphs.enabled", "torch_compile.enabled",
                       "chunked_prefill.enabled"})
@@ -105,6 +106,20 @@ class SglangEngine(NoGpuDefaults):
         from relialint.engines import sglang
 
         return sglang.fix_edits(result, deployment, fix_set)
+
+    def release_delta(self, old: Version, new: Version) -> ReleaseDelta:
+        """What SGLang's tables say changes from ``old`` to ``new`` (``engines.releases``)."""
+        from relialint.engines import sglang_releases
+
+        return sglang_releases.release_delta(old, new)
+
+    def releases(self) -> tuple[Version, ...]:
+        from relialint.engines import sglang_releases
+
+        return sglang_releases.releases()
+
+    def latest(self) -> Version:
+        return self.releases()[-1]
 
     def option_spans(self, deployment: Deployment) -> list[tuple[str, Span]]:
         from relialint.engines import sglang_checks

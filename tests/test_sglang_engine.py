@@ -101,12 +101,27 @@ def test_defaults_of_the_release(tmp_path: Path) -> None:
     [dep] = deployments(tmp_path, "run.sh", "python -m sglang.launch_server --model-path Qwen/Qwen3-8B\n",
                         "--engine-version", "0.4.6.post1")
     assert table(dep, "prefix_caching.enabled", "cuda_graphs.enabled", "torch_compile.enabled",
-                 "chunked_prefill.enabled") == {
+                 "chunked_prefill.enabled", "spec_decode.enabled", "spec_decode.method", "sglang.dp_attention",
+                 "parallel.tensor", "parallel.data", "parallel.expert", "limits.max_num_seqs", "kv_cache.dtype") == {
         "prefix_caching.enabled": (True, "default", None, None),
         "cuda_graphs.enabled": (True, "default", None, None),
         "torch_compile.enabled": (False, "default", None, None),
         "chunked_prefill.enabled": (True, "default", None, None),
+        "spec_decode.enabled": (False, "default", None, None),
+        "spec_decode.method": (None, "default", None, None),
+        "sglang.dp_attention": (False, "default", None, None),
+        "parallel.tensor": (1, "default", None, None),
+        "parallel.data": (1, "default", None, None),
+        "parallel.expert": (1, "default", None, None),
+        "limits.max_num_seqs": (None, "default", None, None),
+        "kv_cache.dtype": ("auto", "default", None, None),
     }
+    # 0.5.3rc2-0.5.13 turn DP attention on for DeepSeek V3.2 (NSA): not claimed for it, nor for an unknown model
+    [nsa] = deployments(tmp_path, "run.sh", "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2-Exp "
+                        "--tp 8\n", "--engine-version", "0.5.6")
+    [local] = deployments(tmp_path, "run.sh", "python -m sglang.launch_server --model-path /models/m --tp 8\n",
+                          "--engine-version", "0.5.6")
+    assert table(nsa, "sglang.dp_attention", "parallel.data") == table(local, "sglang.dp_attention") == {}
     # 0.2.7-0.2.12: chunked prefill off by default; EAGLE in 0.4.1.post4-0.4.3.post0 turns the radix cache off
     [old] = deployments(tmp_path, "run.sh", "python -m sglang.launch_server --model-path Qwen/Qwen2-7B\n",
                         "--engine-version", "0.2.9")
@@ -419,7 +434,10 @@ def test_release_delta() -> None:
     refused = {c.name for c in delta.options if c.change == "refused"}
     assert "--enable-ep-moe" in refused and "--disable-mla" not in refused  # gone before 0.4.6.post1 already
     assert "SGL_ENABLE_JIT_DEEPGEMM" not in {c.name for c in delta.env}
-    assert [(d.fact, d.old, d.new_known) for d in delta.defaults] == [("chunked_prefill.enabled", True, False)]
+    # defaults relialint does not claim from 0.5.14 / 0.5.19 on (the resolution code moved): not known there
+    assert [(d.fact, d.old, d.new_known) for d in delta.defaults] == [
+        ("chunked_prefill.enabled", True, False), ("sglang.dp_attention", False, False), ("parallel.data", 1, False),
+        ("parallel.expert", 1, False), ("kv_cache.dtype", "auto", False)]
     beyond = engine.release_delta(engine.parse_version("0.4.6.post1"), engine.parse_version("0.9.0"))
     assert not beyond.checked
 

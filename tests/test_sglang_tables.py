@@ -82,14 +82,27 @@ def test_table_matches_the_real_parser(path: Path) -> None:
     assert {k: (v, real[k][1]) for k, v in choices.items() if v != real[k][1]} == {}
 
 
+def _kind(table: VllmTable, name: str, version: str) -> tuple[str, str | None] | None:
+    info = table.option(name, table.versions.index(version))
+    return None if info is None else (info.kind, info.canonical)
+
+
 def test_table_answers_like_the_engine_needs() -> None:
     table = _table()
-    new = table.versions.index("0.5.23")
-    old = table.versions.index("0.3.6")
-    assert table.option("--model-path", new) is not None
-    assert table.option("--tp-size", old) is not None and table.option("--tp-size", old).kind == "v"
-    assert table.option("--enable-torch-compile", old).kind == "f"
-    assert table.has_env("SGLANG_ENABLE_TORCH_COMPILE", new) is table.has_env("SGLANG_ENABLE_TORCH_COMPILE", new)
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    assert _kind(table, "--model-path", "0.1.3") == ("v", None)
+    assert _kind(table, "--tp-size", "0.3.6") == ("v", None)
+    assert _kind(table, "--tensor-parallel-size", "0.5.23") == ("v", "--tp-size")
+    assert _kind(table, "--enable-torch-compile", "0.3.6") == ("f", None)
+    assert _kind(table, "--enable-dp-attention", "0.3.5.post2") is None  # first in 0.3.6
+    assert _kind(table, "--enable-dp-attention", "0.3.6") == ("f", None)
+    assert table.option_span("--enable-dp-attention") == "0.3.6-0.5.23"
+    last = data["deprecated"]["--enable-dp-attention"][-1]
+    assert [table.versions[last[1]], *last[2:]] == ["0.5.23", "translated", "--attn-dp-size <dp-size>"]
+    index = table.versions.index("0.5.23")
+    assert table.has_env("SGLANG_CACHE_DIR", index) and table.listed("SGLANG_CACHE_DIR", index)
+    assert table.read_where("SGLANG_CACHE_DIR", table.versions.index("0.1.3")) is None
+    assert data["env_prefix_rewrites"]["SGL_"][-1][1] == index
 
 
 def test_extract_reads_add_argument_calls_and_annotated_fields(tmp_path: Path) -> None:
@@ -101,7 +114,13 @@ def test_extract_reads_add_argument_calls_and_annotated_fields(tmp_path: Path) -
         "import argparse\n"
         "class Old(argparse.Action):\n"
         "    def __init__(self, option_strings, dest, nargs=0, **kw):\n"
-        "        super().__init__(option_strings, dest, nargs=nargs, **kw)\n", encoding="utf-8")
+        "        super().__init__(option_strings, dest, nargs=nargs, **kw)\n"
+        "class DeprecatedAction(Old):\n"
+        "    def __call__(self, parser, namespace, values, option_string=None):\n"
+        "        raise ValueError(self.help)\n"
+        "class DeprecatedAliasStoreAction(argparse.Action):\n"
+        "    def __call__(self, parser, namespace, values, option_string=None):\n"
+        "        setattr(namespace, self.dest, values)\n", encoding="utf-8")
     (tmp_path / "sglang/srt/server_args.py").write_text(
         "import argparse\n"
         "from typing import Literal, Optional\n"
@@ -121,7 +140,10 @@ def test_extract_reads_add_argument_calls_and_annotated_fields(tmp_path: Path) -
         "        parser.add_argument('--attention-backend', type=str, choices=['auto'] + BACKENDS)\n"
         "        parser.add_argument('--old-flag', action=Old)\n"
         "        parser.add_argument('--cache', action=argparse.BooleanOptionalAction)\n"
-        "        parser.add_argument('--speculative', nargs='?')\n", encoding="utf-8")
+        "        parser.add_argument('--speculative', nargs='?')\n"
+        "        parser.add_argument('--gone', action=DeprecatedAction)\n"
+        "        parser.add_argument('--renamed', action=DeprecatedAliasStoreAction, new_flag='--attention-backend')\n",
+        encoding="utf-8")
     assert gen.options_from_source(tmp_path) == {
         "--model-path": ("v", None, None), "--model": ("v", "--model-path", None),
         "--tp-size": ("v", None, None), "--tensor-parallel-size": ("v", "--tp-size", None),
@@ -129,14 +151,17 @@ def test_extract_reads_add_argument_calls_and_annotated_fields(tmp_path: Path) -
         "--lora-paths": ("o", None, None),
         "--attention-backend": ("v", None, ("auto", "triton", "flashinfer")),
         "--old-flag": ("f", None, None), "--cache": ("f", None, None), "--no-cache": ("n", "--cache", None),
-        "--speculative": ("o", None, None),
+        "--speculative": ("o", None, None), "--gone": ("f", None, None), "--renamed": ("v", None, None),
     }
+    assert gen.read_parser(tmp_path)[1] == {"--gone": ("refused", ""),
+                                            "--renamed": ("translated", "--attention-backend")}
 
 
 def test_extraction_file_round_trips_choices_with_spaces(tmp_path: Path) -> None:
     gen = load_tool("gen_sglang_tables")
     opts = {"--x": ("v", None, ("a b", "c")), "--y": ("f", "--x", None), "--z": ("v", None, ())}
+    deprecated = {"--y": ("translated", "--x <n>"), "--z": ("refused", "")}
     gen.write_extract(tmp_path, "0.1.0", "wheel sglang-0.1.0-py3-none-any.whl", opts, {"SGLANG_A": "",
-                      "SGL_B": "py:sglang/x.py"}, True)
+                      "SGL_B": "py:sglang/x.py"}, True, deprecated)
     assert gen.read_extract(tmp_path / "0.1.0.txt") == (
-        opts, {"SGLANG_A": "", "SGL_B": "py:sglang/x.py"}, "wheel sglang-0.1.0-py3-none-any.whl", True)
+        opts, {"SGLANG_A": "", "SGL_B": "py:sglang/x.py"}, "wheel sglang-0.1.0-py3-none-any.whl", True, deprecated)

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import re
 import sys
 from collections.abc import Iterator
@@ -75,6 +76,7 @@ ENV_MARKERS = ("SGLANG_", "SGL_", "_env")
 ENV_STRING = re.compile(rb"(?:(?<=\x00)|^)((?:SGLANG|SGL)_[A-Z0-9_]+)\x00")
 _FLAG_ACTIONS = ("store_true", "store_false", "store_const", "count", "help", "version", "append_const")
 
+_MUTATORS = {"append", "extend", "add", "update", "insert", "remove", "pop", "discard", "clear", "setdefault"}
 Option = tuple[str, str | None, tuple[str, ...] | None]  # kind, canonical, choices
 
 
@@ -105,35 +107,118 @@ class Sources:
         self.classes: dict[str, tuple[str, ast.ClassDef]] = {}
         self.constants: dict[str, dict[str, ast.expr]] = {}
         self.imports: dict[str, dict[str, tuple[str, str]]] = {}
+        self.module_classes: dict[str, dict[str, ast.ClassDef]] = {}
+        self._text: str | None = None
+        self._called: dict[str, bool] = {}
         for rel, tree in self.trees.items():
-            consts: dict[str, ast.expr] = {}
-            imports: dict[str, tuple[str, str]] = {}
-            for node in tree.body:
-                if isinstance(node, ast.ClassDef):
-                    self.classes.setdefault(node.name, (rel, node))
-                elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                    consts[node.targets[0].id] = node.value
-                elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-                    consts[node.target.id] = node.value
-            for node in ast.walk(tree):
-                if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                    module = node.module.replace(".", "/") + ".py"
-                    for alias in node.names:
-                        imports.setdefault(alias.asname or alias.name, (module, alias.name))
-            self.constants[rel] = consts
-            self.imports[rel] = imports
+            self._index(rel, tree)
+            for name, cls in self.module_classes[rel].items():
+                self.classes.setdefault(name, (rel, cls))
+
+    def _index(self, rel: str, tree: ast.Module) -> None:
+        consts: dict[str, ast.expr] = {}
+        imports: dict[str, tuple[str, str]] = {}
+        classes: dict[str, ast.ClassDef] = {}
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                classes.setdefault(node.name, node)
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                consts[node.targets[0].id] = node.value
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+                consts[node.target.id] = node.value
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    imports.setdefault(alias.asname or alias.name, (node.module, alias.name))
+        # a value changed after it is bound is not a literal: changed at import, or in a function the wheel calls
+        # (a function nothing in the wheel calls, such as the plugin hook ``add_attention_backend_choices``, is not
+        # counted: a plugin installed beside SGLang may widen such choices)
+        for name, function in _mutations(tree):
+            if name in consts and (function is None or self.called(function)):
+                consts.pop(name, None)
+        self.constants[rel] = consts
+        self.imports[rel] = imports
+        self.module_classes[rel] = classes
+
+    def called(self, function: str) -> bool:
+        """Whether any module of the release calls ``function`` (by name, anywhere but its own ``def``)."""
+        if function in self._called:
+            return self._called[function]
+        if self._text is None:
+            self._text = "\n".join(p.read_text(encoding="utf-8", errors="replace")
+                                   for p in sorted((self.root / "sglang").rglob("*.py")))
+        text, needle, calls = self._text, function + "(", 0
+        at = text.find(needle)
+        while at >= 0:
+            before = text[max(at - 4, 0):at]
+            if not (before[-1:].isalnum() or before[-1:] == "_") and before != "def ":
+                calls += 1
+            at = text.find(needle, at + 1)
+        self._called[function] = calls > 0
+        return self._called[function]
+
+    def _module(self, dotted: str) -> str | None:
+        """The path of an imported SGLang module, parsed on first use (``None``: not in the wheel)."""
+        for rel in (dotted.replace(".", "/") + ".py", dotted.replace(".", "/") + "/__init__.py"):
+            if rel in self.constants:
+                return rel
+            path = self.root / rel
+            if path.exists():
+                try:
+                    self._index(rel, ast.parse(path.read_text(encoding="utf-8")))
+                except SyntaxError:
+                    return None
+                return rel
+        return None
 
     def constant(self, rel: str, name: str, depth: int = 0) -> tuple[str, ast.expr] | None:
         """The module-level value bound to ``name`` in module ``rel`` or the module it is imported from."""
         if name in self.constants.get(rel, {}):
             return rel, self.constants[rel][name]
         source = self.imports.get(rel, {}).get(name)
-        if source is not None and depth < 4:
-            return self.constant(source[0], source[1], depth + 1)
+        if source is not None and depth < 4 and source[0].startswith("sglang."):
+            module = self._module(source[0])
+            if module is not None:
+                return self.constant(module, source[1], depth + 1)
+        return None
+
+    def class_attribute(self, rel: str, cls_name: str, attr: str, depth: int = 0) -> tuple[str, ast.expr] | None:
+        """``Class.ATTR`` where the class body binds ``ATTR`` (the class in ``rel`` or imported into it)."""
+        cls = self.module_classes.get(rel, {}).get(cls_name)
+        if cls is not None:
+            for stmt in cls.body:
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                        and stmt.targets[0].id == attr:
+                    return rel, stmt.value
+            return None
+        source = self.imports.get(rel, {}).get(cls_name)
+        if source is not None and depth < 4 and source[0].startswith("sglang."):
+            module = self._module(source[0])
+            if module is not None:
+                return self.class_attribute(module, source[1], attr, depth + 1)
         return None
 
     def cls(self, name: str) -> tuple[str, ast.ClassDef] | None:
         return self.classes.get(name)
+
+
+def _mutations(tree: ast.Module) -> Iterator[tuple[str, str | None]]:
+    """``(name, enclosing function or None)`` for every in-place change of a module-level name."""
+    stack: list[tuple[ast.AST, str | None]] = [(node, None) for node in tree.body]
+    while stack:
+        node, function = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            function = node.name
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.attr in _MUTATORS:
+            yield node.func.value.id, function
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            yield node.target.id, function
+        elif isinstance(node, ast.Assign | ast.Delete):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                    yield target.value.id, function
+        stack.extend((child, function) for child in ast.iter_child_nodes(node))
 
 
 def _literal_values(node: ast.expr | None, rel: str, sources: Sources, depth: int = 0) -> list[str] | None:
@@ -150,6 +235,9 @@ def _literal_values(node: ast.expr | None, rel: str, sources: Sources, depth: in
                 out.extend(inner)
             elif isinstance(element, ast.Constant) and element.value is not None:
                 out.append(str(element.value))
+            elif isinstance(element, ast.Name) and (found := sources.constant(rel, element.id)) is not None \
+                    and isinstance(found[1], ast.Constant) and found[1].value is not None:
+                out.append(str(found[1].value))
             else:
                 return None
         return out
@@ -162,6 +250,9 @@ def _literal_values(node: ast.expr | None, rel: str, sources: Sources, depth: in
         return None if left is None or right is None else left + right
     if isinstance(node, ast.Name):
         found = sources.constant(rel, node.id)
+        return _literal_values(found[1], found[0], sources, depth + 1) if found else None
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        found = sources.class_attribute(rel, node.value.id, node.attr)
         return _literal_values(found[1], found[0], sources, depth + 1) if found else None
     if isinstance(node, ast.Call):
         func = node.func
@@ -185,6 +276,8 @@ class Collector:
     def __init__(self, sources: Sources) -> None:
         self.sources = sources
         self.options: dict[str, Option] = {}
+        self.local: set[str] = set()  # names bound in add_cli_args (not the module's constants)
+        self.deprecated: dict[str, tuple[str, str]] = {}  # option -> (refused | ignored | translated, new flag)
 
     def add(self, strings: list[str], kind: str, choices: tuple[str, ...] | None) -> None:
         longs = [s for s in strings if s.startswith("--")]
@@ -210,7 +303,7 @@ class Collector:
             return _nargs_kind(nargs)
         found = self.sources.cls(name)
         if found is None:
-            return "?"
+            return "v" if name in ("Action", "_StoreAction") else "?"
         for item in found[1].body:
             if isinstance(item, ast.FunctionDef) and item.name == "__init__":
                 args = item.args
@@ -219,6 +312,9 @@ class Collector:
                                      *zip(args.kwonlyargs, args.kw_defaults, strict=True)]:
                     if arg.arg == "nargs":
                         return _nargs_kind(default)
+                return "v"  # an __init__ without a nargs default passes none: argparse's one value
+        for base in found[1].bases:  # no __init__ of its own: the base class decides
+            return self.action_kind(base, None)
         return "v"  # argparse.Action's own default: nargs None, one value
 
     def call(self, call: ast.Call, rel: str) -> None:
@@ -227,8 +323,41 @@ class Collector:
             return
         action, nargs = _kw(call, "action"), _kw(call, "nargs")
         kind = self.action_kind(action, nargs) if action is not None else _nargs_kind(nargs)
-        choices = _unique(_literal_values(_kw(call, "choices"), rel, self.sources))
+        node = _kw(call, "choices")
+        local = node is not None and any(isinstance(n, ast.Name) and n.id in self.local for n in ast.walk(node))
+        choices = None if local else _unique(_literal_values(node, rel, self.sources))
         self.add(strings, kind, choices)
+        if action is not None:
+            self.deprecation(strings, action, call.keywords)
+
+    def deprecation(self, strings: list[str], action: ast.expr, keywords: list[ast.keyword]) -> None:
+        """What an action class does with the option when ``__call__`` runs: ``refused`` (it raises or stops the
+        parser: the server does not start), ``translated`` (it stores a value, under another option's name when
+        ``new_flag=`` says so) or ``ignored`` (it only warns); plain argparse actions are not recorded."""
+        found = self.sources.cls(ast.unparse(action).rsplit(".", 1)[-1])
+        if found is None or not found[1].name.startswith("Deprecated"):
+            return
+        body = next((item for item in found[1].body if isinstance(item, ast.FunctionDef)
+                     and item.name == "__call__"), None)
+        if body is None:
+            return
+        given = {k.arg: k.value for k in keywords if k.arg}
+        behaviour = "ignored"
+        for node in ast.walk(body):
+            if isinstance(node, ast.Raise):
+                behaviour = "refused"
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "error":
+                guarded = [n for n in ast.walk(body) if isinstance(n, ast.If) and node in ast.walk(n)]
+                names = {a.attr for g in guarded for a in ast.walk(g.test) if isinstance(a, ast.Attribute)}
+                if not guarded or any(name in given and not (isinstance(given[name], ast.Constant)
+                                                             and given[name].value is None) for name in names):
+                    behaviour = "refused"
+            elif behaviour == "ignored" and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id == "setattr":
+                behaviour = "translated"
+        new_flag = _str(given.get("new_flag")) or ""
+        for option in strings:
+            self.deprecated.setdefault(option, (behaviour, new_flag))
 
     def add_cli_args(self) -> None:
         found = self.sources.cls("ServerArgs")
@@ -239,6 +368,10 @@ class Collector:
                          and item.name == "add_cli_args"), None)
         if function is None:
             raise SystemExit(f"{self.sources.root}: no ServerArgs.add_cli_args")
+        self.local = {t.id for node in ast.walk(function)
+                      if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign)
+                      for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                      if isinstance(t, ast.Name)}
         for node in ast.walk(function):
             if not isinstance(node, ast.Call):
                 continue
@@ -307,6 +440,7 @@ class Collector:
                     if _str(k) == "nargs":
                         kw_nargs = v
             self.add(names, self.action_kind(keys["action"], kw_nargs), arg_choices)
+            self.deprecation(names, keys["action"], arg.keywords if arg is not None else [])
             return
         inner = _unwrap_optional(inner)
         literal = _literal_of(inner, rel, self.sources)
@@ -364,9 +498,14 @@ def _literal_of(node: ast.expr, rel: str, sources: Sources, depth: int = 0) -> l
 
 
 def options_from_source(root: Path) -> dict[str, Option]:
+    return read_parser(root)[0]
+
+
+def read_parser(root: Path) -> tuple[dict[str, Option], dict[str, tuple[str, str]]]:
+    """The options of the release under ``root``, and its deprecated options (:meth:`Collector.deprecation`)."""
     collector = Collector(Sources(root))
     collector.add_cli_args()
-    return collector.options
+    return collector.options, collector.deprecated
 
 
 # -- env vars ---------------------------------------------------------------------------------------------------------
@@ -423,16 +562,19 @@ def env_reads(root: Path, wheel: Path | None,
 
 
 def write_extract(out_dir: Path, version: str, source: str, opts: dict[str, Option], envs: dict[str, str],
-                  rewrite: bool) -> None:
-    """``opt NAME KIND [CANONICAL|-] [choices=A,B,...]``, ``env NAME [WHERE]``, ``rewrite SGL_ SGLANG_``."""
+                  rewrite: bool, deprecated: dict[str, tuple[str, str]] | None = None) -> None:
+    """``opt NAME KIND [CANONICAL|-] [choices=A,B,...]``, ``dep NAME BEHAVIOUR [NEW_FLAG]``, ``env NAME [WHERE]``,
+    ``rewrite SGL_ SGLANG_`` (choices as a JSON list; a new flag may hold spaces)."""
     lines = [f"# SGLang {version}: {source} (tools/gen_sglang_tables.py extract)"]
     for name, (kind, canonical, choices) in sorted(opts.items()):
         line = f"opt {name} {kind}"
         if canonical or choices is not None:
             line += f" {canonical or '-'}"
         if choices is not None:
-            line += " choices=" + "\x1f".join(choices).replace(" ", "\x1e")
+            line += " choices=" + json.dumps(list(choices), separators=(",", ":"))
         lines.append(line)
+    for name, (behaviour, new_flag) in sorted((deprecated or {}).items()):
+        lines.append(f"dep {name} {behaviour}" + (f" {new_flag}" if new_flag else ""))
     lines.extend(f"env {name}" + (f" {where}" if where else "") for name, where in sorted(envs.items()))
     if rewrite:
         lines.append("rewrite SGL_ SGLANG_")
@@ -440,7 +582,7 @@ def write_extract(out_dir: Path, version: str, source: str, opts: dict[str, Opti
     (out_dir / f"{version}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-Extract = tuple[dict[str, Option], dict[str, str], str, bool]
+Extract = tuple[dict[str, Option], dict[str, str], str, bool, dict[str, tuple[str, str]]]
 
 
 def read_extract(path: Path) -> Extract:
@@ -448,8 +590,9 @@ def read_extract(path: Path) -> Extract:
     envs: dict[str, str] = {}
     source = ""
     rewrite = False
-    for line in path.read_text(encoding="utf-8").splitlines():
-        parts = line.split(" ")
+    deprecated: dict[str, tuple[str, str]] = {}
+    for line in path.read_text(encoding="utf-8").split("\n"):
+        parts = line.split(" ", 4 if line.startswith("opt ") else 3)
         if not parts or not parts[0]:
             continue
         if parts[0] == "#":
@@ -458,14 +601,15 @@ def read_extract(path: Path) -> Extract:
             canonical = parts[3] if len(parts) > 3 and parts[3] != "-" else None
             choices = None
             if len(parts) > 4 and parts[4].startswith("choices="):
-                raw = parts[4][len("choices="):]
-                choices = tuple(v.replace("\x1e", " ") for v in raw.split("\x1f")) if raw else ()
+                choices = tuple(json.loads(parts[4][len("choices="):]))
             opts[parts[1]] = (parts[2], canonical, choices)
         elif parts[0] == "env":
             envs[parts[1]] = parts[2] if len(parts) > 2 else ""
+        elif parts[0] == "dep":
+            deprecated[parts[1]] = (parts[2], parts[3] if len(parts) > 3 else "")
         elif parts[0] == "rewrite":
             rewrite = True
-    return opts, envs, source, rewrite
+    return opts, envs, source, rewrite, deprecated
 
 
 # -- the compact table ------------------------------------------------------------------------------------------------
@@ -480,7 +624,10 @@ NOTE = ("SGLang launch_server options (ServerArgs.add_cli_args, incl. options de
         "libraries may read them too; choices: option -> [[first, last, [values]]] where the parser's choices= "
         "(or a Literal field type) is literal (no entry: any value, or computed at run time); "
         "env_prefix_rewrites: prefix -> [[first, last, new prefix]]: those releases copy every SGL_X to SGLANG_X "
-        "at import, so SGL_X is read wherever SGLANG_X is; sources: the wheel each release was read from")
+        "at import, so SGL_X is read wherever SGLANG_X is; deprecated: option -> [[first, last, behaviour(, new "
+        "flag)]] for the options a Deprecated* action class handles: refused (the parser raises or errors: the "
+        "server does not start), ignored (a warning, the option does nothing), translated (a warning, the value "
+        "goes to the new flag's setting); sources: the wheel each release was read from")
 
 
 def assemble(per_version: dict[str, Extract]) -> dict[str, Any]:
@@ -489,8 +636,12 @@ def assemble(per_version: dict[str, Extract]) -> dict[str, Any]:
     choices: dict[str, list[tuple[int, Any]]] = {}
     env: dict[str, list[tuple[int, Any]]] = {}
     rewrites: list[tuple[int, Any]] = []
+    deprecations: dict[str, list[tuple[int, Any]]] = {}
     for index, version in enumerate(versions):
-        opts, envs, _, rewrite = per_version[version]
+        opts, envs, _, rewrite, deprecated = per_version[version]
+        for option, (behaviour, new_flag) in sorted(deprecated.items()):
+            deprecations.setdefault(option, []).append(
+                (index, (behaviour, new_flag) if new_flag else (behaviour,)))
         for option, (kind, canonical, values) in sorted(opts.items()):
             options.setdefault(option, []).append((index, (kind,) if canonical is None else (kind, canonical)))
             if values is not None:
@@ -511,11 +662,13 @@ def assemble(per_version: dict[str, Extract]) -> dict[str, Any]:
         "renames": {},
         "choices": {name: _ranges(present) for name, present in sorted(choices.items())},
         "env_prefix_rewrites": {"SGL_": _ranges(rewrites)} if rewrites else {},
+        "deprecated": {name: _ranges(present) for name, present in sorted(deprecations.items())},
     }
 
 
 def dumps(table: dict[str, Any]) -> str:
-    return tablejson.dumps(table, nested=("options", "env", "renames", "choices", "env_prefix_rewrites"))
+    return tablejson.dumps(table, nested=("options", "env", "renames", "choices", "env_prefix_rewrites",
+                                        "deprecated"))
 
 
 def build(extract_dir: Path) -> dict[str, Any]:
@@ -567,13 +720,17 @@ def extract(offline: bool, out_dir: Path, versions: list[str], options_only: boo
         if not offline:
             artifacts.fetch(art)
         root = unpacked(art)
-        opts = options_from_source(root)
+        opts, deprecated = read_parser(root)
         previous = out_dir / f"{version}.txt"
         if options_only and previous.exists():
-            _, envs, _, rewrite = read_extract(previous)
+            kept = [line for line in previous.read_text(encoding="utf-8").split("\n")
+                    if line.startswith(("env ", "rewrite "))]
+            envs = {parts[1]: parts[2] if len(parts) > 2 else "" for parts in
+                    (line.split(" ", 2) for line in kept if line.startswith("env "))}
+            rewrite = any(line.startswith("rewrite ") for line in kept)
         else:
             envs, rewrite = env_reads(root, art.path, memo)
-        write_extract(out_dir, version, f"wheel {art.filename}", opts, envs, rewrite)
+        write_extract(out_dir, version, f"wheel {art.filename}", opts, envs, rewrite, deprecated)
         print(f"extracted {version}: {len(opts)} options, {len(envs)} env vars", file=sys.stderr)
 
 

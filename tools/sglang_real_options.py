@@ -23,12 +23,26 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.metadata
+import re
 import sys
 import types
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import vllm_real_options as stubs
+
+ABSENT = {"torch_npu", "torch_musa", "mlx", "hip", "amdsmi", "pynvml", "torch_mlu", "sgl_kernel_npu", "mindspore"}
+"""Packages whose presence makes SGLang pick another device (and fail without it): left absent, not stubbed."""
+VERSIONS = {"torch": "2.9.0", "triton": "3.5.0", "transformers": "4.57.0", "flashinfer": "0.5.0"}
+
+
+class _Torch(stubs._StubModule):
+    """The torch stub without the other devices' modules (``hasattr(torch, "npu")`` is how SGLang detects them)."""
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        if name in ("npu", "xpu", "musa", "mlu", "hpu", "mps"):
+            raise AttributeError(name)
+        return super().__getattr__(name)
 
 
 def _kind(action: argparse.Action) -> str:
@@ -63,10 +77,28 @@ def options(src: str, stub: list[str]) -> list[str]:
         package = types.ModuleType(name)
         package.__path__ = [str(Path(src, *name.split(".")))]
         sys.modules[name] = package
+    stubs._ABSENT.update(ABSENT)
+    try:
+        import regex  # noqa: F401
+    except ImportError:
+        sys.modules["regex"] = re
+    for dunder, value in (("__int__", 0), ("__index__", 0), ("__float__", 0.0)):  # int(torch.distributed.ReduceOp.SUM)
+        setattr(stubs._StubMeta, dunder, lambda cls, value=value: value)
+    stubs._StubMeta.__setitem__ = lambda cls, key, value: None  # CONFIG_MAPPING._extra_content["x"] = ...
+    stubs._StubMeta.__contains__ = lambda cls, key: False
     if stub:
         sys.meta_path.insert(0, stubs._Finder(stub))
     sys.meta_path.append(stubs._Finder())
     sys.path.insert(0, src)
+    for name, value in VERSIONS.items():  # stubbed libraries whose version is parsed at import
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        if isinstance(module, stubs._StubModule):
+            module.__version__ = value  # type: ignore[attr-defined]
+            if name == "torch":
+                module.__class__ = _Torch
     server_args = importlib.import_module("sglang.srt.server_args")
     parser = argparse.ArgumentParser()
     server_args.ServerArgs.add_cli_args(parser)

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from relialint.engines.releases import ReleaseDelta
 
 _VARYING = frozenset({"engine.version", "prefix_caching.enabled", "cuda_graphs.enabled", "torch_compile.enabled",
-                      "chunked_prefill.enabled"})
+                      "chunked_prefill.enabled", "spec_decode.enabled", "spec_decode.method", "sglang.dp_attention",
+                      "parallel.tensor", "parallel.data", "parallel.expert", "limits.max_num_seqs",
+                      "kv_cache.dtype"})
 """The facts a version world may change: the version and the defaults of ``sglang_defaults``."""
 
 

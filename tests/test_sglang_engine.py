@@ -329,7 +329,7 @@ def test_quick_fixes() -> None:
 
 def test_setting_text() -> None:
     from relialint.core.deployment import Deployment
-    from relialint.engines.sglang import setting_text
+    from relialint.engines.sglang_fixes import setting_text
     from relialint.readers.located import Span
 
     dep = Deployment("sglang", "shell", Span("x", 1, 1, 1, 1))
@@ -388,6 +388,7 @@ def test_unknown_options_and_unread_variables_on_a_pinned_release(tmp_path: Path
     assert [f[:4] for f in old] == [("RL551", "definite", 1, 8), ("RL551", "definite", 4, 8),
                                     ("RL550", "definite", 5, 66)]
     assert old[0][4].startswith("SGLang 0.4.6.post1 does not read `SGLANG_ENABLE_JIT_DEEPGEMM` (read in ")
+    assert "; use `SGL_ENABLE_JIT_DEEPGEMM` instead: the setting silently does nothing" in old[0][4]
     assert old[1][4].startswith("no SGLang version from 0.1.3 to ")
     assert "reads `SGLANG_USE_AITR` (did you mean `SGLANG_USE_AITER`?)" in old[1][4]
     assert old[2][4] == ("`--mem-fraction-statc` is not an option of SGLang 0.4.6.post1 (did you mean "

@@ -354,7 +354,7 @@ def _rename(head: str, indices: Iterable[int], engine: str = "vllm") -> str:
     ``indices`` (the versions the deployment can be on)."""
     entry = table_of(engine).renames.get(head)
     if entry is None:
-        return ""
+        return _prefix_twin(head, indices, engine)
     shown, new_head = entry
     needed = frozenset(indices)
     valid = _present(new_head, engine) if new_head.startswith("-") else frozenset(
@@ -362,6 +362,19 @@ def _rename(head: str, indices: Iterable[int], engine: str = "vllm") -> str:
     if not needed or not needed <= valid:
         return ""
     return f"; use `{shown}` instead"
+
+
+def _prefix_twin(name: str, indices: Iterable[int], engine: str) -> str:
+    """For a variable of the new prefix of a prefix rewrite (``SGLANG_X``), its old-prefix twin (``SGL_X``) where
+    every one of ``indices`` reads that: the spelling those releases take."""
+    needed = frozenset(indices)
+    for old, ranges in table_of(engine).prefix_rewrites.items():
+        for new in dict.fromkeys(str(entry[2]) for entry in ranges):
+            if name.startswith(new) and needed:
+                twin = old + name[len(new):]
+                if needed <= _env_present(twin, engine):
+                    return f"; use `{twin}` instead"
+    return ""
 
 
 def _typo_hint(head: str, pool: list[str]) -> str:

@@ -97,6 +97,21 @@ def test_a_value_that_only_clears_a_guard_does_not_show_the_finding() -> None:
         ("RL117", "possible", 1, 26, True)]
 
 
+def test_a_request_level_record_waits_on_the_user_and_a_version_pin_does_not_show_it() -> None:
+    # RL151: SGLang 0.1.6-0.4.7 drop an OpenAI request's logit_bias. The pinned 0.4.6.post1 is in the affected range,
+    # but whether clients send logit_bias is a requests.* fact no file states: possible, counted, naming that fact;
+    # definite once the user states it, absent when the user says they never send it.
+    compose = ("services:\n  sglang:\n    image: lmsysorg/sglang:v0.4.6.post1-cu124\n"
+               "    command: python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B\n")
+    findings = [f for f in _lint(compose, kind="compose", name="compose.yaml", show=True) if f.code == "RL151"]
+    assert [(f.certainty, f.shown) for f in findings] == [("possible", False)]
+    assert findings[0].missing_facts == ["requests.logit_bias"]
+    assert _rows(_lint(compose, kind="compose", name="compose.yaml", facts={"requests.logit_bias": "true"}),
+                 "RL151") == [("RL151", "definite", 3, 12, True)]
+    assert _rows(_lint(compose, kind="compose", name="compose.yaml", facts={"requests.logit_bias": "false"},
+                       show=True), "RL151") == []
+
+
 # -- shown and counted through the command line ---------------------------------------------------------------------
 
 

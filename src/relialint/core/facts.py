@@ -280,6 +280,19 @@ VOCABULARY: dict[str, FactSpec] = {
         _spec("host.runs_benchmarks", "bool",
               "the host runs benchmarks or probes whose results are compared across runs, parts or versions "
               "(stated by the operator; no counter reads it)"),
+        # What the deployment's requests use: stated by the user (--fact, a facts file, configuration `facts`,
+        # directives), never read from a deployment file (REQUEST_KEYS): a record about request-level behaviour
+        # is possible until the user says, and not shown on a version pin alone (findings.points_at).
+        _spec("requests.repetition_penalty", "bool",
+              "the deployment's requests use repetition_penalty other than 1 (clients send it, or the model's "
+              "generation config makes it the default); stated by the user only"),
+        _spec("requests.logit_bias", "bool", "clients send logit_bias in their requests; stated by the user only"),
+        _spec("requests.min_p", "bool", "clients send min_p above 0 in their requests; stated by the user only"),
+        _spec("requests.seed", "bool", "clients send a seed in their OpenAI-API requests and expect it honoured; "
+              "stated by the user only"),
+        _spec("sglang.max_running_requests", "int",
+              "the request pool SGLang sized at start-up when --max-running-requests is not given (its start-up "
+              "log's max_running_requests, 2048-4096 from the KV pool); stated by the user only, no file shows it"),
         _spec("launch.form", "string", "how vLLM is launched: serve (vllm serve), api_server (python -m "
               "vllm.entrypoints.openai.api_server, or an image whose entrypoint it is), image (entrypoint unknown)",
               "serve", "api_server", "image"),
@@ -354,6 +367,17 @@ VOCABULARY: dict[str, FactSpec] = {
         _spec("llama.flash_attn_value", "string", "the on/off/auto value word written after llama.cpp -fa"),
     ]
 }
+
+# Keys only the user states (--fact, a facts file, configuration, directives): no extractor sets them, and a
+# possible finding that waits on one is not shown on a pinned version alone (findings.points_at).
+USER_STATED_PREFIXES: tuple[str, ...] = ("requests.",)
+USER_STATED_KEYS: frozenset[str] = frozenset({"sglang.max_running_requests"})
+
+
+def user_stated(key: str) -> bool:
+    """Whether only the user can state ``key`` (what the requests use, a value the server sizes at start-up)."""
+    return key in USER_STATED_KEYS or key.startswith(USER_STATED_PREFIXES)
+
 
 # Raw namespaces: any key under these prefixes is valid and holds a string.
 RAW_PREFIXES: tuple[str, ...] = ("flag.vllm.", "flag.llama.cpp.", "flag.sglang.", "env.", "build.")

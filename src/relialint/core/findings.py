@@ -9,7 +9,7 @@ from relialint import record_url
 from relialint.core.deployment import Deployment
 from relialint.core.evaluate import PredicateError, eval_affected, eval_leaf
 from relialint.core.evaluator import Evaluator
-from relialint.core.facts import PER_VERSION, Fact, FactSet
+from relialint.core.facts import PER_VERSION, Fact, FactSet, user_stated
 from relialint.core.results import VERSION_DEFAULTED, Finding
 from relialint.core.triggers import Trigger, compile_trigger, leaves
 from relialint.core.worlds import Worlds, WorldsEngine, judge
@@ -96,15 +96,19 @@ def _stated(fact: Fact | None) -> bool:
 def points_at(trigger: Trigger | Mapping[str, Any], facts: FactSet) -> bool:
     """Whether one condition of a trigger holds on something the file itself states (a flag, an env var, the model,
     an image tag, a manifest label): only then is a *possible* finding worth showing by default. A pinned version
-    inside the record's affected ranges is such a condition; which engine runs is not (every record tests it). A
+    inside the record's affected ranges is such a condition, unless the trigger waits on a fact only the user can
+    state (what the requests use: ``facts.user_stated``), which no file points at; which engine runs is not (every
+    record tests it). A
     condition under a ``not`` points when it does not hold, unless it is an ordering (``not: {lt: 8}``): a bound
     the file's value merely clears (``--max-num-seqs 128`` against "fewer than 8 never cascades") is a guard, true
     of nearly every deployment, not a pointer at the failure."""
     compiled = _compiled(trigger)
-    if compiled.affected and _stated(facts.get("engine.version")) and \
+    pairs = list(leaves(compiled.when))
+    waits_on_user = any(leaf.key and user_stated(leaf.key) and facts.get(leaf.key) is None for leaf, _ in pairs)
+    if compiled.affected and not waits_on_user and _stated(facts.get("engine.version")) and \
             eval_affected(compiled.affected, facts).value is True:
         return True
-    return any(_points(leaf, positive, facts) for leaf, positive in leaves(compiled.when))
+    return any(_points(leaf, positive, facts) for leaf, positive in pairs)
 
 
 def _compiled(trigger: Trigger | Mapping[str, Any]) -> Trigger:

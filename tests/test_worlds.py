@@ -112,6 +112,15 @@ def test_a_request_level_record_waits_on_the_user_and_a_version_pin_does_not_sho
                        show=True), "RL151") == []
 
 
+def test_a_value_that_only_differs_from_an_excluded_one_does_not_show_the_finding() -> None:
+    # RL253 (Gemma 4 on SM100) excludes ModelOpt FP4 MoE checkpoints (model.quantization ne modelopt_fp4). A Llama
+    # model (no family in the table, no quantization by its name) merely differs from the excluded value: a guard,
+    # counted.
+    text = "python3 -m sglang.launch_server --model-path {} --port 30000\n"
+    assert _rows(_lint(text.format("meta-llama/Llama-3.1-8B-Instruct"), show=True), "RL253") == [
+        ("RL253", "possible", 1, 46, False)]
+
+
 # -- shown and counted through the command line ---------------------------------------------------------------------
 
 

@@ -101,7 +101,8 @@ def points_at(trigger: Trigger | Mapping[str, Any], facts: FactSet) -> bool:
     record tests it). A
     condition under a ``not`` points when it does not hold, unless it is an ordering (``not: {lt: 8}``): a bound
     the file's value merely clears (``--max-num-seqs 128`` against "fewer than 8 never cascades") is a guard, true
-    of nearly every deployment, not a pointer at the failure."""
+    of nearly every deployment, not a pointer at the failure; so is an exclusion (``ne``, ``not_in``) that the
+    file's value merely differs from (a CUDA image against "not on NPU", a plain model against "not ModelOpt FP4")."""
     compiled = _compiled(trigger)
     pairs = list(leaves(compiled.when))
     waits_on_user = any(leaf.key and user_stated(leaf.key) and facts.get(leaf.key) is None for leaf, _ in pairs)
@@ -119,6 +120,7 @@ def _compiled(trigger: Trigger | Mapping[str, Any]) -> Trigger:
 # Confidential Computing or FP8 because of it (its model, flags and version do that).
 CAPABILITY_KEYS = frozenset({"gpu.cc_capable", "gpu.native_fp8", "gpu.native_fp4", "gpu.memory_gb"})
 _ORDERINGS = frozenset({"lt", "le", "gt", "ge"})
+_EXCLUSIONS = frozenset({"ne", "not_in"})
 
 
 def _points(leaf: Any, positive: bool, facts: FactSet) -> bool:
@@ -127,6 +129,8 @@ def _points(leaf: Any, positive: bool, facts: FactSet) -> bool:
         return False
     if not positive and leaf.op in _ORDERINGS:
         return False
+    if positive and leaf.op in _EXCLUSIONS:
+        return False  # a value that merely differs from the excluded one clears a guard, like an ordering under not
     return eval_leaf(leaf, facts).value is positive
 
 

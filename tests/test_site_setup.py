@@ -109,7 +109,7 @@ def test_the_data_file_says_what_the_linter_says(records: list[dict[str, Any]], 
                 definite = any(f.certainty == "definite" for f in found)
                 missing = tuple(sorted({m for f in found for m in f.missing_facts}))
                 expected[str(record["id"])] = ("d" if definite else "p",
-                                               "" if definite or not missing else site_setup._depends(missing))
+                                               "" if definite or not missing else site_setup._depends(engine, missing))
         assert lookup(data, engine, version, gpu) == expected, (engine, version, gpu)
 
 

@@ -284,7 +284,8 @@ def test_other_engines_are_not_taken_for_vllm_or_llamacpp(tmp_path: Path) -> Non
               "trtllm-serve Qwen/Qwen3-8B --tp_size 2\n"
               "lmdeploy serve api_server Qwen/Qwen3-8B --tp 2\n"
               "aphrodite run Qwen/Qwen3-8B --gpu-memory-utilization 0.9\n")
-    assert facts(tmp_path, "run.sh", script) == []
+    # SGLang is an engine of its own: its launch is an SGLang deployment, never a vLLM one
+    assert [dep["@"] for dep in facts(tmp_path, "run.sh", script)] == [("sglang", "shell", 1, None)]
 
 
 # -- Windows ----------------------------------------------------------------------------------------------------
@@ -514,17 +515,17 @@ CORPUS = Path(__file__).parent / "fixtures" / "launch-corpus"
 
 
 def test_launch_corpus() -> None:
-    """Each file's engines, in order; `other-*` files (SGLang, TGI, Ollama, TensorRT-LLM, LMDeploy, Aphrodite,
-    KoboldCpp) must give none."""
+    """Each file's engines, in order; `other-*` files (TGI, Ollama, TensorRT-LLM, LMDeploy, Aphrodite, KoboldCpp)
+    must give none, `sglang-*` files an SGLang deployment and never a vLLM one."""
     found: dict[str, list[str]] = {}
     for path in sorted(CORPUS.iterdir()):
         result = invoke(["facts", str(path), "--format", "json"])
         found[path.name] = [d["engine"] for d in json.loads(result.output)["deployments"]]
-    expected = {name: ([] if name.startswith("other-") else
+    expected = {name: ([] if name.startswith("other-") else ["sglang"] if name.startswith("sglang-") else
                        ["llama.cpp"] if name.startswith("llama-") else ["vllm"]) for name in found}
     assert found == expected
-    assert sum(1 for name in found if name.startswith("other-")) == 8
-    assert sum(1 for engines in found.values() if engines) == 22
+    assert sum(1 for name in found if name.startswith("other-")) == 7
+    assert sum(1 for engines in found.values() if engines) == 23
 
 
 V092 = "docker run --gpus all vllm/vllm-openai:v0.9.2 --model Qwen/Qwen2.5-1.5B-Instruct\n"

@@ -113,7 +113,7 @@ VOCABULARY: dict[str, FactSpec] = {
         # its values are the engines' names (engines.registry): checked by `relialint validate`, listed on the site
         _spec("engine.name", "string", "which engine the deployment runs"),
         _spec("engine.version", "version",
-              "vLLM PEP 440 version, or llama.cpp build number (b6327) or release (v0.3.0)"),
+              "vLLM or SGLang PEP 440 version, or llama.cpp build number (b6327) or release (v0.3.0)"),
         _spec(
             "engine.backend",
             "string",
@@ -127,6 +127,7 @@ VOCABULARY: dict[str, FactSpec] = {
             "tpu",
             "xpu",
             "musa",
+            "npu",
         ),
         _spec("engine.version_range", "string",
               "the engine versions the file allows, as a PEP 440 specifier (`>=0.10.0,<0.11`), e.g. from "
@@ -191,6 +192,26 @@ VOCABULARY: dict[str, FactSpec] = {
         _spec("moe.backend", "string", "vLLM --moe-backend value"),
         _spec("parallel.tensor", "int", "tensor-parallel size"),
         _spec("parallel.pipeline", "int", "pipeline-parallel size"),
+        _spec("parallel.data", "int", "data-parallel size (SGLang --dp-size)"),
+        _spec("parallel.expert", "int", "expert-parallel size (SGLang --ep-size)"),
+        _spec("chunked_prefill.enabled", "bool", "chunked prefill on (SGLang: false with --chunked-prefill-size -1)"),
+        _spec("torch_compile.enabled", "bool", "the model is compiled with torch.compile (SGLang "
+              "--enable-torch-compile)"),
+        _spec("sglang.launch_form", "string", "how SGLang is launched: launch_server (python -m "
+              "sglang.launch_server), serve (the `sglang serve` program, from 0.5.5), router (python -m "
+              "sglang_router.launch_server: a router with its workers)", "launch_server", "serve", "router"),
+        _spec("sglang.dp_attention", "bool", "SGLang --enable-dp-attention"),
+        _spec("sglang.prefill_attention_backend", "string", "SGLang --prefill-attention-backend, upper case"),
+        _spec("sglang.decode_attention_backend", "string", "SGLang --decode-attention-backend, upper case"),
+        _spec("sglang.max_total_tokens", "int", "SGLang --max-total-tokens (the KV pool size in tokens)"),
+        _spec("sglang.chunked_prefill_size", "int", "SGLang --chunked-prefill-size (-1: chunked prefill off)"),
+        _spec("sglang.max_prefill_tokens", "int", "SGLang --max-prefill-tokens"),
+        _spec("sglang.cuda_graph_max_bs", "int", "SGLang --cuda-graph-max-bs"),
+        _spec("sglang.speculative_num_steps", "int", "SGLang --speculative-num-steps"),
+        _spec("sglang.speculative_eagle_topk", "int", "SGLang --speculative-eagle-topk"),
+        _spec("sglang.moe_a2a_backend", "string", "SGLang --moe-a2a-backend, as written"),
+        _spec("sglang.sampling_backend", "string", "SGLang --sampling-backend, as written"),
+        _spec("sglang.grammar_backend", "string", "SGLang --grammar-backend, as written"),
         _spec("memory.gpu_utilization", "float", "vLLM --gpu-memory-utilization"),
         _spec(
             "memory.gpu_utilization_shared_total",
@@ -335,7 +356,7 @@ VOCABULARY: dict[str, FactSpec] = {
 }
 
 # Raw namespaces: any key under these prefixes is valid and holds a string.
-RAW_PREFIXES: tuple[str, ...] = ("flag.vllm.", "flag.llama.cpp.", "env.", "build.")
+RAW_PREFIXES: tuple[str, ...] = ("flag.vllm.", "flag.llama.cpp.", "flag.sglang.", "env.", "build.")
 
 _RAW_NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")
 
@@ -355,7 +376,8 @@ class FactValueError(RelialintError, ValueError):
     """A value that does not parse as its fact's type."""
 
 
-_COUNTS = frozenset({"gpu.count", "parallel.tensor", "parallel.pipeline", "spec_decode.num_tokens", "llama.ubatch",
+_COUNTS = frozenset({"gpu.count", "parallel.tensor", "parallel.pipeline", "parallel.data", "parallel.expert",
+                     "spec_decode.num_tokens", "llama.ubatch",
                      "llama.batch", "engine.ready_timeout_s"})
 """Integer facts that count something: a negative value is a usage error."""
 

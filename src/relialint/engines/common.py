@@ -10,7 +10,7 @@ from relialint.base import bounds, lazyre
 from relialint.base.plain import replace
 from relialint.core.deployment import Deployment
 from relialint.core.facts import Fact, FactSet, Origin, Value, Withheld
-from relialint.core.versions import VersionError, parse_version
+from relialint.core.versions import Version, VersionError, parse_in_family, parse_version
 from relialint.readers.located import Branch, Command, EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.opener import FileOpener as FileOpener  # the one opener type; engines take it from here
 
@@ -340,3 +340,43 @@ def _scheme(quant: dict[str, object]) -> tuple[str | None, bool | None]:
             return "int4", weight_only
         return None, weight_only
     return None, None
+
+
+# -- pip pins -------------------------------------------------------------------------------------------------------
+
+_SPEC = r"(?:===?|!=|~=|<=?|>=?)\s*[\w.*+!]+"
+
+
+def pip_pin(command: Command, package: str) -> tuple[Version | str, Span] | None:
+    """``pip install PACKAGE==X`` (extras allowed: ``sglang[all]==0.4.6``) as a version; ``PACKAGE>=X``,
+    ``PACKAGE>=X,<Y``, ``PACKAGE==0.10.*`` as a PEP 440 specifier (``engine.version_range``); ``None`` for any other
+    command."""
+    words = [w.text or "" for w in command.argv]
+    if not words:
+        return None
+    head = words[0].rsplit("/", 1)[-1]
+    pip = head in ("pip", "pip3") and "install" in words[1:3]
+    uv = head == "uv" and words[1:3] == ["pip", "install"]
+    module = bool(re.fullmatch(r"python(\d(\.\d+)?)?", head)) and words[1:4] == ["-m", "pip", "install"]
+    if not (pip or uv or module):
+        return None
+    name = re.escape(package)
+    for word in command.argv:
+        match = re.fullmatch(name + r"(?:\[[\w,]+\])?==([\w.]+)", word.text or "")
+        if match:
+            try:
+                return parse_in_family(False, match.group(1)), word.span
+            except VersionError:
+                return None
+        ranged = re.fullmatch(name + rf"(?:\[[\w,\-]+\])?\s*({_SPEC}(?:\s*,\s*{_SPEC})*)", (word.text or "").strip(),
+                              re.I)
+        if ranged:
+            from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+            spec = re.sub(r"\s+", "", ranged.group(1))
+            try:
+                SpecifierSet(spec)
+            except InvalidSpecifier:
+                return None
+            return spec, word.span
+    return None

@@ -134,10 +134,32 @@ def _span_text(ranges: list[list[Any]], versions: list[str]) -> str | None:
     return ", ".join(parts)
 
 
+TABLES = {"vllm": ("vllm_flags.json", "vLLM", ("VLLM_",)),
+          "sglang": ("sglang_flags.json", "SGLang", ("SGLANG_", "SGL_"))}
+"""The engines with per-release option tables in this format: the data file, the engine's name in prose, the
+prefixes of the variables it reads."""
+
+
 @lru_cache(maxsize=1)
 def vllm_table() -> VllmTable:
-    text = (DATA / "vllm_flags.json").read_text(encoding="utf-8")
+    return table_of("vllm")
+
+
+@lru_cache(maxsize=4)
+def table_of(engine: str) -> VllmTable:
+    """An engine's option table (``TABLES``), loaded once."""
+    text = (DATA / TABLES[engine][0]).read_text(encoding="utf-8")
     return VllmTable(json.loads(text))
+
+
+def has_table(engine: str) -> bool:
+    """Whether the engine's table is shipped (``TABLES`` names it and the data file is there)."""
+    return engine in TABLES and (DATA / TABLES[engine][0]).is_file()
+
+
+def label(engine: str) -> str:
+    """The engine's name in prose (``vLLM``, ``SGLang``)."""
+    return TABLES[engine][1] if engine in TABLES else engine
 
 
 # -- vLLM options ---------------------------------------------------------------------------------------------------
@@ -177,9 +199,9 @@ def vllm_version(value: object) -> Version | None:
     return None
 
 
-def resolve_long(name: str, index: int | None) -> tuple[str | None, list[str]]:
+def resolve_long(name: str, index: int | None, engine: str = "vllm") -> tuple[str | None, list[str]]:
     """Argparse's lookup of a ``--`` name: exact, else the unique prefix; returns (match, ambiguous candidates)."""
-    table = vllm_table()
+    table = table_of(engine)
     if index is not None:
         if table.has_option(name, index):
             return name, []
@@ -206,27 +228,28 @@ def option_head(written: str) -> str | None:
 
 
 @lru_cache(maxsize=256)
-def _long_pool(allowed: frozenset[int]) -> tuple[str, ...]:
+def _long_pool(allowed: frozenset[int], engine: str = "vllm") -> tuple[str, ...]:
     """The long options of any of the versions ``allowed``, sorted (once per set of versions)."""
-    table = vllm_table()
+    table = table_of(engine)
     return tuple(sorted({o for i in allowed for o in table.long_options(i)}))
 
 
 @lru_cache(maxsize=8192)
-def _present(head: str) -> frozenset[int]:
+def _present(head: str, engine: str = "vllm") -> frozenset[int]:
     """The table indices of the versions whose parser accepts ``head`` (exact, a unique prefix, ``-qfp8``)."""
-    table = vllm_table()
+    table = table_of(engine)
     if head.startswith("--"):
         candidates = [name for name in table.options if name.startswith(head)]
         return frozenset(i for i in range(len(table.versions)) if table.has_option(head, i)
                          or sum(1 for name in candidates if table.has_option(name, i)) == 1)
-    return frozenset(i for i in range(len(table.versions)) if table.has_option(head, i) or _attached_short(head, i))
+    return frozenset(i for i in range(len(table.versions))
+                     if table.has_option(head, i) or _attached_short(head, i, engine))
 
 
-def _accepting(heads: Iterable[str]) -> frozenset[int]:
-    out = frozenset(range(len(vllm_table().versions)))
+def _accepting(heads: Iterable[str], engine: str = "vllm") -> frozenset[int]:
+    out = frozenset(range(len(table_of(engine).versions)))
     for head in heads:
-        out &= _present(head)
+        out &= _present(head, engine)
     return out
 
 
@@ -257,13 +280,13 @@ def value_floor(facts: Any, leave_out: str | None = None) -> Version | None:
     return floor
 
 
-def options_window(words: list[Any]) -> tuple[str, Any, str] | None:
+def options_window(words: list[Any], engine: str = "vllm") -> tuple[str, Any, str] | None:
     """The releases a launch's options allow, as a PEP 440 range (``>=0.17.0``, ``>=0.8.2,<=0.16.0``), with the
     option that bounds it and why; ``None`` when they allow every tabled release. An option no release has, and
     options no single release accepts together, narrow nothing (they are findings of their own)."""
-    table = vllm_table()
-    real = [w for w in words if w.text and versions_accepting("vllm", [w.text])]
-    allowed = versions_accepting("vllm", [w.text for w in real])
+    table = table_of(engine)
+    real = [w for w in words if w.text and versions_accepting(engine, [w.text])]
+    allowed = versions_accepting(engine, [w.text for w in real])
     if not allowed or len(allowed) == len(table.parsed):
         return None
     low, high = allowed[0], allowed[-1]
@@ -271,10 +294,10 @@ def options_window(words: list[Any]) -> tuple[str, Any, str] | None:
     if not parts:
         return None
     for word in real:
-        own = versions_accepting("vllm", [word.text])
+        own = versions_accepting(engine, [word.text])
         if (low != table.parsed[0] and own[0] == low) or (high != table.parsed[-1] and own[-1] == high):
             name = word.text.split("=", 1)[0]
-            return ",".join(parts), word, f"{name} exists only in vLLM {_span_text_of(own)}"
+            return ",".join(parts), word, f"{name} exists only in {label(engine)} {_span_text_of(own)}"
     return ",".join(parts), real[0], "the options exist together only in these releases"
 
 
@@ -287,17 +310,17 @@ def versions_accepting(engine: str, options: Iterable[str]) -> list[Version]:
     ``--max-model-len``, ``--max_model_len=8192``, ``--speculative-config.method``, ``-tp``); every tabled version
     for no options. A deployment that passes the options runs on one of these (any other would refuse to start).
     Words that are not options (values) are skipped. An option no tabled version has makes the list empty. Only
-    vLLM has per-version tables (``[]`` otherwise)."""
-    if engine != "vllm":
+    engine with option tables (``table_of``) has this (``[]`` otherwise)."""
+    table = table_of(engine) if engine in TABLES else None
+    if table is None:
         return []
-    table = vllm_table()
     heads = [h for h in (option_head(o) for o in options if o.startswith("-")) if h is not None]
-    return [table.parsed[i] for i in sorted(_accepting(heads))]
+    return [table.parsed[i] for i in sorted(_accepting(heads, engine))]
 
 
-def _indices_text(indices: Iterable[int]) -> str:
+def _indices_text(indices: Iterable[int], engine: str = "vllm") -> str:
     """Table indices as version ranges (``0.6.6.post1-0.8.2, 0.33.0``)."""
-    table = vllm_table()
+    table = table_of(engine)
     ranges: list[list[int]] = []
     for i in sorted(indices):
         if ranges and ranges[-1][1] == i - 1:
@@ -307,16 +330,16 @@ def _indices_text(indices: Iterable[int]) -> str:
     return ", ".join(table.versions[a] if a == b else f"{table.versions[a]}-{table.versions[b]}" for a, b in ranges)
 
 
-def _rename(head: str, indices: Iterable[int]) -> str:
+def _rename(head: str, indices: Iterable[int], engine: str = "vllm") -> str:
     """The engine's own replacement for a removed or renamed option or variable, where it is valid in every one of
     ``indices`` (the versions the deployment can be on)."""
-    entry = vllm_table().renames.get(head)
+    entry = table_of(engine).renames.get(head)
     if entry is None:
         return ""
     shown, new_head = entry
     needed = frozenset(indices)
-    valid = _present(new_head) if new_head.startswith("-") else frozenset(
-        i for i in range(len(vllm_table().versions)) if vllm_table().has_env(new_head, i))
+    valid = _present(new_head, engine) if new_head.startswith("-") else frozenset(
+        i for i in range(len(table_of(engine).versions)) if table_of(engine).has_env(new_head, i))
     if not needed or not needed <= valid:
         return ""
     return f"; use `{shown}` instead"
@@ -327,35 +350,37 @@ def _typo_hint(head: str, pool: list[str]) -> str:
     return _suggest(head, pool) or NO_CLOSE
 
 
-def check_vllm_option(written: str, version: Version | None, others: Iterable[str] = ()) -> Verdict:
+def check_vllm_option(written: str, version: Version | None, others: Iterable[str] = (), engine: str = "vllm"
+                      ) -> Verdict:
     """One written option (``--gpu_memory_utilization`` already dashed is fine) against ``version``; with the
     version unknown, against the versions the ``others`` (every other option of the launch) allow."""
-    table = vllm_table()
+    table = table_of(engine)
     if written.split("=", 1)[0].strip("-") == "":
         return Verdict(f"`{written}` names no option")  # `--=`: argparse finds it ambiguous with every option
     head = option_head(written)
     if head is None:
         return Verdict(None)  # -O<n>, -O.x, -O: rewritten by the parser itself
-    present = _present(head)
+    present = _present(head, engine)
     long = head.startswith("--")
     index = table.index(version)
     if index is not None:
         if index in present:
             return Verdict(None)
         if long:
-            _, ambiguous = resolve_long(head, index)
+            _, ambiguous = resolve_long(head, index, engine)
             if len(ambiguous) > 1:
-                return Verdict(f"`{head}` is ambiguous in vLLM {table.versions[index]} "
+                return Verdict(f"`{head}` is ambiguous in {label(engine)} {table.versions[index]} "
                                f"(could be {', '.join(f'`{a}`' for a in sorted(ambiguous)[:4])})")
-        return Verdict(f"`{head}` is not an option of vLLM {table.versions[index]}{_history(head, present, [index])}")
+        return Verdict(f"`{head}` is not an option of {label(engine)} {table.versions[index]}"
+                       f"{_history(head, present, [index], engine)}")
     if not present:
         beyond = version is not None and not table.covers(version)
         # the nearest real option among those of the versions the other options allow
-        allowed = _accepting(h for h in (option_head(o) for o in others) if h is not None and h != head
-                             and _present(h)) if version is None else frozenset()
-        pool = list(_long_pool(allowed)) if long and allowed else (
+        allowed = _accepting((h for h in (option_head(o) for o in others) if h is not None and h != head
+                              and _present(h, engine)), engine) if version is None else frozenset()
+        pool = list(_long_pool(allowed, engine)) if long and allowed else (
             table.long_options(None) if long else [n for n in table.options if not n.startswith("--")])
-        return Verdict(f"`{head}` is not an option of any vLLM version from {table.versions[0]} to "
+        return Verdict(f"`{head}` is not an option of any {label(engine)} version from {table.versions[0]} to "
                        f"{table.versions[-1]}{_typo_hint(head, pool)}", certain=not beyond)
     if version is not None:
         if not table.covers(version):
@@ -363,30 +388,32 @@ def check_vllm_option(written: str, version: Version | None, others: Iterable[st
         # between two listed releases (a pre-release): trust the neighbours when both agree
         before = max(i for i, v in enumerate(table.parsed) if v < version)
         if before not in present and before + 1 not in present:
-            return Verdict(f"`{head}` is in neither vLLM {table.versions[before]} nor {table.versions[before + 1]} "
-                           f"(it exists in {_indices_text(present)})", certain=False)
+            return Verdict(f"`{head}` is in neither {label(engine)} {table.versions[before]} nor "
+                           f"{table.versions[before + 1]} "
+                           f"(it exists in {_indices_text(present, engine)})", certain=False)
         return Verdict(None)
     # version unknown: the versions every other (somewhere known) option allows, leaving this one out
-    other_heads = [h for h in (option_head(o) for o in others) if h is not None and h != head and _present(h)]
-    allowed = _accepting(other_heads)
+    other_heads = [h for h in (option_head(o) for o in others) if h is not None and h != head and _present(h, engine)]
+    allowed = _accepting(other_heads, engine)
     if not allowed:
         allowed = frozenset(range(len(table.versions)))  # the others conflict among themselves: no narrowing
     if allowed <= present:
         return Verdict(None)
     if not allowed & present:
-        blockers = [h for h in other_heads if not _present(h) & present]
+        blockers = [h for h in other_heads if not _present(h, engine) & present]
         both = f"`{head}` and `{blockers[0]}`" if blockers else f"`{head}` and the other options"
-        return Verdict(f"no vLLM release accepts both {both}: `{head}` exists in {_indices_text(present)}"
-                       f"{_rename(head, allowed)}")
-    return Verdict(f"`{head}` exists only in vLLM {_indices_text(present)}", certain=False)
+        return Verdict(f"no {label(engine)} release accepts both {both}: `{head}` exists in "
+                       f"{_indices_text(present, engine)}"
+                       f"{_rename(head, allowed, engine)}")
+    return Verdict(f"`{head}` exists only in {label(engine)} {_indices_text(present, engine)}", certain=False)
 
 
-def _history(head: str, present: frozenset[int], indices: list[int]) -> str:
+def _history(head: str, present: frozenset[int], indices: list[int], engine: str = "vllm") -> str:
     """Why an option is missing from these versions: where it exists and its replacement, else a did-you-mean."""
-    table = vllm_table()
+    table = table_of(engine)
     if present:
-        return f"; it exists in {_indices_text(present)}{_rename(head, indices)}"
-    renamed = _rename(head, indices)
+        return f"; it exists in {_indices_text(present, engine)}{_rename(head, indices, engine)}"
+    renamed = _rename(head, indices, engine)
     if renamed:
         return renamed
     pool = sorted({o for i in indices for o in (table.long_options(i) if head.startswith("--") else [
@@ -394,18 +421,18 @@ def _history(head: str, present: frozenset[int], indices: list[int]) -> str:
     return _typo_hint(head, pool)
 
 
-def _attached_short(head: str, index: int | None) -> bool:
+def _attached_short(head: str, index: int | None, engine: str = "vllm") -> bool:
     """``-qfp8``: a one-letter short option with its value attached."""
     if len(head) <= 2 or head.startswith("--"):
         return False
     short = head[:2]
-    info = vllm_table().option(short, index)
+    info = table_of(engine).option(short, index)
     return info is not None and info.kind in ("v", "o", "?")
 
 
-def takes_value(name: str, version: Version | None) -> bool | None:
+def takes_value(name: str, version: Version | None, engine: str = "vllm") -> bool | None:
     """Whether the long option ``--name`` takes a value, per the table (``None``: the table does not say)."""
-    table = vllm_table()
+    table = table_of(engine)
     index = table.index(version)
     info = table.option("--" + name, index)
     if info is None and index is not None:
@@ -415,8 +442,8 @@ def takes_value(name: str, version: Version | None) -> bool | None:
     return info.kind in ("v", "o")
 
 
-def _env_present(name: str) -> frozenset[int]:
-    return frozenset(i for lo, hi, *_ in vllm_table().env.get(name) or [] for i in range(lo, hi + 1))
+def _env_present(name: str, engine: str = "vllm") -> frozenset[int]:
+    return frozenset(i for lo, hi, *_ in table_of(engine).env.get(name) or [] for i in range(lo, hi + 1))
 
 
 def _distance(a: str, b: str) -> int:
@@ -430,11 +457,11 @@ def _distance(a: str, b: str) -> int:
     return previous[-1]
 
 
-def near_miss(name: str, known: Iterable[str]) -> str | None:
+def near_miss(name: str, known: Iterable[str], prefixes: tuple[str, ...] = ("VLLM_",)) -> str | None:
     """The real ``VLLM_*`` name an unknown one misspells: at most two edits away, on a name of at least eight
     characters after ``VLLM_``, and not the real name cut at or extended from a ``_`` boundary (``VLLM_HOST`` is
     not ``VLLM_HOST_IP`` misspelt: it is more likely the deployment's own variable)."""
-    stem = name.removeprefix("VLLM_")
+    stem = next((name[len(p):] for p in prefixes if name.startswith(p)), name)
     if len(stem) < 8:
         return None
     best: tuple[int, str] | None = None
@@ -447,42 +474,43 @@ def near_miss(name: str, known: Iterable[str]) -> str | None:
     return best[1] if best is not None else None
 
 
-def check_vllm_env(name: str, version: Version | None, options: Iterable[str] = ()) -> Verdict:
+def check_vllm_env(name: str, version: Version | None, options: Iterable[str] = (), engine: str = "vllm") -> Verdict:
     """A ``VLLM_*`` variable: does the version read it? With the version unknown, the versions that accept every
     one of ``options`` decide. A name no vLLM version ever read is a finding only as a near miss of a real one
     (``VLLM_ATENTION_BACKEND``); any other is the deployment's own variable (``VLLM_REPO_URL`` for an install
     script), not vLLM's, and gives nothing."""
-    table = vllm_table()
-    present = _env_present(name)
+    table = table_of(engine)
+    present = _env_present(name, engine)
     if not present:
-        close = near_miss(name, table.env_names(None))
+        close = near_miss(name, table.env_names(None), TABLES[engine][2])
         if close is None:
             return Verdict(None)
         beyond = version is not None and not table.covers(version)
-        return Verdict(f"no vLLM version from {table.versions[0]} to {table.versions[-1]} reads `{name}` "
+        return Verdict(f"no {label(engine)} version from {table.versions[0]} to {table.versions[-1]} reads `{name}` "
                        f"(did you mean `{close}`?)", certain=not beyond)
     index = table.index(version)
     if index is not None:
         if index in present:
             return Verdict(None)
-        return Verdict(f"vLLM {table.versions[index]} does not read `{name}` (read in {_indices_text(present)})"
-                       f"{_rename(name, [index])}")
+        return Verdict(f"{label(engine)} {table.versions[index]} does not read `{name}` (read in "
+                       f"{_indices_text(present, engine)})"
+                       f"{_rename(name, [index], engine)}")
     if version is not None:
         if not table.covers(version):
             return Verdict(None)
         before = max(i for i, v in enumerate(table.parsed) if v < version)
         if before not in present and before + 1 not in present:
-            return Verdict(f"`{name}` is read only by vLLM {_indices_text(present)}", certain=False)
+            return Verdict(f"`{name}` is read only by {label(engine)} {_indices_text(present, engine)}", certain=False)
         return Verdict(None)
-    heads = [h for h in (option_head(o) for o in options) if h is not None and _present(h)]
-    allowed = _accepting(heads) or frozenset(range(len(table.versions)))
+    heads = [h for h in (option_head(o) for o in options) if h is not None and _present(h, engine)]
+    allowed = _accepting(heads, engine) or frozenset(range(len(table.versions)))
     if allowed <= present:
         return Verdict(None)
     if not allowed & present:
-        return Verdict(f"no vLLM release that accepts these options reads `{name}` (read in "
-                       f"{_indices_text(present)}, the options need {_indices_text(allowed)})"
-                       f"{_rename(name, allowed)}")
-    return Verdict(f"`{name}` is read only by vLLM {_indices_text(present)}", certain=False)
+        return Verdict(f"no {label(engine)} release that accepts these options reads `{name}` (read in "
+                       f"{_indices_text(present, engine)}, the options need {_indices_text(allowed, engine)})"
+                       f"{_rename(name, allowed, engine)}")
+    return Verdict(f"`{name}` is read only by {label(engine)} {_indices_text(present, engine)}", certain=False)
 
 
 ENVIRON_VALIDATION = "--fail-on-environ-validation"
@@ -531,11 +559,11 @@ def check_vllm_environ(name: str, version: Version | None, options: Iterable[str
                    certain=certain and bad == pool)
 
 
-def possible_indices(deployment: Any) -> frozenset[int]:
+def possible_indices(deployment: Any, engine: str = "vllm") -> frozenset[int]:
     """The table indices of the versions a vLLM deployment can be on: its version (the two neighbours of an
     unlisted pre-release, the newest table for a newer version), else every version that accepts all its
     written options (every version when they conflict)."""
-    table = vllm_table()
+    table = table_of(engine)
     fact = deployment.facts.get("engine.version")
     version = vllm_version(fact.value if fact is not None else None)
     if version is not None:
@@ -546,23 +574,23 @@ def possible_indices(deployment: Any) -> frozenset[int]:
             return frozenset([len(table.versions) - 1]) if table.parsed[-1] < version else frozenset([0])
         before = max(i for i, v in enumerate(table.parsed) if v < version)
         return frozenset([before, before + 1])
-    heads = [h for h in (option_head(w.text) for w in getattr(deployment, _WRITTEN, [])) if h and _present(h)]
-    return _accepting(heads) or frozenset(range(len(table.versions)))
+    heads = [h for h in (option_head(w.text) for w in getattr(deployment, _WRITTEN, [])) if h and _present(h, engine)]
+    return _accepting(heads, engine) or frozenset(range(len(table.versions)))
 
 
-def setting_spelling(deployment: Any, alternatives: list[tuple[str, str]]) -> str:
+def setting_spelling(deployment: Any, alternatives: list[tuple[str, str]], engine: str = "vllm") -> str:
     """How to write a setting on the versions the deployment can be on. ``alternatives``: ``(text, needs)`` in
     order of preference, ``needs`` an option string (``--attention-backend``) or a variable
     (``VLLM_ATTENTION_BACKEND``). The first valid in every one of those versions, else each with the versions it
     is valid in: ``--attention-backend X (vLLM 0.13.0-0.33.0) or VLLM_ATTENTION_BACKEND=X (vLLM 0.7.0-0.12.0)``."""
-    indices = possible_indices(deployment)
+    indices = possible_indices(deployment, engine)
     parts = []
     for text, needs in alternatives:
-        valid = _present(needs) if needs.startswith("-") else _env_present(needs)
+        valid = _present(needs, engine) if needs.startswith("-") else _env_present(needs, engine)
         if indices <= valid:
             return text
         if indices & valid:
-            parts.append(f"{text} (vLLM {_indices_text(indices & valid)})")
+            parts.append(f"{text} ({label(engine)} {_indices_text(indices & valid, engine)})")
     return " or ".join(parts) if parts else alternatives[0][0]
 
 
@@ -595,7 +623,7 @@ def record_vllm_launch(deployment: Any, form: str, args: list[Any], opts: list[A
         written.append(opt.flag)
         if opt.name == "config" and opt.equals and config_equals is None:
             config_equals = opt.flag
-    setattr(deployment, _WRITTEN, written)
+    remember_written(deployment, written)
     facts.set("args.config_equals", word_fact(config_equals.text, "flag", config_equals)
               if config_equals is not None else Fact(None, "inferred"))
     if form == "api_server" and positionals and not any(o.name == "model" for o in opts):
@@ -638,9 +666,24 @@ def option_spans(deployment: Any) -> list[tuple[str, Span]]:
 
 
 def finish_vllm(deployment: Any) -> None:
-    """Option and env-var checks against the final ``engine.version`` (after command-line facts are applied): one
-    instance of ``args.unknown_option`` per unknown option and of ``args.unread_env`` per unread variable, each
-    at its own token (``FactSet.instances``)."""
+    """Option and env-var checks against the final ``engine.version`` (:func:`check_written`), and vLLM's
+    ``--fail-on-environ-validation``."""
+    texts = check_written(deployment, "vllm")
+    version_fact = deployment.facts.get("engine.version")
+    _check_environ_validation(deployment.facts, vllm_version(version_fact.value if version_fact is not None else None),
+                              texts)
+
+
+def remember_written(deployment: Any, words: list[Any]) -> None:
+    """The option words a launch writes on its command line (located), for the checks and the version worlds."""
+    setattr(deployment, _WRITTEN, words)
+
+
+def check_written(deployment: Any, engine: str) -> list[str]:
+    """Option and env-var checks of an engine with option tables against the final ``engine.version`` (after
+    command-line facts are applied): one instance of ``args.unknown_option`` per unknown option and of
+    ``args.unread_env`` per unread variable of the engine's prefixes, each at its own token
+    (``FactSet.instances``). Returns the options as written."""
     from relialint.core.facts import Fact
     from relialint.engines.common import word_fact
 
@@ -653,36 +696,37 @@ def finish_vllm(deployment: Any) -> None:
     facts.drop_instances("args.unread_env")
     # the other options matter only by their distinct heads known to some version: computed once per launch, so a
     # command line of thousands of options stays linear (each check leaves its own head out itself)
-    known = [h for h in dict.fromkeys(option_head(str(t)) for t in texts) if h is not None and _present(h)]
-    window = options_window(words) if version is None and words else None
+    known = [h for h in dict.fromkeys(option_head(str(t)) for t in texts) if h is not None and _present(h, engine)]
+    window = options_window(words, engine) if version is None and words else None
     for word in words:
-        verdict = check_vllm_option(word.text, version, known)
+        verdict = check_vllm_option(word.text, version, known, engine)
         if verdict.problem is not None:
             head = option_head(word.text)
-            refusing = _refusing(_present(head) if head is not None else frozenset())
+            refusing = _refusing(_present(head, engine) if head is not None else frozenset(), engine)
             _add(facts, "args.unknown_option", word_fact(verdict.problem, "flag", word), "args.option_refused",
                  word_fact(True, "flag", word), version, verdict.certain, refusing, word.text,
-                 window[0] if window is not None else None)
+                 window[0] if window is not None else None, engine)
     if "args.unknown_option" not in facts.instances:
         facts.set("args.unknown_option", Fact(None, "inferred"))
-    for name, where in _vllm_env_in_order(facts):
-        verdict = check_vllm_env(name, version, texts)
+    for name, where in _env_in_order(facts, TABLES[engine][2]):
+        verdict = check_vllm_env(name, version, texts, engine)
         if verdict.problem is not None:
             _add(facts, "args.unread_env", Fact(verdict.problem, *where), "args.env_not_read", Fact(True, *where),
-                 version, verdict.certain, _refusing(_env_present(name)), None)
+                 version, verdict.certain, _refusing(_env_present(name, engine), engine), None, None, engine)
     if "args.unread_env" not in facts.instances:
         facts.set("args.unread_env", Fact(None, "inferred"))
-    _check_environ_validation(facts, version, texts)
+    return texts
 
 
-def _refusing(present: frozenset[int]) -> frozenset[Version]:
+def _refusing(present: frozenset[int], engine: str = "vllm") -> frozenset[Version]:
     """The tabled versions outside ``present`` (the table indices of those that accept, read or list a name)."""
-    table = vllm_table()
+    table = table_of(engine)
     return frozenset(v for i, v in enumerate(table.parsed) if i not in present)
 
 
 def _add(facts: Any, key: str, problem: Any, derived: str, true: Any, version: Version | None, certain: bool,
-         holds: frozenset[Version], leave_out: str | None, options_range: str | None = None) -> None:
+         holds: frozenset[Version], leave_out: str | None, options_range: str | None = None,
+         engine: str = "vllm") -> None:
     """One located instance of ``key`` (``problem``: its text, for the message) and its fact ``derived`` per
     version world: with the version known, set here (true where the check is certain, else unknown: a version
     beyond or between the tables); with it unknown, true in the tabled versions ``holds``, decided by the worlds
@@ -695,16 +739,20 @@ def _add(facts: Any, key: str, problem: Any, derived: str, true: Any, version: V
         return
     # beyond the tables: what the release at the edge accepts (reads, lists) is assumed kept, as for a known
     # version beyond them (check_vllm_option); what it refuses is unknown there
-    table = vllm_table().parsed
+    table = table_of(engine).parsed
     older = False if table[0] not in holds else None
     newer = False if table[-1] not in holds else None
     facts.add_instance(key, {key: problem}, {derived: ByVersion(holds, leave_out, options_range, older, newer)})
 
 
 def _vllm_env_in_order(facts: Any) -> list[tuple[str, tuple[Any, ...]]]:
-    """Each ``VLLM_*`` variable the deployment sets, in file order: its name and where the fact says it is
-    (origin, path, line, column, end line, end column), for the facts derived from it."""
-    keys = sorted((k for k in facts.facts if k.startswith("env.VLLM_")),
+    return _env_in_order(facts, ("VLLM_",))
+
+
+def _env_in_order(facts: Any, prefixes: tuple[str, ...]) -> list[tuple[str, tuple[Any, ...]]]:
+    """Each variable of the prefixes (``VLLM_``) the deployment sets, in file order: its name and where the fact
+    says it is (origin, path, line, column, end line, end column), for the facts derived from it."""
+    keys = sorted((k for k in facts.facts if k.startswith(tuple("env." + p for p in prefixes))),
                   key=lambda k: (facts.facts[k].line or 0, facts.facts[k].column or 0))
     return [(key[4:], (f.origin, f.path, f.line, f.column, f.end_line, f.end_column))
             for key in keys for f in (facts.facts[key],)]

@@ -63,9 +63,10 @@ class Registry:
 
 @lru_cache(maxsize=1)
 def default_registry() -> Registry:
-    """The engines relialint ships: vLLM, llama.cpp and the benchmark tools (built once, never changed)."""
+    """The engines relialint ships: vLLM, llama.cpp, SGLang and the benchmark tools (built once, never changed)."""
     from relialint.engines.bench_engine import BenchEngine
     from relialint.engines.llamacpp_engine import LlamaCppEngine
+    from relialint.engines.sglang_engine import SglangEngine
     from relialint.engines.vllm_engine import VllmEngine
 
-    return Registry((VllmEngine(), LlamaCppEngine(), BenchEngine()))
+    return Registry((VllmEngine(), LlamaCppEngine(), SglangEngine(), BenchEngine()))

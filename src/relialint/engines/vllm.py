@@ -24,6 +24,7 @@ from relialint.engines.common import (
     extract_launches,
     launch_deployment,
     model_facts,
+    pip_pin,
     program,
     word_fact,
 )
@@ -336,10 +337,6 @@ def _config_file_deployment(result: FileResult) -> list[Deployment]:
 _CUSTOM_TAG_VERSION = lazyre.compile(r"(?<![\w.])(?:vllm[-_]?)?v?(0\.\d+\.\d+(?:\.post\d+)?)(?![\w.]*\d)", re.I)
 _NAMED_TAG_VERSION = lazyre.compile(r"(?<![a-z0-9])vllm[-_]?v?(0\.\d+\.\d+(?:\.post\d+)?)(?![\w.]*\d)", re.I)
 """A version the tag itself says is vLLM's (``vllm-0.10.1-cu128``), read in any image named for vLLM."""
-_REQUIREMENT = lazyre.compile(r"vllm(?:\[[\w,\-]+\])?\s*((?:===?|!=|~=|<=?|>=?)\s*[\w.*+!]+"
-                          r"(?:\s*,\s*(?:===?|!=|~=|<=?|>=?)\s*[\w.*+!]+)*)", re.I)
-
-
 def _tag_version(image: Word) -> tuple[Version, Word] | None:
     """The vLLM version in another vLLM image's tag: ``intel/vllm:0.10.2-xpu``, ``intel/llm-scaler-vllm:0.10.2-b6``
     (images whose tags are vLLM's version, ``data/engine_images.yaml``), or a custom
@@ -366,33 +363,7 @@ def _tag_version(image: Word) -> tuple[Version, Word] | None:
 def _pip_pin(command: Command) -> tuple[Version | str, Span] | None:
     """``pip install vllm==X`` as a version; ``vllm>=X``, ``vllm>=X,<Y``, ``vllm==0.10.*`` as a PEP 440
     specifier (``engine.version_range``)."""
-    words = [w.text or "" for w in command.argv]
-    if not words:
-        return None
-    head = words[0].rsplit("/", 1)[-1]
-    pip = head in ("pip", "pip3") and "install" in words[1:3]
-    uv = head == "uv" and words[1:3] == ["pip", "install"]
-    module = bool(re.fullmatch(r"python(\d(\.\d+)?)?", head)) and words[1:4] == ["-m", "pip", "install"]
-    if not (pip or uv or module):
-        return None
-    for word in command.argv:
-        match = re.fullmatch(r"vllm(?:\[[\w,]+\])?==([\w.]+)", word.text or "")
-        if match:
-            try:
-                return parse_in_family(False, match.group(1)), word.span
-            except VersionError:
-                return None
-        ranged = _REQUIREMENT.fullmatch((word.text or "").strip())
-        if ranged:
-            from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
-            spec = re.sub(r"\s+", "", ranged.group(1))
-            try:
-                SpecifierSet(spec)
-            except InvalidSpecifier:
-                return None
-            return spec, word.span
-    return None
+    return pip_pin(command, "vllm")
 
 
 def _expand_config(opts: list[Opt], launch: Launch, result: FileResult,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Mapping
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from relialint.base.plain import Frozen
 from relialint.core.deployment import Deployment
@@ -236,7 +236,10 @@ def cuda_below(facts: FactView, sm: float) -> bool | None:
         return None
 
 
-Condition = Closed | Known | HasValue | NoValue | Reads | Is | Either | Unset | CudaBelow
+class Condition(Protocol):
+    """A precondition of a row (the classes above; another engine's rows may add their own)."""
+
+    def holds(self, facts: FactSet) -> bool: ...
 
 
 class Const(Frozen):

@@ -122,7 +122,7 @@ def test_fail_on_sets_the_exit_code() -> None:
 def test_usage_errors_exit_2() -> None:
     result = run("examples/compose.yaml", "--to", "not-a-version")
     assert result.exit_code == 2
-    assert result.stderr.endswith("relialint: error: --to not-a-version: not a version of vLLM, llama.cpp\n")
+    assert result.stderr.endswith("relialint: error: --to not-a-version: not a version of vLLM, llama.cpp, SGLang\n")
     assert run("examples/compose.yaml").exit_code == 2  # --to is required
     assert run("examples/compose.yaml", "--to", "0.23.0", "--from", "latest").exit_code == 2
     assert run("no/such/file.yaml", "--to", "0.23.0").exit_code == 2

@@ -102,6 +102,8 @@ def version_choices(engine: str, records: Sequence[Mapping[str, Any]]) -> list[V
     model = _engine(engine)
     if model.scheme != "build":
         points = sorted(set(model.choice_points()) | set(_literals(engine, records)))
+        if not points:  # no tables yet and no record names a version: only "not sure" can be said
+            return choices
         choices.append(VersionChoice(f"<{points[0]}", f"older than {points[0]}", VersionBound(points[0], False)))
         choices += [VersionChoice(v.text, v.text, v) for v in points]
         choices.append(VersionChoice(f">{points[-1]}", f"newer than {points[-1]}", VersionBound(points[-1], True)))
@@ -109,6 +111,8 @@ def version_choices(engine: str, records: Sequence[Mapping[str, Any]]) -> list[V
     # build numbers: the builds between two named ones are one entry
     tabled = {int(str(v.key[0])) for v in model.choice_points()}
     numbers = sorted(tabled | {int(str(v.key[0])) for v in _literals(engine, records)})
+    if not numbers:
+        return choices
     first, last = numbers[0], numbers[-1]
     choices.append(VersionChoice(f"<b{first}", f"older than b{first}", VersionBound(parse_version(f"b{first}"), False),
                                  (0, first - 1)))

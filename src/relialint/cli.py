@@ -703,7 +703,7 @@ COMMANDS: dict[str, Command] = {
 
 def group_help() -> str:
     lines = ["Usage: relialint [OPTIONS] COMMAND [ARGS]...", "       relialint PATHS... [OPTIONS]   (check)", "",
-             "Lint LLM-serving deployment configs (vLLM, llama.cpp) against known silent failures.", "",
+             "Lint LLM-serving deployment configs (vLLM, llama.cpp, SGLang) against known silent failures.", "",
              "options:", "  --version   Show the version and exit.", f"  -h, --help  {HELP}", "", "commands:"]
     for name, (_, run) in COMMANDS.items():
         lines.append(f"  {name:<9} {(run.__doc__ or '').splitlines()[0]}")

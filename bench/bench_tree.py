@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -210,6 +211,15 @@ def timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float,
     return time.perf_counter() - start, done.returncode
 
 
+def timed_cpu(command: list[str], env: dict[str, str] | None = None) -> tuple[float, int, float]:
+    """Wall seconds, exit code and the child's CPU seconds (user + system; less moved by other work on a shared
+    machine than wall time)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds, code = timed(command, env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return seconds, code, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def checkout_env(src: Path) -> dict[str, str]:
     """The environment that runs ``python -m relialint`` from one checkout's ``src/`` (bytecode cached, as an
     installed tool runs)."""
@@ -219,32 +229,38 @@ def checkout_env(src: Path) -> dict[str, str]:
 
 
 def compare(sources: list[Path], root: Path, yaml_files: list[Path], yamllint: str | None, repeat: int) -> None:
-    """Each checkout on the same tree, taking turns with yamllint ``repeat`` times after one warm-up round."""
+    """Each checkout on the same tree, taking turns with yamllint ``repeat`` times after one warm-up round; medians
+    of wall and CPU time."""
     paths = [str(p) for p in yaml_files]
-    runs: dict[str, list[float]] = {}
+    runs: dict[str, list[tuple[float, float]]] = {}
     codes: dict[str, int] = {}
     for round_ in range(repeat + 1):
         if yamllint is not None:
-            seconds, code = timed([yamllint, "-d", "relaxed", *paths])
-            runs.setdefault("yamllint", []).append(seconds)
+            seconds, code, cpu = timed_cpu([yamllint, "-d", "relaxed", *paths])
+            runs.setdefault("yamllint", []).append((seconds, cpu))
             codes["yamllint"] = code
         for src in sources:
             env = checkout_env(src)
             for label, target in (("DIR", [str(root)]), ("YAML", paths)):
-                seconds, code = timed([sys.executable, "-m", "relialint", *target, "--format", "json"], env)
-                runs.setdefault(f"{src}|{label}", []).append(seconds)
+                seconds, code, cpu = timed_cpu([sys.executable, "-m", "relialint", *target, "--format", "json"], env)
+                runs.setdefault(f"{src}|{label}", []).append((seconds, cpu))
                 codes[f"{src}|{label}"] = code
         if round_ == 0:  # warm-up: the compiled record cache and bytecode of each checkout
             runs.clear()
-    peer = statistics.median(runs["yamllint"]) if "yamllint" in runs else None
+
+    def medians(key: str) -> tuple[float, float]:
+        return statistics.median(t[0] for t in runs[key]), statistics.median(t[1] for t in runs[key])
+
+    peer = medians("yamllint") if "yamllint" in runs else None
     if peer is not None:
-        print(f"yamllint on the YAML files: {peer:6.2f} s  (median of {repeat}, exit {codes['yamllint']})")
+        print(f"yamllint on the YAML files: wall {peer[0]:6.2f} s, CPU {peer[1]:6.2f} s  (medians of {repeat}, "
+              f"exit {codes['yamllint']})")
     for src in sources:
-        whole = statistics.median(runs[f"{src}|DIR"])
-        yaml = statistics.median(runs[f"{src}|YAML"])
-        ratio = f"   ratio to yamllint {yaml / peer:.2f}" if peer else ""
-        print(f"{src!s:30} relialint DIR {whole:6.2f} s (exit {codes[f'{src}|DIR']})   on the YAML files "
-              f"{yaml:6.2f} s{ratio}   (medians of {repeat}; runs {', '.join(f'{t:.2f}' for t in runs[f'{src}|DIR'])})")
+        whole, yaml = medians(f"{src}|DIR"), medians(f"{src}|YAML")
+        print(f"{src}: relialint DIR wall {whole[0]:6.2f} s, CPU {whole[1]:6.2f} s (exit {codes[f'{src}|DIR']}); "
+              f"on the YAML files wall {yaml[0]:6.2f} s, CPU {yaml[1]:6.2f} s"
+              + (f"; ratio to yamllint: wall {yaml[0] / peer[0]:.2f}, CPU {yaml[1] / peer[1]:.2f}" if peer else "")
+              + f"  (medians of {repeat})")
 
 
 def main() -> int:

@@ -101,9 +101,11 @@ def side_by_side(sources: list[Path], yamllint: str, runs: int) -> int:
             for cmd, env in ours.values():
                 timed(cmd, env)  # warm caches (the compiled record cache, .pyc files)
             times: dict[str, list[tuple[float, float]]] = {name: [] for name in ["yamllint", *ours]}
-            for _ in range(runs):
+            names = list(ours)
+            for run in range(runs):
                 times["yamllint"].append(timed_cpu(theirs))
-                for name, (cmd, env) in ours.items():
+                for name in names[run % len(names):] + names[:run % len(names)]:  # who goes first rotates
+                    cmd, env = ours[name]
                     times[name].append(timed_cpu(cmd, env))
 
             peer_wall, peer_cpu = medians(times["yamllint"])

@@ -229,8 +229,8 @@ def checkout_env(src: Path) -> dict[str, str]:
 
 
 def compare(sources: list[Path], root: Path, yaml_files: list[Path], yamllint: str | None, repeat: int) -> None:
-    """Each checkout on the same tree, taking turns with yamllint ``repeat`` times after one warm-up round; medians
-    of wall and CPU time."""
+    """Each checkout on the same tree, taking turns with yamllint ``repeat`` times after one warm-up round (which
+    checkout goes first rotates from round to round); medians of wall and CPU time."""
     paths = [str(p) for p in yaml_files]
     runs: dict[str, list[tuple[float, float]]] = {}
     codes: dict[str, int] = {}
@@ -239,7 +239,8 @@ def compare(sources: list[Path], root: Path, yaml_files: list[Path], yamllint: s
             seconds, code, cpu = timed_cpu([yamllint, "-d", "relaxed", *paths])
             runs.setdefault("yamllint", []).append((seconds, cpu))
             codes["yamllint"] = code
-        for src in sources:
+        turn = sources[round_ % len(sources):] + sources[:round_ % len(sources)]  # who goes first rotates
+        for src in turn:
             env = checkout_env(src)
             for label, target in (("DIR", [str(root)]), ("YAML", paths)):
                 seconds, code, cpu = timed_cpu([sys.executable, "-m", "relialint", *target, "--format", "json"], env)

@@ -419,8 +419,8 @@ def records_parser() -> Parser:
     p = _parser("records", "[OPTIONS] [QUERY]",
                 "List or search the catalogue, with each record's source and where its defect stands upstream.")
     p.add_argument("query", nargs="?", metavar="QUERY", help="text to look for in the records (all of them without it)")
-    p.add_argument("--engine", metavar="NAME", help="only the records of one engine (vllm, llama.cpp, ...: the "
-                   "engine.name value) and the engine-independent records, which apply to it too")
+    p.add_argument("--engine", metavar="NAME", help="only the records of one engine (its engine.name value, such "
+                   "as sglang, or its name in prose) and the engine-independent records, which apply to it too")
     _add_choice(p, "--format", "fmt", ("text", "json"), "text")
     return p
 

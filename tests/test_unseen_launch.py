@@ -138,7 +138,7 @@ def test_facts_says_no_deployment_found_and_what_it_saw(tmp_path: Path) -> None:
     assert text.stdout.splitlines() == [
         "no deployment found",
         f"{compose}: no deployment: a compose file with 2 services (ollama: ollama/ollama:0.6.2, webui: "
-        "open-webui:main); none runs vllm or llama.cpp"]
+        "open-webui:main); none runs vllm or llama.cpp or sglang"]
     doc = json.loads(invoke(["facts", "--format", "json", str(compose)]).stdout)
     assert doc["deployments"] == []
     assert doc["no_deployment"] == [{"path": str(compose), "kind": "compose", "saw": "a compose file with 2 services "

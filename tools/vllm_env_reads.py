@@ -88,20 +88,36 @@ def _text(node: ast.expr | None) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def _modules(root: Path) -> Iterator[_Module]:
-    for path in sorted((root / "vllm").rglob("*.py")):
+Parsed = tuple["_Module", list["_Function"]]
+
+
+def _modules(root: Path, package: str = "vllm", markers: tuple[str, ...] = ("VLLM_",),
+             memo: dict[tuple[str, str], Parsed] | None = None) -> Iterator[Parsed]:
+    """The modules of ``root/package`` that may read a variable (their text holds one of ``markers`` or names the
+    environment), each with its scopes. ``memo`` (path and text -> the parse) spares parsing a module again that an
+    earlier release had unchanged; it is left holding this release's modules only."""
+    fresh: dict[tuple[str, str], Parsed] = {}
+    for path in sorted((root / package).rglob("*.py")):
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        if "VLLM_" not in text and "environ" not in text and "getenv" not in text and "putenv" not in text:
+        if not any(m in text for m in (*markers, "environ", "getenv", "putenv")):
             continue
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):
-            continue
-        yield _Module(_module_name(root, path), path.relative_to(root).as_posix(), tree,
-                      path.name == "__init__.py")
+        key = (path.relative_to(root).as_posix(), text)
+        done = memo.get(key) if memo is not None else None
+        if done is None:
+            try:
+                tree = ast.parse(text)
+            except (SyntaxError, ValueError):
+                continue
+            module = _Module(_module_name(root, path), key[0], tree, path.name == "__init__.py")
+            done = (module, _scopes(module))
+        fresh[key] = done
+        yield done
+    if memo is not None:
+        memo.clear()
+        memo.update(fresh)
 
 
 class _Scope:
@@ -155,7 +171,7 @@ def _keys(node: ast.AST, scope: _Scope, wrappers: dict[str, int]) -> Iterator[as
         else:
             name = _called_name(node.func)
             position = wrappers.get(name) if name is not None else None
-            if position is not None and position < len(node.args):
+            if position is not None and 0 <= position < len(node.args):
                 yield node.args[position]
     elif isinstance(node, ast.Subscript) and _environ_expr(node.value, scope.environs, module):
         yield node.slice
@@ -215,13 +231,18 @@ def _scopes(module: _Module) -> list[_Function]:
     return out
 
 
-def python_reads(root: Path) -> dict[str, str]:
-    """``VLLM_*`` name -> the first module (path inside the wheel) that reads it, for the package under ``root``."""
-    parsed = list(_modules(root))
-    modules = {m.name: m for m in parsed}
+def python_reads(root: Path, package: str = "vllm", name_pattern: re.Pattern[str] = NAME,
+                 markers: tuple[str, ...] = ("VLLM_",),
+                 memo: dict[tuple[str, str], Parsed] | None = None) -> dict[str, str]:
+    """``VLLM_*`` name -> the first module (path inside the wheel) that reads it, for the package under ``root``.
+
+    ``package``, ``name_pattern`` and ``markers`` (text that makes a module worth parsing) serve another engine's
+    wheel the same way (``tools/gen_sglang_tables.py``: ``sglang``, ``SGLANG_*``, ``SGL_*`` and other names)."""
+    parsed = list(_modules(root, package, markers, memo))
+    modules = {m.name: m for m, _ in parsed}
     scopes: list[tuple[str | None, _Scope, list[str], list[ast.AST]]] = []  # function, scope, parameters, sites
-    for module in parsed:
-        for function in _scopes(module):
+    for module, functions in parsed:
+        for function in functions:
             local = {k: v[0] for k, v in function.strings.items() if len(v) == 1 and v[0] is not None}
             scopes.append((function.name, _Scope(module, local, function.environs), function.params, function.sites))
     # wrappers: functions that read the environment with one of their parameters, to a fixed point
@@ -244,7 +265,7 @@ def python_reads(root: Path) -> dict[str, str]:
         for node in sites:
             for key in _keys(node, scope, wrappers):
                 name = _resolve(key, scope, modules)
-                if name is not None and NAME.fullmatch(name):
+                if name is not None and name_pattern.fullmatch(name):
                     found.setdefault(name, scope.module.path)
     return dict(sorted(found.items()))
 
@@ -298,7 +319,7 @@ def _imports(data: bytes, sections: list[_Section]) -> set[bytes]:
     return out
 
 
-def library_reads(data: bytes) -> set[str]:
+def library_reads(data: bytes, string: re.Pattern[bytes] = _STRING) -> set[str]:
     """The ``VLLM_*`` names one shared object reads (module docstring: a string of its own in ``.rodata*`` of a
     library that imports ``getenv``)."""
     sections = _sections(data)
@@ -308,17 +329,18 @@ def library_reads(data: bytes) -> set[str]:
     for section in sections:
         if section.name.startswith(b".rodata"):
             chunk = data[section.offset:section.offset + section.size]
-            names.update(m.group(1).decode() for m in _STRING.finditer(chunk))
+            names.update(m.group(1).decode() for m in string.finditer(chunk))
     return names
 
 
-def compiled_reads(wheel: Path) -> dict[str, str]:
-    """``VLLM_*`` name -> the first shared object of the wheel (path inside it) that reads it."""
+def compiled_reads(wheel: Path, string: re.Pattern[bytes] = _STRING) -> dict[str, str]:
+    """``VLLM_*`` name -> the first shared object of the wheel (path inside it) that reads it (``string``: the
+    pattern of a NUL-terminated name, group 1 the name, for another engine's wheel)."""
     found: dict[str, str] = {}
     with zipfile.ZipFile(wheel) as archive:
         for info in archive.infolist():
             if not re.search(r"\.so(\.\d+)*$", info.filename):
                 continue
-            for name in sorted(library_reads(archive.read(info))):
+            for name in sorted(library_reads(archive.read(info), string)):
                 found.setdefault(name, info.filename)
     return dict(sorted(found.items()))

@@ -51,9 +51,10 @@ RECORDS = ROOT / "records"
 OUT = RECORDS / "witnesses"
 BUILDS = HERE / "llamacpp-builds.tsv"
 PROJECT = {"vllm": "vllm", "llama.cpp": "llama-cpp-python", "sglang": "sglang"}
-SINCE = {"vllm": "0.6.0", "llama-cpp-python": "0.2.70", "sglang": "0.4.0"}
+SINCE = {"vllm": "0.6.0", "llama-cpp-python": "0.2.70", "sglang": "0.1.3"}
 """The oldest release each engine's witnesses read: a check that already holds there cannot show an introduction,
-and validate says so (widen the window with ``--since ENGINE=VERSION``)."""
+and validate says so (widen the window with ``--since ENGINE=VERSION``). SGLang: every release on the index (0.1.3
+is the first), so an option or a behaviour that SGLang has had for long still gets its true first release."""
 ROOTS = {"vllm": "", "sglang": "", "llama-cpp-python": "vendor/llama.cpp/"}
 SEEN_TEXT = 160
 
@@ -203,13 +204,13 @@ def witness_range(rels: list[Release], checks: list[dict[str, Any]]) -> list[dic
 # -- records --------------------------------------------------------------------------------------------------------
 
 
-def load_records(ids: Iterable[str]) -> list[dict[str, Any]]:
+def load_records(ids: Iterable[str], records: Path = RECORDS) -> list[dict[str, Any]]:
     from ruamel.yaml import YAML
 
     wanted = set(ids)
     out = []
     yaml = YAML(typ="safe")
-    for path in sorted(RECORDS.glob("RL*.yaml")):
+    for path in sorted(records.glob("RL*.yaml")):
         data = yaml.load(path.read_text(encoding="utf-8"))
         if not wanted or data["id"] in wanted:
             out.append(data)
@@ -270,7 +271,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="the oldest release to read (default: " + ", ".join(f"{k}={v}" for k, v in SINCE.items())
                         + ")")
     parser.add_argument("--explore", nargs=3, metavar=("ENGINE", "PATH", "REGEX"))
+    parser.add_argument("--records", type=Path, default=RECORDS,
+                        help="the records folder (results under its witnesses/; default: records/)")
     args = parser.parse_args(argv)
+    out_dir = args.records / "witnesses"
     since = dict(SINCE)
     for item in args.since:
         key, _, value = item.partition("=")
@@ -283,9 +287,9 @@ def main(argv: list[str] | None = None) -> int:
     used: dict[str, dict[str, Any]] = {}
     stale = []
     written = 0
-    for record in load_records(args.ids):
+    for record in load_records(args.ids, args.records):
         result = result_for(record, since, args.offline, cache, used)
-        target = OUT / f"{record['id']}.json"
+        target = out_dir / f"{record['id']}.json"
         if result is None:
             if target.exists() and not args.ids:
                 stale.append(f"{target.name}: the record has no code witness any more")
@@ -301,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
                 target.write_text(text, encoding="utf-8")
                 written += 1
     if used:
-        manifest = OUT / "_artifacts.json"
+        manifest = out_dir / "_artifacts.json"
         merged: dict[str, Any] = json.loads(manifest.read_text()) if manifest.exists() else {}
         for project, rows in used.items():
             merged.setdefault(project, {}).update(rows)

@@ -106,6 +106,24 @@ def replace_after_equals(lines: list[str], span: Span, value: str) -> TextEdit |
     return TextEdit(span.line, span.column + start, span.line, span.column + end, value)
 
 
+def append_words(lines: list[str], result: FileResult, words: list[Word], addition: list[str]) -> TextEdit | None:
+    """``addition`` (an option and its value) after the last of a launch's ``words``: on a shell line, or inside a
+    one-line YAML flow list (``command: [..., "--x"]``, quoted like the last item); ``None`` anywhere else."""
+    last = words[-1]
+    if last.span.path != result.path or last.span.line != last.span.end_line:
+        return None
+    s = last.span
+    rest = lines[s.line - 1][s.end_column - 1 :] if 1 <= s.line <= len(lines) else ""
+    if result.kind == "shell":
+        return TextEdit(s.line, s.end_column, s.line, s.end_column, " " + " ".join(addition))
+    if result.kind in ("compose", "kubernetes", "helm") and rest.lstrip().startswith("]"):
+        original = span_text(lines, s) or ""
+        quote = original[0] if original[:1] in "\"'" else '"'
+        return TextEdit(s.line, s.end_column, s.line, s.end_column,
+                        "".join(f", {quote}{word}{quote}" for word in addition))
+    return None
+
+
 def _yaml_string(value: str) -> str:
     return f'"{value}"'
 

@@ -50,6 +50,8 @@ class VllmTable:
         self.renames: dict[str, tuple[str, str]] = {old: (new[0], new[1]) for old, new in
                                                     (data.get("renames") or {}).items()}
         """old option or variable -> (the replacement as shown, the option string or variable it needs)"""
+        self.prefix_rewrites: dict[str, list[list[Any]]] = data.get("env_prefix_rewrites") or {}
+        """variable prefix -> [[first, last, new prefix]]: releases that copy every ``OLD_X`` to ``NEW_X``"""
         self._long: dict[int | None, list[str]] = {}
 
     def index(self, version: Version | None) -> int | None:
@@ -442,8 +444,21 @@ def takes_value(name: str, version: Version | None, engine: str = "vllm") -> boo
     return info.kind in ("v", "o")
 
 
+@lru_cache(maxsize=4096)
 def _env_present(name: str, engine: str = "vllm") -> frozenset[int]:
-    return frozenset(i for lo, hi, *_ in table_of(engine).env.get(name) or [] for i in range(lo, hi + 1))
+    """The table indices of the versions that read a variable: by its own name, or under the name a prefix
+    rewrite gives it where the release rewrites (``env_prefix_rewrites``: SGLang copies every ``SGL_X`` to
+    ``SGLANG_X`` at import from 0.5.3rc2)."""
+    table = table_of(engine)
+    present = frozenset(i for lo, hi, *_ in table.env.get(name) or [] for i in range(lo, hi + 1))
+    for old, ranges in table.prefix_rewrites.items():
+        if not name.startswith(old):
+            continue
+        for lo, hi, new in ranges:
+            renamed = frozenset(i for a, b, *_ in table.env.get(new + name[len(old):]) or []
+                                for i in range(a, b + 1))
+            present |= renamed & frozenset(range(lo, hi + 1))
+    return present
 
 
 def _distance(a: str, b: str) -> int:

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from relialint.base import lazyre
 from relialint.core.deployment import Deployment
-from relialint.core.facts import FactSet, Origin, Value, Withheld
+from relialint.core.facts import Fact, FactSet, Origin, Value, Withheld
 from relialint.core.versions import Version, VersionError, parse_in_family
 from relialint.engines import evidence
 from relialint.engines.common import (
@@ -31,10 +31,15 @@ from relialint.readers.located import Command, FileResult, Span, Word
 SERVER_MODULE = "sglang.launch_server"
 ROUTER_MODULE = "sglang_router.launch_server"
 CLI_MODULE = "sglang.cli.main"
+SERVE_SINCE = "0.5.5"
+SERVE_NOTE = ("`sglang serve` is the console script `sglang = sglang.cli.main:main` of the wheels' entry_points.txt, "
+              "first in 0.5.5")
 
 _IMAGE = lazyre.compile(r"^(?:[\w.\-]+(?::\d+)?/)*(?P<repo>lmsysorg/sglang)(?::(?P<tag>[\w.\-]+))?(?:@.*)?$")
 _TAG_VERSION = lazyre.compile(r"^v?(\d+\.\d+\.\d+(?:\.\d+|\.post\d+)?(?:rc\d+)?)(?=$|-)")
 _ROLLING = ("latest", "dev", "nightly")
+_OTHER_PLATFORMS = frozenset({"musa", "hpu", "gaudi", "tpu", "mlu", "vulkan", "metal", "mps", "rocm"})
+"""Tag words of platforms besides those read above: a tag with one says nothing of CUDA."""
 _PYTHON = lazyre.compile(r"python(\d(\.\d+)?)?")
 
 
@@ -64,7 +69,7 @@ def _recognise_words(command: Command, words: list[Word]) -> Launch | None:
         return None
     head = program(words[0])
     if head == "sglang" and len(words) > 1 and words[1].text == "serve":
-        return Launch(command, "serve", words[2:], words[0])
+        return _serve(command, words[2:], words[0])
     rest = words[1:]
     if head == "uv" and rest and rest[0].text == "run":
         rest = rest[1:]
@@ -83,9 +88,32 @@ def _recognise_words(command: Command, words: list[Word]) -> Launch | None:
         if module == ROUTER_MODULE:
             return Launch(command, "router", rest[index + 2:], words[0])
         if module == CLI_MODULE and len(rest) > index + 2 and rest[index + 2].text == "serve":
-            return Launch(command, "serve", rest[index + 3:], words[0])
+            return _serve(command, rest[index + 3:], words[0])
         return None
     return None
+
+
+def _serve(command: Command, args: list[Word], start: Word) -> Launch | None:
+    """``sglang serve``: the language-model server, unless ``--model-type`` picks another backend (from 0.5.10rc0
+    sglang/cli/serve.py takes the option out of the arguments and hands the rest to the backend it names: ``llm``,
+    ``diffusion`` or an installed plug-in's; ``auto`` detects a diffusion model by its files)."""
+    kept: list[Word] = []
+    index = 0
+    while index < len(args):
+        text = args[index].text or ""
+        if text == "--model-type" and index + 1 < len(args):
+            if args[index + 1].text not in ("llm", "auto", None):  # a value not seen: the common llm server
+                return None  # a diffusion or plug-in server: not SGLang's language-model server
+            index += 2
+            continue
+        if text.startswith("--model-type="):
+            if text.split("=", 1)[1] not in ("llm", "auto"):
+                return None
+            index += 1
+            continue
+        kept.append(args[index])
+        index += 1
+    return Launch(command, "serve", kept, start)
 
 
 # -- images ---------------------------------------------------------------------------------------------------------
@@ -101,8 +129,9 @@ class ImageFacts(NamedTuple):
 def image_facts(image: str) -> ImageFacts | None:
     """What an ``lmsysorg/sglang`` tag says: the release (``v0.4.6.post1-cu124``), a tag that follows the newest
     release or the development branch (``latest``, ``dev``, ``nightly-*``), the backend (``rocm``, ``-mi30x`` /
-    ``-mi35x``: hip; ``cuNNN``: cuda; ``-cpu`` / ``xeon``: cpu; ``npu`` / ``ascend``: npu; ``xpu``) and the AMD
-    target the ROCm builds are for (``mi30x``: gfx942, ``mi35x``: gfx950). ``None``: not SGLang's image."""
+    ``-mi35x``: hip; ``cuNNN``: cuda; ``-cpu`` / ``xeon``: cpu; ``npu`` / ``ascend``: npu; ``xpu``; no platform
+    word at all: cuda, SGLang's default build) and the AMD target the ROCm builds are for (``mi30x``: gfx942,
+    ``mi35x``: gfx950). ``None``: not SGLang's image."""
     match = _IMAGE.match(image)
     if not match:
         return None
@@ -129,6 +158,8 @@ def image_facts(image: str) -> ImageFacts | None:
         backend = "npu"
     elif "xpu" in parts:
         backend = "xpu"
+    elif not any(p in _OTHER_PLATFORMS for p in parts):
+        backend = "cuda"  # SGLang's images without a platform suffix (`latest`, `v0.5.18`, `dev`) are CUDA builds
     return ImageFacts(version, rolling, backend, arch)
 
 
@@ -165,10 +196,16 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, open
     clues = _version_facts(facts, launch, pinned)
     apply_env(deployment, command, ("SGLANG_", "SGL_"))
     _apply_args(deployment, launch, opener)
+    _releasable(facts)
     if facts.get("engine.version") is None and facts.get("engine.version_range") is None:
         # the options the launch passes say which releases it can run on (any other refuses to start)
         window = sglang_checks.options_range(deployment)
-        if window is not None:
+        if launch.form == "serve":
+            floor = f">={SERVE_SINCE}"
+            ceiling = [part for part in (window[0].split(",") if window is not None else []) if part.startswith("<")]
+            spec = ",".join([floor, *ceiling])
+            facts.set("engine.version_range", word_fact(spec, "inferred", launch.start, SERVE_NOTE))
+        elif window is not None:
             spec, word, why = window
             facts.set("engine.version_range", word_fact(spec, "inferred", word, why))
     evidence.apply(deployment, clues + evidence.command_clues(command, deployment.kind))
@@ -210,6 +247,23 @@ def _version_facts(facts: FactSet, launch: Launch, pinned: tuple[Version | str, 
     return clues
 
 
+def _releasable(facts: FactSet) -> None:
+    """``memory.releasable``: SGLang frees its GPU memory while running (``/release_memory_occupation``) only with
+    ``--enable-memory-saver``; without it the scheduler's memory saver is a no-op
+    (``TorchMemorySaverAdapter.create(enable)`` gives ``_TorchMemorySaverAdapterNoop``, sglang/srt/utils/
+    torch_memory_saver_adapter.py, 0.5.4). Unknown where the option is unknown."""
+    flag = facts.get("flag.sglang.enable-memory-saver")
+    if flag is None or isinstance(flag.value, Withheld):
+        return
+    if flag.value is None:
+        facts.set("memory.releasable", Fact(False, "inferred", note="no --enable-memory-saver: releasing memory "
+                                                                    "frees nothing"))
+    else:
+        facts.set("memory.releasable", Fact(True, "flag", flag.path, flag.line, flag.column, flag.end_line,
+                                            flag.end_column, note="--enable-memory-saver: "
+                                            "/release_memory_occupation frees the GPU memory while the server runs"))
+
+
 def _apply_args(deployment: Deployment, launch: Launch, opener: FileOpener | None) -> None:
     """The launch's arguments as facts: each option as written (``flag.sglang.*``), the model, and the facts the
     options set (:data:`OPTION_RULES`)."""
@@ -219,7 +273,13 @@ def _apply_args(deployment: Deployment, launch: Launch, opener: FileOpener | Non
     parsed = parse_args(launch.args, sglang_checks.takes_value, sglang_checks.expand)
     opts = [opt for opt in parsed.opts if not (launch.form == "router" and opt.name.startswith("router-"))]
     sglang_checks.record_launch(deployment, opts)
-    complete = parsed.complete and launch.command.argv_complete
+    config = next((opt for opt in opts if opt.name == "config"), None)
+    if config is not None:
+        # from 0.5.3rc2 `--config FILE` merges a YAML file's options into the command line (prepare_server_args,
+        # server_args_config_parser.py): they are not read here, so any option may be set
+        deployment.notes.append(f"--config {config.value or '(value not seen)'}: the options of the file are not "
+                                "read; any option may be set there")
+    complete = parsed.complete and launch.command.argv_complete and config is None
     if complete:
         facts.closed.add("flag.sglang.")
     last = _written_options(facts, opts)
@@ -234,7 +294,7 @@ def _apply_args(deployment: Deployment, launch: Launch, opener: FileOpener | Non
             continue
         for key, value in rule.facts(opt):
             _option_fact(facts, opt, key, value)
-    if not complete:
+    if not complete and config is None:
         deployment.notes.append("arguments spliced from a variable: options not seen may still be set")
 
 
@@ -387,3 +447,112 @@ OPTION_RULES: dict[str, OptionRule] = {
 """The facts each SGLang option sets (by the spelling :data:`sglang_args.ALIASES` gives), in the order applied."""
 OPTION_FACTS: dict[str, tuple[str, ...]] = {name: rule.keys for name, rule in OPTION_RULES.items()}
 """Option -> every fact it can set (the site and the quick fixes name the options that decide a fact)."""
+
+
+# -- fixes as edits (records' `fix_edit`, for editors) --------------------------------------------------------------
+
+
+class FixFlag(NamedTuple):
+    """How a quick fix sets a fact on SGLang's command line: the option, and for a switch the value it gives (the
+    other value has no switch to write: removing one is not offered)."""
+
+    option: str
+    switch: Value | None = None
+    lower: bool = False
+    off: str | None = None
+    """For a value that turns something off (``chunked_prefill.enabled`` false): the value to write."""
+
+
+FIX_FLAGS: dict[str, FixFlag] = {
+    "attention.backend": FixFlag("attention-backend", lower=True),
+    "kv_cache.dtype": FixFlag("kv-cache-dtype"),
+    "serve.dtype": FixFlag("dtype"),
+    "moe.backend": FixFlag("moe-runner-backend"),
+    "model.quantization": FixFlag("quantization"),
+    "memory.gpu_utilization": FixFlag("mem-fraction-static"),
+    "limits.max_model_len": FixFlag("context-length"),
+    "limits.max_num_seqs": FixFlag("max-running-requests"),
+    "sglang.chunked_prefill_size": FixFlag("chunked-prefill-size"),
+    "sglang.cuda_graph_max_bs": FixFlag("cuda-graph-max-bs"),
+    "sglang.max_total_tokens": FixFlag("max-total-tokens"),
+    "prefix_caching.enabled": FixFlag("disable-radix-cache", switch=False),
+    "cuda_graphs.enabled": FixFlag("disable-cuda-graph", switch=False),
+    "torch_compile.enabled": FixFlag("enable-torch-compile", switch=True),
+    "sglang.dp_attention": FixFlag("enable-dp-attention", switch=True),
+    "chunked_prefill.enabled": FixFlag("chunked-prefill-size", off="-1"),
+}
+"""Facts a quick fix can set, by the option that sets them."""
+
+
+def _spelled(key: str, value: Any) -> list[str] | None:
+    """The words that set ``key`` to ``value``; ``None`` where no option does (a switch's other value)."""
+    from relialint.engines import fixedit
+
+    fix = FIX_FLAGS.get(key)
+    if fix is None:
+        return None
+    if fix.switch is not None:
+        return [f"--{fix.option}"] if value == fix.switch else None
+    if fix.off is not None:
+        return [f"--{fix.option}", fix.off] if value is False else None
+    text = fixedit.render_value(value)
+    return [f"--{fix.option}", text.lower() if fix.lower else text]
+
+
+def setting_text(deployment: Deployment, key: str, value: Any) -> str | None:
+    """``key`` set to ``value`` as the user writes it on SGLang's command line (or as a variable)."""
+    from relialint.engines import fixedit
+
+    del deployment
+    if key.startswith("env."):
+        return f"{key[4:]}={fixedit.render_value(value)}"
+    words = _spelled(key, value)
+    return " ".join(words) if words is not None else None
+
+
+def fix_edits(result: FileResult, deployment: Deployment, fix_set: Any) -> list[Any] | None:
+    """``fix_set`` (fact -> value) as text edits of this deployment's launch, or ``None`` when one of them cannot be
+    made as a pure, safe edit (a value from a variable, a switch to remove, an unhandled syntax)."""
+    from relialint.engines import fixedit, sglang_checks
+
+    launch = next((found for command in result.commands
+                   if (found := recognise(command)) is not None and found.start.span == deployment.span), None)
+    if launch is None:
+        return None
+    parsed = parse_args(launch.args, sglang_checks.takes_value, sglang_checks.expand)
+    lines = fixedit.lines_of(result.text)
+    edits: list[fixedit.TextEdit] = []
+    for key, value in fix_set.items():
+        edit: fixedit.TextEdit | None
+        if key.startswith("env."):
+            edit = fixedit.set_env(result, launch.command, key[4:], fixedit.render_value(value))
+        else:
+            edit = _flag_edit(lines, result, launch, parsed, deployment, key, value)
+        if edit is None:
+            return None
+        edits.append(edit)
+    return edits
+
+
+def _flag_edit(lines: list[str], result: FileResult, launch: Launch, parsed: Parsed, deployment: Deployment,
+               key: str, value: Any) -> Any:
+    from relialint.engines import fixedit
+
+    words = _spelled(key, value)
+    fix = FIX_FLAGS.get(key)
+    if words is None or fix is None:
+        return None
+    written = [opt for opt in parsed.opts if opt.name == fix.option]
+    if written:
+        opt = written[-1]
+        if len(words) == 1:
+            return None  # the switch is already written: nothing to add
+        if opt.equals:
+            return fixedit.replace_after_equals(lines, opt.flag.span, words[1]) if opt.flag.source is None else None
+        if opt.value_word is None or opt.value_word is opt.flag:
+            return None
+        return fixedit.replace_word(lines, opt.value_word, words[1])
+    current = deployment.facts.get(key)
+    if current is not None and current.origin not in ("default", "inferred"):
+        return None  # set another way (an env var): adding the option would not be the same edit
+    return fixedit.append_words(lines, result, launch.command.argv or [launch.start], words)

@@ -18,6 +18,17 @@ leave the fact unknown instead.
   ``None``) in 0.2.12; ``8192`` in 0.2.13-0.3.6; ``None`` resolved to 2048-32768 by GPU memory from 0.4.0; set to
   ``-1`` with EAGLE in 0.4.1.post4-0.4.3.post0 and with ``--enable-mis`` in 0.5.11-0.5.18. Not claimed from
   0.5.19, whose resolution code moved where the tables were not read for it.
+* ``spec_decode.enabled`` false and ``spec_decode.method`` unset without ``--speculative-algorithm`` (or a draft
+  model): ``speculative_algorithm = None`` in every release, and none sets it at start-up.
+* ``sglang.dp_attention`` false: ``enable_dp_attention = False``; 0.5.3rc2-0.5.13 turn it on for DeepSeek NSA models
+  (``is_deepseek_nsa``: DeepSeek V3.2), so there the model must be known and not one. Not claimed from 0.5.14, where
+  the resolution moved into ``arg_groups``.
+* ``parallel.tensor`` 1 (``tp_size = 1``, never set at start-up); ``parallel.data`` 1 (``dp_size = 1``; DP attention
+  sets it to ``tp_size`` in 0.3.6-0.4.3.post2 and for NSA models in 0.5.3rc2-0.5.13); ``parallel.expert`` 1 up to
+  0.5.13 (``ep_size = 1``; ``--enable-ep-moe``, ``--enable-deepep-moe``, an all-to-all MoE backend and NSA prefill
+  context parallelism set it to ``tp_size``).
+* ``limits.max_num_seqs`` unset (``max_running_requests = None``: the server sizes it).
+* ``kv_cache.dtype`` ``auto`` before 0.5.3rc2 (from then some models switch it at start-up).
 """
 
 from __future__ import annotations
@@ -28,7 +39,7 @@ from functools import lru_cache
 from relialint.base.plain import Frozen
 from relialint.core.facts import FactSet
 from relialint.core.versions import Version
-from relialint.engines.vllm_defaults import Closed, Const, HasValue, Row, Unknown, Unset, between, since
+from relialint.engines.vllm_defaults import EVERY, Closed, Const, HasValue, Row, Unknown, Unset, before, between, since
 
 FLAGS = Closed("flag.sglang.")
 
@@ -76,6 +87,17 @@ NO_DUAL_CHUNK = NotOneOf("flag.sglang.attention-backend", frozenset({"dual_chunk
 NOT_CPU = NotOneOf("engine.backend", frozenset({"cpu"}), unknown=True)
 NOT_HYBRID = NotTrue("model.hybrid")
 EAGLE_ERA = between("0.4.1.post4", "0.4.3.post1")
+NO_SPEC = Unset("flag.sglang.speculative-algorithm")
+NO_DRAFT = Unset("flag.sglang.speculative-draft-model-path")
+NO_ATTN_DP = Unset("flag.sglang.attn-dp-size")
+NO_DP_ATTENTION = Unset("flag.sglang.enable-dp-attention")
+NOT_NSA = NotOneOf("model.family", frozenset({"deepseek-v3.2"}))
+"""The model is known and is no DeepSeek NSA model (``is_deepseek_nsa``: DeepSeek V3.2), for which SGLang
+0.5.3rc2-0.5.13 turn DP attention on at start-up."""
+NO_EP_SWITCH = (Unset("flag.sglang.enable-ep-moe"), Unset("flag.sglang.enable-deepep-moe"),
+                Unset("flag.sglang.moe-a2a-backend"), Unset("flag.sglang.enable-nsa-prefill-context-parallel"))
+SPEC_NOTE = "SGLang's default: no --speculative-algorithm, no speculative decoding"
+DP_NOTE = "SGLang's default (enable_dp_attention = False)"
 
 RADIX_NOTE = ("SGLang's default (disable_radix_cache = False); its start-up still turns it off for some models "
               "(hybrid Mamba-type architectures) and modes the launch does not show")
@@ -100,6 +122,28 @@ ROWS: tuple[Row, ...] = (
     Row("chunked_prefill.enabled", between("0.2.13", "0.5.19"), (FLAGS, NO_MIS), Const(True),
         note="SGLang's default (a chunk of 8192 tokens, or from 0.4.0 one chosen by GPU memory)",
         why="server_args.py 0.2.13-0.3.6 chunked_prefill_size = 8192; 0.4.0 on None, set in __post_init__"),
+    Row("spec_decode.enabled", EVERY, (FLAGS, NO_SPEC, NO_DRAFT), Const(False), note=SPEC_NOTE,
+        why="ServerArgs.speculative_algorithm = None in every release that has it; no release sets it otherwise"),
+    Row("spec_decode.method", EVERY, (FLAGS, NO_SPEC, NO_DRAFT), Const(None), note=SPEC_NOTE,
+        why="ServerArgs.speculative_algorithm = None"),
+    Row("sglang.dp_attention", before("0.5.3rc2"), (FLAGS,), Const(False), note=DP_NOTE,
+        why="ServerArgs.enable_dp_attention = False, 0.3.6 on (no DP attention before)"),
+    Row("sglang.dp_attention", between("0.5.3rc2", "0.5.14"), (FLAGS, NO_ATTN_DP, NOT_NSA), Const(False),
+        note=DP_NOTE, why="0.5.3rc2-0.5.13: DP attention turned on for DeepSeek NSA models (is_deepseek_nsa) only"),
+    Row("parallel.tensor", EVERY, (FLAGS,), Const(1), note="SGLang's default (tp_size = 1)",
+        why="ServerArgs.tp_size = 1; no release sets it at start-up"),
+    Row("parallel.data", before("0.5.3rc2"), (FLAGS, NO_DP_ATTENTION), Const(1), note="SGLang's default (dp_size = 1)",
+        why="ServerArgs.dp_size = 1; with DP attention 0.3.6-0.4.3.post2 set it to tp_size"),
+    Row("parallel.data", between("0.5.3rc2", "0.5.14"), (FLAGS, NO_DP_ATTENTION, NOT_NSA), Const(1),
+        note="SGLang's default (dp_size = 1)", why="0.5.3rc2-0.5.13: DeepSeek NSA models set dp_size = tp_size"),
+    Row("parallel.expert", before("0.5.14"), (FLAGS, *NO_EP_SWITCH), Const(1), note="SGLang's default (ep_size = 1)",
+        why="ServerArgs.ep_size = 1; set to tp_size with --enable-ep-moe, --enable-deepep-moe, an all-to-all MoE "
+            "backend, or NSA prefill context parallelism"),
+    Row("limits.max_num_seqs", EVERY, (FLAGS,), Const(None),
+        note="SGLang's default: no --max-running-requests, the server sizes it from the KV pool",
+        why="ServerArgs.max_running_requests = None"),
+    Row("kv_cache.dtype", before("0.5.3rc2"), (FLAGS,), Const("auto"), note="SGLang's default (kv_cache_dtype auto)",
+        why="ServerArgs.kv_cache_dtype = 'auto'; from 0.5.3rc2 some models switch it at start-up"),
 )
 
 

@@ -17,9 +17,12 @@ if TYPE_CHECKING:
     from relialint.core.facts import FactSet
     from relialint.engines.common import FileOpener
     from relialint.engines.fixedit import FixValue, TextEdit
+    from relialint.engines.releases import ReleaseDelta
 
 _VARYING = frozenset({"engine.version", "prefix_caching.enabled", "cuda_graphs.enabled", "torch_compile.enabled",
-                      "chunked_prefill.enabled"})
+                      "chunked_prefill.enabled", "spec_decode.enabled", "spec_decode.method", "sglang.dp_attention",
+                      "parallel.tensor", "parallel.data", "parallel.expert", "limits.max_num_seqs",
+                      "kv_cache.dtype"})
 """The facts a version world may change: the version and the defaults of ``sglang_defaults``."""
 
 
@@ -68,10 +71,14 @@ class SglangEngine(NoGpuDefaults):
     def allowed_versions(self, facts: FactView, options: Sequence[str], leave_out: str | None) -> list[Version]:
         """The tabled releases that accept every written option (but ``leave_out``) that some release accepts (a
         release that refuses one would not start)."""
-        from relialint.engines import sglang_checks
+        from relialint.engines import sglang, sglang_checks
 
-        del facts
-        return sglang_checks.allowed_versions(options, leave_out)
+        allowed = sglang_checks.allowed_versions(options, leave_out)
+        form = facts.get("sglang.launch_form")
+        if form is not None and form.value == "serve":  # the `sglang` console script is 0.5.5 and newer
+            since = self.parse_version(sglang.SERVE_SINCE)
+            allowed = [v for v in allowed if not v < since] or allowed
+        return allowed
 
     def version_class(self, version: Version) -> tuple[object, ...]:
         from relialint.engines.sglang_defaults import version_class
@@ -92,13 +99,29 @@ class SglangEngine(NoGpuDefaults):
         return sglang_checks.written_options(deployment)
 
     def fill_settings(self, message: str, deployment: Deployment) -> str:
-        from relialint.engines import fixedit
+        from relialint.engines import fixedit, sglang
 
-        return fixedit.fill_settings(message, deployment)
+        return fixedit.fill_settings(message, deployment, sglang.setting_text)
 
     def fix_edits(self, result: FileResult, deployment: Deployment, fix_set: Mapping[str, FixValue]
                   ) -> list[TextEdit] | None:
-        return None
+        from relialint.engines import sglang
+
+        return sglang.fix_edits(result, deployment, fix_set)
+
+    def release_delta(self, old: Version, new: Version) -> ReleaseDelta:
+        """What SGLang's tables say changes from ``old`` to ``new`` (``engines.releases``)."""
+        from relialint.engines import sglang_releases
+
+        return sglang_releases.release_delta(old, new)
+
+    def releases(self) -> tuple[Version, ...]:
+        from relialint.engines import sglang_releases
+
+        return sglang_releases.releases()
+
+    def latest(self) -> Version:
+        return self.releases()[-1]
 
     def option_spans(self, deployment: Deployment) -> list[tuple[str, Span]]:
         from relialint.engines import sglang_checks

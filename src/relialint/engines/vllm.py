@@ -828,17 +828,4 @@ def _flag_edit(lines: list[str], result: FileResult, launch: Launch, parsed: Par
     if current is not None and current.origin != "default":
         return None  # set another way (an env var, a JSON config): adding the flag would not be the same edit
     addition = [spelled] if boolean else [spelled, fixedit.render_value(value)]
-    words = launch.command.argv or [launch.start]
-    last = words[-1]
-    if last.span.path != result.path or last.span.line != last.span.end_line:
-        return None
-    s = last.span
-    rest = lines[s.line - 1][s.end_column - 1 :] if 1 <= s.line <= len(lines) else ""
-    if result.kind == "shell":
-        return fixedit.TextEdit(s.line, s.end_column, s.line, s.end_column, " " + " ".join(addition))
-    if result.kind in ("compose", "kubernetes", "helm") and rest.lstrip().startswith("]"):
-        original = fixedit.span_text(lines, s) or ""
-        quote = original[0] if original[:1] in "\"'" else '"'
-        return fixedit.TextEdit(s.line, s.end_column, s.line, s.end_column,
-                                "".join(f", {quote}{word}{quote}" for word in addition))
-    return None
+    return fixedit.append_words(lines, result, launch.command.argv or [launch.start], addition)

@@ -53,9 +53,9 @@ def release_delta(old: Version, new: Version) -> ReleaseDelta:
     return combine(ENGINE, old, new, deltas, f"vLLM {'; '.join(between)}: a change in one of them only is possible")
 
 
-def _worlds(version: Version) -> list[int] | None:
+def _worlds(version: Version, table: flagcheck.VllmTable | None = None) -> list[int] | None:
     """The option tables ``version`` can be: its own, the two it lies between, or ``None`` outside the tables."""
-    table = flagcheck.vllm_table()
+    table = table or flagcheck.vllm_table()
     index = table.index(version)
     if index is not None:
         return [index]
@@ -65,8 +65,8 @@ def _worlds(version: Version) -> list[int] | None:
     return [before, before + 1]
 
 
-def _options(old: int, new: int) -> tuple[OptionChange, ...]:
-    table = flagcheck.vllm_table()
+def _options(old: int, new: int, table: flagcheck.VllmTable | None = None) -> tuple[OptionChange, ...]:
+    table = table or flagcheck.vllm_table()
     out: list[OptionChange] = []
     for name in sorted(table.options):
         before, after = table.option(name, old), table.option(name, new)
@@ -74,7 +74,7 @@ def _options(old: int, new: int) -> tuple[OptionChange, ...]:
             continue
         if after is None:
             out.append(OptionChange(name, OPTION_REFUSED, before.kind if before else None, None,
-                                    replacement=_replacement(name, new)))
+                                    replacement=_replacement(name, new, table)))
         elif before is None:
             out.append(OptionChange(name, OPTION_ACCEPTED, None, after.kind))
         elif shape_changed(before.kind, after.kind):
@@ -96,9 +96,9 @@ def _values(old: Version, new: Version) -> tuple[ValueChange, ...]:
     return tuple(out)
 
 
-def _replacement(name: str, index: int) -> str | None:
+def _replacement(name: str, index: int, table: flagcheck.VllmTable | None = None) -> str | None:
     """The engine's own replacement (``renames`` in the table), where the release at ``index`` has it."""
-    table = flagcheck.vllm_table()
+    table = table or flagcheck.vllm_table()
     entry = table.renames.get(name)
     if entry is None:
         return None
@@ -107,13 +107,17 @@ def _replacement(name: str, index: int) -> str | None:
     return shown if valid else None
 
 
-def _env(old: int, new: int) -> tuple[EnvChange, ...]:
-    table = flagcheck.vllm_table()
+def _env(old: int, new: int, table: flagcheck.VllmTable | None = None, prefixes: tuple[str, ...] = ()
+         ) -> tuple[EnvChange, ...]:
+    """The variables one release reads and the other does not (with ``prefixes``, only names that start so)."""
+    table = table or flagcheck.vllm_table()
     out: list[EnvChange] = []
     for name in sorted(table.env):
+        if prefixes and not name.startswith(prefixes):
+            continue
         before, after = table.has_env(name, old), table.has_env(name, new)
         if before and not after:
-            out.append(EnvChange(name, ENV_UNREAD, replacement=_replacement(name, new)))
+            out.append(EnvChange(name, ENV_UNREAD, replacement=_replacement(name, new, table)))
         elif after and not before:
             out.append(EnvChange(name, ENV_READ))
     return tuple(out)

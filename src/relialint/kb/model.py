@@ -116,7 +116,7 @@ class Witness(_Strict):
 class AffectedRange(_Strict):
     """OSV-style affected versions of one engine."""
 
-    engine: Literal["vllm", "llama.cpp"]
+    engine: Literal["vllm", "llama.cpp", "sglang"]
     introduced: str | None = None
     fixed: str | None = None
     last_affected: str | None = None
@@ -204,7 +204,7 @@ class Record(_Strict):
     modified: datetime.date
     severity: Literal["blocker", "major", "minor"]
     impact: Literal["wrong-output", "performance", "capacity", "measurement", "ignored-config"]
-    engines: list[Literal["vllm", "llama.cpp"]] = Field(default_factory=list)
+    engines: list[Literal["vllm", "llama.cpp", "sglang"]] = Field(default_factory=list)
     summary: str
     symptom: str
     cause: str

@@ -71,8 +71,6 @@ class ToyReleases(ToyServe):
 class ToySources(ToyReleases):
     """The toy that also says where upstream its releases declare options and read variables."""
 
-    tables_defaults = True
-
     def option_source(self, version: Version) -> str | None:
         return f"https://example.org/toy/v{version}/args.py"
 
@@ -178,14 +176,24 @@ def test_release_pages_of_the_third_engine(monkeypatch: pytest.MonkeyPatch, engi
     assert "## ToyServe (2 releases)" in index and 'id="rl-releases-toyserve"' in index
 
 
-def test_no_default_changes_is_a_gap_unless_the_engine_tables_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
-    for engine, text in ((ToyReleases(), "None in the tables: relialint tables no per-release defaults for "
-                                         "ToyServe."),
-                         (ToySources(), "None: the defaults rows give both releases the same values.")):
-        _use(monkeypatch, Registry([engine]))
-        delta = ReleaseDelta("toyserve", V1, V2)
-        step = site_releases.ReleaseStep("toyserve", "ToyServe", V2, V1, None, delta, ())
+class ToyNoDefaults(ToySources):
+    """The toy whose tables change no default between its releases."""
+
+    def release_delta(self, old: Version, new: Version) -> ReleaseDelta:
+        return ReleaseDelta("toyserve", old, new, options=super().release_delta(old, new).options)
+
+
+def test_no_default_changes_is_a_gap_unless_the_engine_changes_some_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A release that changes no default says "none" where the engine's tables change a default between some two of
+    its releases, and that the tables have no per-release defaults where they never do."""
+    empty = ReleaseDelta("toyserve", V1, V2)
+    for tabled, text in ((False, "None in the tables: relialint tables no per-release defaults for ToyServe."),
+                         (True, "None: the defaults rows give both releases the same values.")):
+        step = site_releases.ReleaseStep("toyserve", "ToyServe", V2, V1, None, empty, (), tabled)
         assert text in site_releases.release_page(step)
+    for engine, tabled in ((ToySources(), True), (ToyNoDefaults(), False)):
+        _use(monkeypatch, Registry([engine]))
+        assert [s.defaults_tabled for s in site_releases.release_steps([TOY_RECORD])] == [tabled, tabled]
 
 
 def test_records_by_engine(monkeypatch: pytest.MonkeyPatch) -> None:

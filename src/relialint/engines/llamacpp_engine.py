@@ -47,7 +47,6 @@ class LlamaCppEngine(NoGpuDefaults):
     label = "llama.cpp"
     scheme = "build"
     takes_version = True
-    tables_defaults = False  # llama-server's defaults do not depend on the build
     shares_gpu_memory = False
 
     def may_launch(self, result: FileResult) -> bool:

@@ -226,13 +226,8 @@ class ReleaseTables(Protocol):
 @runtime_checkable
 class ReleaseSources(Protocol):
     """An engine with release tables that also knows where its upstream releases declare their options and read
-    their environment variables (the site's release pages link them), and whether its tables hold per-release
-    defaults. Optional: an engine without it gets release pages with no upstream links, and an empty list of
-    default changes is said to be a gap of the tables, not "no change"."""
-
-    tables_defaults: bool
-    """Whether its tables hold per-release defaults rows (then two releases with the same rows change no
-    default)."""
+    their environment variables (the site's release pages link them). Optional: an engine without it gets release
+    pages with no upstream links."""
 
     def option_source(self, version: Version) -> str | None:
         """The upstream file (a URL) that declares the options of ``version``, where the tables know the release's
@@ -251,11 +246,6 @@ def option_source(engine: object, version: Version) -> str | None:
 def env_source(engine: object, name: str, version: Version) -> str | None:
     """Where ``engine``'s release ``version`` reads ``name`` (:class:`ReleaseSources`), else ``None``."""
     return engine.env_source(name, version) if isinstance(engine, ReleaseSources) else None
-
-
-def tables_defaults(engine: object) -> bool:
-    """Whether ``engine``'s tables hold per-release defaults (:class:`ReleaseSources`)."""
-    return isinstance(engine, ReleaseSources) and bool(engine.tables_defaults)
 
 
 def release_delta(engine: object, old: Version, new: Version) -> ReleaseDelta | None:

@@ -28,7 +28,6 @@ class VllmEngine:
     label = "vLLM"
     scheme = "pep440"
     takes_version = True
-    tables_defaults = True  # its defaults rows give each release its defaults
     shares_gpu_memory = True
     gpu_conditions: tuple[Mapping[str, Any], ...] = ()  # set in __init__ from vllm_defaults
     gpu_bounds: tuple[Version, ...] = ()

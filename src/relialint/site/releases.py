@@ -21,7 +21,7 @@ import html
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from relialint.core.facts import Value, render
@@ -69,6 +69,9 @@ class ReleaseStep:
     following: Version | None
     delta: ReleaseDelta | None
     records: tuple[RecordChange, ...]
+    defaults_tabled: bool = False
+    """Whether the engine's tables change a default between some two of its releases (then a release that changes
+    none has "none", not a gap of the tables)."""
 
     @property
     def name(self) -> str:
@@ -120,12 +123,15 @@ def release_steps(records: Sequence[Mapping[str, Any]]) -> list[ReleaseStep]:
     out: list[ReleaseStep] = []
     for engine in release_engines():
         versions = releases(engine)
+        steps: list[ReleaseStep] = []
         for i, version in enumerate(versions):
             previous = versions[i - 1] if i else None
             following = versions[i + 1] if i + 1 < len(versions) else None
             delta = release_delta(engine, previous, version) if previous is not None else None
             changes = tuple(record_changes(records, engine.name, previous, version)) if previous is not None else ()
-            out.append(ReleaseStep(engine.name, engine.label, version, previous, following, delta, changes))
+            steps.append(ReleaseStep(engine.name, engine.label, version, previous, following, delta, changes))
+        tabled = any(s.delta is not None and s.delta.defaults for s in steps)
+        out += [replace(s, defaults_tabled=tabled) for s in steps]
     return out
 
 
@@ -214,7 +220,6 @@ def release_page(step: ReleaseStep) -> str:
         OPTION_ACCEPTED,
         OPTION_CHANGED,
         OPTION_REFUSED,
-        tables_defaults,
     )
 
     name = step.name
@@ -298,7 +303,7 @@ def release_page(step: ReleaseStep) -> str:
         defaults.append(f"- [{code(d.fact)}](../reference/facts.md): {_value(d.old, d.old_known)} in "
                         f"{md(old, start=False)}, {_value(d.new, d.new_known)} in {md(new, start=False)}{note}."
                         f"{pins}")
-    tabled = tables_defaults(_engine(step.engine)) or step.delta.defaults
+    tabled = step.defaults_tabled or step.delta.defaults
     out += _section("Defaults that change", "defaults", defaults,
                     "None: the defaults rows give both releases the same values." if tabled else
                     f"None in the tables: relialint tables no per-release defaults for {step.label}.")

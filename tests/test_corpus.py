@@ -24,7 +24,7 @@ def test_the_corpus_is_large_and_varied_enough() -> None:
     engines = {d.engine for e in ENTRIES for d in e.deployments}
     assert len(ENTRIES) - len(negatives) >= 90
     assert len(negatives) >= 10
-    assert engines == {"vllm", "llama.cpp"}
+    assert engines == {"vllm", "llama.cpp", "sglang"}
     assert sum(bool(e.findings) for e in ENTRIES) >= 30  # files with real problems, not only clean ones
 
 
@@ -149,3 +149,29 @@ def test_a_shown_possible_finding_waiting_on_a_stated_fact_is_a_difference() -> 
     assert corpus.waits_on_stated([counted], deployments) == []
     assert corpus.waits_on_stated([finding], [defaulted]) == []
     assert corpus.waits_on_stated([{**finding, "missing_facts": ["engine.version"]}], [ranged]) == []
+
+
+def test_the_facts_an_expectation_lists_are_compared_with_their_place(tmp_path: Path) -> None:
+    (tmp_path / "x.sh").write_text("python3 -m sglang.launch_server --model-path m --tp 2\n", encoding="utf-8")
+    expected = tmp_path / "x.sh.expected.yaml"
+    expected.write_text("about: a test\ndeployments:\n  - engine: sglang\n    line: 1\n    facts:\n"
+                        "      parallel.tensor: {value: 2, line: 1, column: 50}\n      model.name: m\n",
+                        encoding="utf-8")
+    entry = corpus.load_entry(expected)
+    path = corpus.rel(tmp_path / "x.sh")
+    assert entry.facts == {(path, 1): {"parallel.tensor": corpus.ExpectedFact(2, 1, 50),
+                                       "model.name": corpus.ExpectedFact("m")}}
+    deployments = [corpus.Deployment(path, "sglang", 1)]
+    right = {"parallel.tensor": {"value": 2, "line": 1, "column": 50}, "model.name": {"value": "m", "line": 1}}
+    assert corpus.compare(entry, corpus.Actual(deployments, [], [], facts={(path, 1): right})) == []
+    moved = {**right, "parallel.tensor": {"value": 2, "line": 1, "column": 47}}
+    lost = {"parallel.tensor": {"value": 1, "origin": "default"}}
+    assert [d.detail for d in corpus.compare(entry, corpus.Actual(deployments, [], [], facts={(path, 1): moved}))] == [
+        f"parallel.tensor of the deployment at {path}:1: expected at 1:50, got 1:47"]
+    assert [d.detail for d in corpus.compare(entry, corpus.Actual(deployments, [], [], facts={(path, 1): lost}))] == [
+        f"model.name of the deployment at {path}:1: expected 'm', got no fact",
+        f"parallel.tensor of the deployment at {path}:1: expected 2, got 1"]
+    expected.write_text("about: a test\ndeployments:\n  - {engine: sglang, line: 1, facts: {model.name: {line: 1}}}\n",
+                        encoding="utf-8")
+    with pytest.raises(corpus.ExpectationError, match="takes `value`"):
+        corpus.load_entry(expected)

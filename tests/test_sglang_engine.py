@@ -329,7 +329,7 @@ def test_quick_fixes() -> None:
 
 def test_setting_text() -> None:
     from relialint.core.deployment import Deployment
-    from relialint.engines.sglang import setting_text
+    from relialint.engines.sglang_fixes import setting_text
     from relialint.readers.located import Span
 
     dep = Deployment("sglang", "shell", Span("x", 1, 1, 1, 1))
@@ -339,11 +339,27 @@ def test_setting_text() -> None:
     assert setting_text(dep, "engine.v1", True) is None
 
 
-def test_a_config_file_leaves_the_options_open(tmp_path: Path) -> None:
-    [dep] = deployments(tmp_path, "run.sh", "python -m sglang.launch_server --config server.yaml\n",
-                        "--engine-version", "0.5.9")
-    assert table(dep, "prefix_caching.enabled", "cuda_graphs.enabled") == {}
-    assert "--config server.yaml: the options of the file are not read; any option may be set there" in dep["notes"]
+def test_a_config_file(tmp_path: Path) -> None:
+    """`--config FILE` (0.5.3rc2 on): the YAML keys become options before the command line's, each located at its
+    key; a file not found leaves the options open."""
+    (tmp_path / "server.yaml").write_text("model-path: Qwen/Qwen3-8B\ntp-size: 2\ncontext-lenght: 8192\n"
+                                          "enable-torch-compile: true\ndisable-radix-cache: false\n")
+    [dep] = deployments(tmp_path, "run.sh", "python -m sglang.launch_server --config server.yaml --tp-size 4\n",
+                        "--engine-version", "0.5.13")
+    assert table(dep, "model.name", "parallel.tensor", "torch_compile.enabled", "prefix_caching.enabled",
+                 "args.unknown_option") == {
+        "model.name": ("Qwen/Qwen3-8B", "config-file", 1, 1),
+        "parallel.tensor": (4, "flag", 1, 53),  # the command line wins over the file
+        "torch_compile.enabled": (True, "config-file", 4, 1),
+        "prefix_caching.enabled": (True, "default", None, None),  # a switch set false in the file is left out
+        "args.unknown_option": ("`--context-lenght` is not an option of SGLang 0.5.13 (did you mean "
+                                "`--context-length`?)", "flag", 3, 1),
+    }
+    assert dep["facts"]["args.unknown_option"]["path"].endswith("server.yaml")
+    [gone] = deployments(tmp_path, "run.sh", "python -m sglang.launch_server --config missing.yaml\n",
+                         "--engine-version", "0.5.13")
+    assert table(gone, "prefix_caching.enabled", "cuda_graphs.enabled") == {}
+    assert "--config missing.yaml: not found; the options of the file are unknown" in gone["notes"]
 
 
 # -- option and variable checks against the release tables (RL550, RL551) ------------------------------------------
@@ -372,6 +388,7 @@ def test_unknown_options_and_unread_variables_on_a_pinned_release(tmp_path: Path
     assert [f[:4] for f in old] == [("RL551", "definite", 1, 8), ("RL551", "definite", 4, 8),
                                     ("RL550", "definite", 5, 66)]
     assert old[0][4].startswith("SGLang 0.4.6.post1 does not read `SGLANG_ENABLE_JIT_DEEPGEMM` (read in ")
+    assert "; use `SGL_ENABLE_JIT_DEEPGEMM` instead: the setting silently does nothing" in old[0][4]
     assert old[1][4].startswith("no SGLang version from 0.1.3 to ")
     assert "reads `SGLANG_USE_AITR` (did you mean `SGLANG_USE_AITER`?)" in old[1][4]
     assert old[2][4] == ("`--mem-fraction-statc` is not an option of SGLang 0.4.6.post1 (did you mean "
@@ -504,3 +521,15 @@ def test_unique_prefixes_are_the_option(tmp_path: Path) -> None:
         "memory.gpu_utilization": (0.8, "flag", 1, 49), "limits.max_model_len": (4096, "flag", 1, 64),
         "parallel.tensor": (2, "flag", 1, 83), "flag.sglang.mem-fraction-static": ("0.8", "flag", 1, 49),
         "args.unknown_option": (None, "inferred", None, None)}
+
+
+def test_options_kept_only_to_be_refused() -> None:
+    """A table's `deprecated` entries: an option a release keeps only to refuse it (SGLang's DeprecatedAction raises)
+    counts as absent there, and the replacement the parser names is the option's rename."""
+    from relialint.engines.flagcheck import VllmTable
+
+    table = VllmTable({"versions": ["0.5.2", "0.5.3rc2", "0.5.4"], "options": {"--enable-ep-moe": [[0, 2, "f"]],
+                                                                               "--ep-size": [[0, 2, "v"]]},
+                       "env": {}, "deprecated": {"--enable-ep-moe": [[1, 2, "refused", "--ep-size"]]}})
+    assert table.refused == {"--enable-ep-moe": frozenset({1, 2})}
+    assert table.renames["--enable-ep-moe"] == ("--ep-size", "--ep-size")

@@ -5,6 +5,7 @@ files, and equal to the real ``launch_server`` parser of the releases recorded b
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -91,7 +92,7 @@ def test_table_answers_like_the_engine_needs() -> None:
     table = _table()
     data = json.loads(DATA.read_text(encoding="utf-8"))
     assert _kind(table, "--model-path", "0.1.3") == ("v", None)
-    assert _kind(table, "--tp-size", "0.3.6") == ("v", None)
+    assert _kind(table, "--tp-size", "0.3.6") == ("v", "--tensor-parallel-size")  # its first long string then
     assert _kind(table, "--tensor-parallel-size", "0.5.23") == ("v", "--tp-size")
     assert _kind(table, "--enable-torch-compile", "0.3.6") == ("f", None)
     assert _kind(table, "--enable-dp-attention", "0.3.5.post2") is None  # first in 0.3.6
@@ -165,3 +166,34 @@ def test_extraction_file_round_trips_choices_with_spaces(tmp_path: Path) -> None
                       "SGL_B": "py:sglang/x.py"}, True, deprecated)
     assert gen.read_extract(tmp_path / "0.1.0.txt") == (
         opts, {"SGLANG_A": "", "SGL_B": "py:sglang/x.py"}, "wheel sglang-0.1.0-py3-none-any.whl", True, deprecated)
+
+
+def test_witness_reads_sglang_releases_offline(tmp_path: Path) -> None:
+    """``tools/witness.py --offline --records DIR`` on a record about SGLang, against a cache of two unpacked
+    releases (no wheel, no network): it writes the result, and ``--check`` then finds nothing stale."""
+    cache = tmp_path / "cache"
+    rows = []
+    for version, text in (("0.3.5", "x = 1\n"), ("0.3.6", 'parser.add_argument("--enable-dp-attention")\n')):
+        root = cache / "src" / "sglang" / version
+        (root / "sglang/srt").mkdir(parents=True)
+        (root / "sglang/srt/server_args.py").write_text(text, encoding="utf-8")
+        (root / ".done").write_text("0" * 64 + "\n", encoding="utf-8")
+        rows.append({"project": "sglang", "version": version, "filename": f"sglang-{version}-py3-none-any.whl",
+                     "url": "", "sha256": "0" * 64, "size": 1})
+    (cache / "index").mkdir()
+    (cache / "index" / "sglang.json").write_text(json.dumps(rows), encoding="utf-8")
+    records = tmp_path / "records"
+    records.mkdir()
+    (records / "RL999-probe.yaml").write_text(
+        "id: RL999\nengines: [sglang]\ntrigger:\n  affected:\n    - engine: sglang\n      introduced: '0.3.6'\n"
+        "      witness:\n        code:\n          - path: sglang/srt/server_args.py\n"
+        "            present: '\"--enable-dp-attention\"'\n", encoding="utf-8")
+    env = {**os.environ, "RELIALINT_ARTIFACTS": str(cache)}
+    tool = [sys.executable, str(ROOT / "tools" / "witness.py"), "--offline", "--records", str(records)]
+    subprocess.run(tool, check=True, env=env, capture_output=True)
+    result = json.loads((records / "witnesses" / "RL999.json").read_text(encoding="utf-8"))
+    assert [(r["release"], r["affected"]) for r in result["ranges"][0]["releases"]] == [
+        ("0.3.5", False), ("0.3.6", True)]
+    assert result["ranges"][0]["releases"][1]["seen"] == [
+        'sglang/srt/server_args.py:1: parser.add_argument("--enable-dp-attention")']
+    assert subprocess.run([*tool, "--check"], env=env, capture_output=True).returncode == 0

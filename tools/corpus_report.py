@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus"
 SUFFIX = ".expected.yaml"
 GAPS = "KNOWN_GAPS.txt"
-ENGINES = ("vllm", "llama.cpp")
+ENGINES = ("vllm", "llama.cpp", "sglang")
 CERTAINTIES = ("definite", "possible")
 NOT_ENTRIES = {GAPS, "README.md"}
 
@@ -59,6 +59,15 @@ class Finding:
     missing: tuple[str, ...] = ()  # the facts a possible finding waits on (JSON ``missing_facts``), sorted
 
 
+@dataclass(frozen=True)
+class ExpectedFact:
+    """One fact a deployment must have: its value, and where the file states it when ``line`` is given."""
+
+    value: Any
+    line: int | None = None
+    column: int | None = None
+
+
 @dataclass
 class Entry:
     config: Path
@@ -71,6 +80,7 @@ class Entry:
     tokens: list[tuple[str, int, int, str]] = field(default_factory=list)  # (path, line, column, token)
     reasons: list[tuple[str, str]] = field(default_factory=list)  # (where, why) of each expected finding
     problems: list[str] = field(default_factory=list)  # expectations incomplete but readable (reported, not raised)
+    facts: dict[tuple[str, int], dict[str, ExpectedFact]] = field(default_factory=dict)  # per deployment (path, line)
 
     @property
     def name(self) -> str:
@@ -84,6 +94,7 @@ class Actual:
     errors: list[str]
     warnings: list[str] = field(default_factory=list)
     waits_on_stated: list[str] = field(default_factory=list)  # shown possible findings that wait on a stated fact
+    facts: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # the JSON facts per deployment
 
 
 STATED_ORIGINS = frozenset({"flag", "env", "config-file", "image", "manifest", "build", "directive"})
@@ -93,7 +104,7 @@ STATED_ORIGINS = frozenset({"flag", "env", "config-file", "image", "manifest", "
 @dataclass(frozen=True)
 class Difference:
     kind: str  # missing-deployment, extra-deployment, missing-finding, extra-finding, certainty, shown,
-    # missing-facts, warning, waits-on-stated
+    # missing-facts, warning, waits-on-stated, fact
     entry: str
     detail: str
 
@@ -144,6 +155,8 @@ def load_entry(expected_file: Path) -> Entry:
         entry.deployments.append(Deployment(path, item["engine"], line))
         if "token" in item:
             entry.tokens.append((path, line, 0, str(item["token"])))
+        if "facts" in item:
+            entry.facts[(path, line)] = _expected_facts(item["facts"], here)
     for number, item in enumerate(data.get("findings") or [], 1):
         here = f"{where}: findings[{number}]"
         if not isinstance(item, dict):
@@ -179,6 +192,25 @@ def load_entry(expected_file: Path) -> Entry:
     if negative and entry.deployments:
         raise ExpectationError(f"{where}: a negative control expects no deployment")
     return entry
+
+
+def _expected_facts(raw: object, where: str) -> dict[str, ExpectedFact]:
+    """A deployment's ``facts``: ``key: value``, or ``key: {value: V, line: L, column: C}`` where the file states it.
+
+    Only the facts listed are compared (the defaults and inferences a deployment also carries are not)."""
+    if not isinstance(raw, dict) or not all(isinstance(k, str) for k in raw):
+        raise ExpectationError(f"{where}: `facts` must map fact keys to values")
+    out: dict[str, ExpectedFact] = {}
+    for key, spec in raw.items():
+        if isinstance(spec, dict):
+            if "value" not in spec or set(spec) - {"value", "line", "column"}:
+                raise ExpectationError(f"{where}: facts.{key} takes `value` and optionally `line` and `column`")
+            line = _int(spec, "line", f"{where}: facts.{key}") if "line" in spec else None
+            column = _int(spec, "column", f"{where}: facts.{key}") if "column" in spec else None
+            out[key] = ExpectedFact(spec["value"], line, column)
+        else:
+            out[key] = ExpectedFact(spec)
+    return out
 
 
 def _path(config: Path, item: dict[str, Any], where: str) -> str:
@@ -308,8 +340,9 @@ def run(entry: Entry) -> Actual:
               for e in checked.get("errors", [])]
     warnings = [f"{e.get('path')}:{e.get('line')}:{e.get('column')}: {e.get('message')}"
                 for e in checked.get("warnings", [])]
+    stated = {(_corpus_path(d["path"]), d["line"]): d.get("facts") or {} for d in facts.get("deployments", [])}
     return Actual(sorted(deployments), sorted(findings), errors, warnings,
-                  waits_on_stated(checked.get("findings", []), facts.get("deployments", [])))
+                  waits_on_stated(checked.get("findings", []), facts.get("deployments", [])), stated)
 
 
 def waits_on_stated(findings: list[dict[str, Any]], deployments: list[dict[str, Any]]) -> list[str]:
@@ -366,6 +399,30 @@ def compare(entry: Entry, actual: Actual) -> list[Difference]:
                 out.append(Difference("missing-facts", entry.name,
                                       f"{where}: expected missing {list(e.missing)}, got {list(a.missing)}"))
     out.extend(Difference("waits-on-stated", entry.name, w) for w in actual.waits_on_stated)
+    out.extend(fact_differences(entry, actual))
+    return out
+
+
+def fact_differences(entry: Entry, actual: Actual) -> list[Difference]:
+    """The facts an expectation lists for a deployment that the deployment relialint found lacks or has otherwise
+    (value, or the line and column the file states it at). A deployment not found is already a difference."""
+    out: list[Difference] = []
+    for (path, line), wanted in sorted(entry.facts.items()):
+        got = actual.facts.get((path, line))
+        if got is None:
+            continue
+        for key, want in sorted(wanted.items()):
+            where = f"{key} of the deployment at {path}:{line}"
+            fact = got.get(key)
+            if not isinstance(fact, dict):
+                out.append(Difference("fact", entry.name, f"{where}: expected {want.value!r}, got no fact"))
+                continue
+            if fact.get("value") != want.value:
+                out.append(Difference("fact", entry.name,
+                                      f"{where}: expected {want.value!r}, got {fact.get('value')!r}"))
+            elif want.line is not None and (fact.get("line"), fact.get("column")) != (want.line, want.column):
+                out.append(Difference("fact", entry.name, f"{where}: expected at {want.line}:{want.column}, got "
+                                                          f"{fact.get('line')}:{fact.get('column')}"))
     return out
 
 

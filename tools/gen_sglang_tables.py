@@ -39,8 +39,15 @@ What ``extract`` reads, per release:
   ``[A-Z][A-Z0-9_]*`` (so ``CUDA_VISIBLE_DEVICES`` too, where SGLang's own code reads it), plus the fields of
   ``class Envs`` in ``sglang/srt/environ.py`` (0.5.3rc2 on: ``envs.SGLANG_X.get()``), their
   ``deprecated_name=`` fallbacks and the keys of ``_DEPRECATED_ENVS``; in the compiled code of the binary wheels
-  (0.5.11 on) a ``SGLANG_*``/``SGL_*`` string of a library that calls ``getenv``. A variable declared in ``Envs``
-  has no ``where``; any other is marked ``py:<module>`` or ``so:<library>``.
+  (0.5.11 on) a NUL-terminated ``SGLANG_*``/``SGL_*`` string of a library that calls ``getenv`` (none so far: the
+  compiled parts are Rust extensions, whose strings are not NUL-terminated and run together, so they are not read;
+  the one name known to be read there only is ``SGLANG_TONIC_PAYLOAD``, 0.5.23 ``_server``). The wheel's own test
+  modules (``sglang/test/``) count as readers too. A variable declared in ``Envs`` has no ``where``; any other is
+  marked ``py:<module>`` or ``so:<library>``.
+* **Deprecated options**: an option whose ``action=`` is a ``Deprecated*`` class is ``refused`` when that class's
+  ``__call__`` raises or stops the parser (to 0.5.7 ``DeprecatedAction`` raises ``ValueError``: the server
+  does not start; from 0.5.18 only with ``error_message=``), ``translated`` when it stores the value (for the
+  ``new_flag=`` it names), else ``ignored`` (a warning, nothing else).
 * The ``SGL_`` -> ``SGLANG_`` rewrite: a release whose ``environ.py`` copies every ``SGL_X`` to ``SGLANG_X`` at
   import reads ``SGL_X`` wherever it reads ``SGLANG_X``; the table says where in ``env_prefix_rewrites``.
 

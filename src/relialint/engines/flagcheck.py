@@ -13,6 +13,7 @@ version has is certain, and one that only some versions have leaves the finding 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -50,6 +51,17 @@ class VllmTable:
         self.renames: dict[str, tuple[str, str]] = {old: (new[0], new[1]) for old, new in
                                                     (data.get("renames") or {}).items()}
         """old option or variable -> (the replacement as shown, the option string or variable it needs)"""
+        self.refused: dict[str, frozenset[int]] = {}
+        """option -> the table indices whose parser has it only to refuse it (``deprecated`` entries of behaviour
+        ``refused``: SGLang's ``DeprecatedAction`` raises when the option is given)"""
+        for name, ranges in (data.get("deprecated") or {}).items():
+            refused = frozenset(i for lo, hi, behaviour, *_ in ranges if behaviour == "refused"
+                                for i in range(lo, hi + 1))
+            if refused:
+                self.refused[name] = refused
+            news = [entry[3] for entry in ranges if len(entry) > 3 and isinstance(entry[3], str)]
+            if news and re.fullmatch(r"--[\w-]+", news[-1]) and name not in self.renames:
+                self.renames[name] = (news[-1], news[-1])  # the replacement the parser names
         self.prefix_rewrites: dict[str, list[list[Any]]] = data.get("env_prefix_rewrites") or {}
         """variable prefix -> [[first, last, new prefix]]: releases that copy every ``OLD_X`` to ``NEW_X``"""
         self._long: dict[int | None, list[str]] = {}
@@ -242,8 +254,13 @@ def _present(head: str, engine: str = "vllm") -> frozenset[int]:
     table = table_of(engine)
     if head.startswith("--"):
         candidates = [name for name in table.options if name.startswith(head)]
-        return frozenset(i for i in range(len(table.versions)) if table.has_option(head, i)
-                         or sum(1 for name in candidates if table.has_option(name, i)) == 1)
+        present = frozenset(i for i in range(len(table.versions)) if table.has_option(head, i)
+                            or sum(1 for name in candidates if table.has_option(name, i)) == 1)
+        if table.refused:  # an option a release keeps only to refuse it (exactly, or as the unique prefix's match)
+            present = frozenset(i for i in present if i not in table.refused.get(head, ()) and not (
+                not table.has_option(head, i) and any(table.has_option(name, i) and i in table.refused.get(name, ())
+                                                      for name in candidates)))
+        return present
     return frozenset(i for i in range(len(table.versions))
                      if table.has_option(head, i) or _attached_short(head, i, engine))
 
@@ -337,7 +354,7 @@ def _rename(head: str, indices: Iterable[int], engine: str = "vllm") -> str:
     ``indices`` (the versions the deployment can be on)."""
     entry = table_of(engine).renames.get(head)
     if entry is None:
-        return ""
+        return _prefix_twin(head, indices, engine)
     shown, new_head = entry
     needed = frozenset(indices)
     valid = _present(new_head, engine) if new_head.startswith("-") else frozenset(
@@ -345,6 +362,19 @@ def _rename(head: str, indices: Iterable[int], engine: str = "vllm") -> str:
     if not needed or not needed <= valid:
         return ""
     return f"; use `{shown}` instead"
+
+
+def _prefix_twin(name: str, indices: Iterable[int], engine: str) -> str:
+    """For a variable of the new prefix of a prefix rewrite (``SGLANG_X``), its old-prefix twin (``SGL_X``) where
+    every one of ``indices`` reads that: the spelling those releases take."""
+    needed = frozenset(indices)
+    for old, ranges in table_of(engine).prefix_rewrites.items():
+        for new in dict.fromkeys(str(entry[2]) for entry in ranges):
+            if name.startswith(new) and needed:
+                twin = old + name[len(new):]
+                if needed <= _env_present(twin, engine):
+                    return f"; use `{twin}` instead"
+    return ""
 
 
 def _typo_hint(head: str, pool: list[str]) -> str:

@@ -1,15 +1,17 @@
 """SGLang: launch forms (``python -m sglang.launch_server``, ``sglang serve`` from 0.5.5, the router's
 ``python -m sglang_router.launch_server`` whose worker options are SGLang's, ``lmsysorg/sglang`` images), and the
 mapping of parsed options and env vars onto facts (the fact contract of issue 26). The parser's rules are in
-``sglang_args``; option and variable checks and defaults by release in ``sglang_checks``."""
+``sglang_args``; option and variable checks in ``sglang_checks``, defaults by release in ``sglang_defaults``, quick
+fixes in ``sglang_fixes``."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from relialint.base import lazyre
+from relialint.base.plain import replace
 from relialint.core.deployment import Deployment
 from relialint.core.facts import Fact, FactSet, Origin, Value, Withheld
 from relialint.core.versions import Version, VersionError, parse_in_family
@@ -271,15 +273,23 @@ def _apply_args(deployment: Deployment, launch: Launch, opener: FileOpener | Non
 
     facts = deployment.facts
     parsed = parse_args(launch.args, sglang_checks.takes_value, sglang_checks.expand)
+    config = next((opt for opt in parsed.opts if opt.name == "config"), None)
+    unread = False
+    if config is not None:
+        config_words = _config_words(config, deployment, opener)
+        if config_words is None:
+            unread = True
+        else:
+            # the file's options go first, so that the command line wins (ConfigArgumentMerger)
+            merged = parse_args(config_words + [w for w in launch.args if not _is_config_word(w, config)],
+                                sglang_checks.takes_value, sglang_checks.expand)
+            for merged_opt in merged.opts:
+                merged_opt.from_config = any(merged_opt.flag is word for word in config_words)
+            merged.opts.append(config)  # the option itself (0.5.3rc2 on) still narrows the releases
+            parsed = merged
     opts = [opt for opt in parsed.opts if not (launch.form == "router" and opt.name.startswith("router-"))]
     sglang_checks.record_launch(deployment, opts)
-    config = next((opt for opt in opts if opt.name == "config"), None)
-    if config is not None:
-        # from 0.5.3rc2 `--config FILE` merges a YAML file's options into the command line (prepare_server_args,
-        # server_args_config_parser.py): they are not read here, so any option may be set
-        deployment.notes.append(f"--config {config.value or '(value not seen)'}: the options of the file are not "
-                                "read; any option may be set there")
-    complete = parsed.complete and launch.command.argv_complete and config is None
+    complete = parsed.complete and launch.command.argv_complete and not unread
     if complete:
         facts.closed.add("flag.sglang.")
     last = _written_options(facts, opts)
@@ -294,8 +304,53 @@ def _apply_args(deployment: Deployment, launch: Launch, opener: FileOpener | Non
             continue
         for key, value in rule.facts(opt):
             _option_fact(facts, opt, key, value)
-    if not complete and config is None:
+    if not complete and not unread:
         deployment.notes.append("arguments spliced from a variable: options not seen may still be set")
+
+
+def _is_config_word(word: Word, config: Opt) -> bool:
+    return word is config.flag or word is config.value_word
+
+
+def _config_words(config: Opt, deployment: Deployment, opener: FileOpener | None) -> list[Word] | None:
+    """``--config FILE`` (0.5.3rc2 on): the YAML file's keys as the words ``ConfigArgumentMerger`` puts before the
+    command line (sglang/srt/server_args_config_parser.py): ``--KEY VALUE`` with the key as written, a list as its
+    items, ``true`` as the bare switch, ``false`` left out for a switch, each word located at its key in the file.
+    ``None`` (with a note) where the file is not read: its options are then unknown."""
+    from relialint.readers.located import ReadError
+    from relialint.readers.yamlsafe import YamlError, YMap, YScalar, YSeq, load_all
+
+    found = opener(deployment.path, config.value) if opener is not None and config.value else None
+    if found is None or isinstance(found, ReadError):
+        why = "not found" if found is None else found.message
+        deployment.notes.append(f"--config {config.value or '(value not seen)'}: {why}; the options of the file "
+                                "are unknown")
+        return None
+    text, display = found
+    try:
+        docs = load_all(text, display)
+    except YamlError:
+        docs = []
+    if not docs or not isinstance(docs[0], YMap):
+        deployment.notes.append(f"--config {config.value}: not a YAML mapping; SGLang refuses it")
+        return None
+    from relialint.engines import sglang_checks
+
+    words: list[Word] = []
+    for key, value in docs[0].items:
+        flag = Word(f"--{key.text}", key.span)
+        if isinstance(value, YScalar) and isinstance(value.value, bool):
+            if value.value:
+                words.append(flag)
+            elif sglang_checks.takes_value(flag.text or "") is not False:
+                words.extend([flag, Word("false", key.span)])
+        elif isinstance(value, YSeq):
+            items = [Word(str(item.text), item.span) for item in value.items if isinstance(item, YScalar)]
+            if items:
+                words.extend([flag, *items])
+        elif isinstance(value, YScalar) and value.value is not None:
+            words.extend([flag, Word(value.text, key.span)])
+    return words
 
 
 def _written_options(facts: FactSet, opts: list[Opt]) -> dict[str, Opt]:
@@ -305,19 +360,20 @@ def _written_options(facts: FactSet, opts: list[Opt]) -> dict[str, Opt]:
     for opt in opts:
         last[opt.name] = opt
         key = f"flag.sglang.{opt.name}"
+        origin: Origin = "config-file" if opt.from_config else "flag"
         if opt.known:
-            facts.set(key, word_fact(opt.value if opt.value is not None else "true", "flag", opt.flag))
+            facts.set(key, word_fact(opt.value if opt.value is not None else "true", origin, opt.flag))
             continue
         held = opt.value_word.held_by if opt.value_word is not None else None
         if held is not None:
-            facts.set(key, word_fact(Withheld(held), "flag", opt.flag, "the value is not in the file"))
+            facts.set(key, word_fact(Withheld(held), origin, opt.flag, "the value is not in the file"))
         else:
             facts.unknown(key)
     return last
 
 
 def _option_fact(facts: FactSet, opt: Opt, key: str, value: Value) -> None:
-    origin: Origin = "flag"
+    origin: Origin = "config-file" if opt.from_config else "flag"
     source = opt.value_word.source if opt.value_word is not None and opt.value_word is not opt.flag else None
     facts.set(key, word_fact(value, origin, opt.flag, source=source))
 
@@ -339,7 +395,8 @@ def _apply_model(deployment: Deployment, launch: Launch, parsed: Parsed, last: d
             facts.unknown("model.name")
         return
     for key, fact in model_facts(word.text, word).items():
-        facts.set(key, fact)
+        from_config = opt is not None and opt.from_config and fact.origin == "flag"
+        facts.set(key, replace(fact, origin="config-file") if from_config else fact)
     for key, fact in checkpoint_facts(word.text, deployment.path, opener, deployment.notes).items():
         facts.set(key, fact)
 
@@ -447,112 +504,3 @@ OPTION_RULES: dict[str, OptionRule] = {
 """The facts each SGLang option sets (by the spelling :data:`sglang_args.ALIASES` gives), in the order applied."""
 OPTION_FACTS: dict[str, tuple[str, ...]] = {name: rule.keys for name, rule in OPTION_RULES.items()}
 """Option -> every fact it can set (the site and the quick fixes name the options that decide a fact)."""
-
-
-# -- fixes as edits (records' `fix_edit`, for editors) --------------------------------------------------------------
-
-
-class FixFlag(NamedTuple):
-    """How a quick fix sets a fact on SGLang's command line: the option, and for a switch the value it gives (the
-    other value has no switch to write: removing one is not offered)."""
-
-    option: str
-    switch: Value | None = None
-    lower: bool = False
-    off: str | None = None
-    """For a value that turns something off (``chunked_prefill.enabled`` false): the value to write."""
-
-
-FIX_FLAGS: dict[str, FixFlag] = {
-    "attention.backend": FixFlag("attention-backend", lower=True),
-    "kv_cache.dtype": FixFlag("kv-cache-dtype"),
-    "serve.dtype": FixFlag("dtype"),
-    "moe.backend": FixFlag("moe-runner-backend"),
-    "model.quantization": FixFlag("quantization"),
-    "memory.gpu_utilization": FixFlag("mem-fraction-static"),
-    "limits.max_model_len": FixFlag("context-length"),
-    "limits.max_num_seqs": FixFlag("max-running-requests"),
-    "sglang.chunked_prefill_size": FixFlag("chunked-prefill-size"),
-    "sglang.cuda_graph_max_bs": FixFlag("cuda-graph-max-bs"),
-    "sglang.max_total_tokens": FixFlag("max-total-tokens"),
-    "prefix_caching.enabled": FixFlag("disable-radix-cache", switch=False),
-    "cuda_graphs.enabled": FixFlag("disable-cuda-graph", switch=False),
-    "torch_compile.enabled": FixFlag("enable-torch-compile", switch=True),
-    "sglang.dp_attention": FixFlag("enable-dp-attention", switch=True),
-    "chunked_prefill.enabled": FixFlag("chunked-prefill-size", off="-1"),
-}
-"""Facts a quick fix can set, by the option that sets them."""
-
-
-def _spelled(key: str, value: Any) -> list[str] | None:
-    """The words that set ``key`` to ``value``; ``None`` where no option does (a switch's other value)."""
-    from relialint.engines import fixedit
-
-    fix = FIX_FLAGS.get(key)
-    if fix is None:
-        return None
-    if fix.switch is not None:
-        return [f"--{fix.option}"] if value == fix.switch else None
-    if fix.off is not None:
-        return [f"--{fix.option}", fix.off] if value is False else None
-    text = fixedit.render_value(value)
-    return [f"--{fix.option}", text.lower() if fix.lower else text]
-
-
-def setting_text(deployment: Deployment, key: str, value: Any) -> str | None:
-    """``key`` set to ``value`` as the user writes it on SGLang's command line (or as a variable)."""
-    from relialint.engines import fixedit
-
-    del deployment
-    if key.startswith("env."):
-        return f"{key[4:]}={fixedit.render_value(value)}"
-    words = _spelled(key, value)
-    return " ".join(words) if words is not None else None
-
-
-def fix_edits(result: FileResult, deployment: Deployment, fix_set: Any) -> list[Any] | None:
-    """``fix_set`` (fact -> value) as text edits of this deployment's launch, or ``None`` when one of them cannot be
-    made as a pure, safe edit (a value from a variable, a switch to remove, an unhandled syntax)."""
-    from relialint.engines import fixedit, sglang_checks
-
-    launch = next((found for command in result.commands
-                   if (found := recognise(command)) is not None and found.start.span == deployment.span), None)
-    if launch is None:
-        return None
-    parsed = parse_args(launch.args, sglang_checks.takes_value, sglang_checks.expand)
-    lines = fixedit.lines_of(result.text)
-    edits: list[fixedit.TextEdit] = []
-    for key, value in fix_set.items():
-        edit: fixedit.TextEdit | None
-        if key.startswith("env."):
-            edit = fixedit.set_env(result, launch.command, key[4:], fixedit.render_value(value))
-        else:
-            edit = _flag_edit(lines, result, launch, parsed, deployment, key, value)
-        if edit is None:
-            return None
-        edits.append(edit)
-    return edits
-
-
-def _flag_edit(lines: list[str], result: FileResult, launch: Launch, parsed: Parsed, deployment: Deployment,
-               key: str, value: Any) -> Any:
-    from relialint.engines import fixedit
-
-    words = _spelled(key, value)
-    fix = FIX_FLAGS.get(key)
-    if words is None or fix is None:
-        return None
-    written = [opt for opt in parsed.opts if opt.name == fix.option]
-    if written:
-        opt = written[-1]
-        if len(words) == 1:
-            return None  # the switch is already written: nothing to add
-        if opt.equals:
-            return fixedit.replace_after_equals(lines, opt.flag.span, words[1]) if opt.flag.source is None else None
-        if opt.value_word is None or opt.value_word is opt.flag:
-            return None
-        return fixedit.replace_word(lines, opt.value_word, words[1])
-    current = deployment.facts.get(key)
-    if current is not None and current.origin not in ("default", "inferred"):
-        return None  # set another way (an env var): adding the option would not be the same edit
-    return fixedit.append_words(lines, result, launch.command.argv or [launch.start], words)

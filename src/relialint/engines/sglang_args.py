@@ -37,6 +37,8 @@ class Opt:
     value_word: Word | None
     equals: bool
     known: bool
+    from_config: bool = False
+    """Read from a ``--config`` YAML file (located at its key there)."""
 
     def __init__(self, name: str, written: str, value: str | None, flag: Word, value_word: Word | None = None,
                  equals: bool = False, known: bool = True) -> None:

@@ -99,15 +99,15 @@ class SglangEngine(NoGpuDefaults):
         return sglang_checks.written_options(deployment)
 
     def fill_settings(self, message: str, deployment: Deployment) -> str:
-        from relialint.engines import fixedit, sglang
+        from relialint.engines import fixedit, sglang_fixes
 
-        return fixedit.fill_settings(message, deployment, sglang.setting_text)
+        return fixedit.fill_settings(message, deployment, sglang_fixes.setting_text)
 
     def fix_edits(self, result: FileResult, deployment: Deployment, fix_set: Mapping[str, FixValue]
                   ) -> list[TextEdit] | None:
-        from relialint.engines import sglang
+        from relialint.engines import sglang_fixes
 
-        return sglang.fix_edits(result, deployment, fix_set)
+        return sglang_fixes.fix_edits(result, deployment, fix_set)
 
     def release_delta(self, old: Version, new: Version) -> ReleaseDelta:
         """What SGLang's tables say changes from ``old`` to ``new`` (``engines.releases``)."""

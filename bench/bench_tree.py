@@ -2,16 +2,25 @@
 
     python bench/bench_tree.py [--files 1000] [--keep DIR]
     python bench/bench_tree.py --scale      # issue 14: big single files, and 10,000 files against 1,000
+    python bench/bench_tree.py --src ../main --src . [--repeat 5]   # two checkouts side by side (issue 26)
 
 The tree mixes compose files with ``.env``, Kubernetes manifests, Helm values, vLLM ``--config`` files, unrelated
-YAML (CI workflows), Dockerfiles, systemd units, shell scripts and files relialint does not read (README, Python).
+YAML (CI workflows), Dockerfiles, systemd units, shell scripts, SGLang launches (a compose service on an
+``lmsysorg/sglang`` image, a shell script) and files relialint does not read (README, Python).
 Prints wall time for each tool and the relialint/yamllint ratio (below 1: relialint is faster).
+
+With ``--src`` (repeatable), each checkout's ``src/`` is run (``python -m relialint`` with ``PYTHONPATH``) on the same
+tree, the checkouts and yamllint taking turns ``--repeat`` times so machine noise hits them alike; the medians and
+each checkout's ratio against yamllint are printed.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -81,6 +90,27 @@ Environment=MODEL=Qwen/Qwen3-8B
 ExecStart=/opt/venv/bin/vllm serve ${{MODEL}} --max-model-len {n}
 """
 SHELL = "#!/usr/bin/env bash\nexec vllm serve Qwen/Qwen3-8B --max-model-len {n} --kv-cache-dtype fp8\n"
+SGLANG_COMPOSE = """services:
+  sglang{i}:
+    image: lmsysorg/sglang:v0.5.2-cu126
+    ipc: host
+    command: >
+      python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --host 0.0.0.0 --port 30000
+      --tp 2 --mem-fraction-static 0.8{g} --context-length {n} --kv-cache-dtype fp8_e5m2
+    environment:
+      SGLANG_ENABLE_TORCH_COMPILE: "0"
+    deploy:
+      resources:
+        reservations:
+          devices: [{{driver: nvidia, count: 2, capabilities: [gpu]}}]
+"""
+SGLANG_SHELL = """#!/usr/bin/env bash
+export CUDA_VISIBLE_DEVICES=0,1
+exec python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct \\
+  --tp-size 2 --context-length {n} --attention-backend flashinfer --chunked-prefill-size 4096
+"""
+KINDS = 12
+"""The kinds of app folder the tree cycles through (see :func:`build`)."""
 
 
 def build(root: Path, count: int) -> list[Path]:
@@ -91,7 +121,7 @@ def build(root: Path, count: int) -> list[Path]:
     while written < count:
         folder = root / f"svc{i // 10:03d}" / f"app{i}"
         folder.mkdir(parents=True, exist_ok=True)
-        kind = i % 10
+        kind = i % KINDS
         n = 4096 + i
         files: list[tuple[str, str]]
         if kind == 0:
@@ -112,8 +142,12 @@ def build(root: Path, count: int) -> list[Path]:
             files = [("serve.sh", SHELL.format(n=n))]
         elif kind == 8:
             files = [("README.md", f"# app {i}\n"), ("main.py", "print('hello')\n")]
-        else:
+        elif kind == 9:
             files = [("k8s.yml", KUBERNETES.format(i=i, n=n))]
+        elif kind == 10:
+            files = [("compose.yaml", SGLANG_COMPOSE.format(i=i, g=i % 10, n=n))]
+        else:
+            files = [("sglang.sh", SGLANG_SHELL.format(n=n))]
         for name, text in files:
             if written >= count:
                 break
@@ -171,10 +205,63 @@ def scale(relialint: str, root: Path) -> None:
     print(f"ratio 10,000 / 1,000 files: {times[10_000] / times[1000]:.1f} (10 is proportional)")
 
 
-def timed(command: list[str]) -> tuple[float, int]:
+def timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float, int]:
     start = time.perf_counter()
-    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env)
     return time.perf_counter() - start, done.returncode
+
+
+def timed_cpu(command: list[str], env: dict[str, str] | None = None) -> tuple[float, int, float]:
+    """Wall seconds, exit code and the child's CPU seconds (user + system; less moved by other work on a shared
+    machine than wall time)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds, code = timed(command, env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return seconds, code, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def checkout_env(src: Path) -> dict[str, str]:
+    """The environment that runs ``python -m relialint`` from one checkout's ``src/`` (bytecode cached, as an
+    installed tool runs)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(src.resolve() / "src")
+    return env
+
+
+def compare(sources: list[Path], root: Path, yaml_files: list[Path], yamllint: str | None, repeat: int) -> None:
+    """Each checkout on the same tree, taking turns with yamllint ``repeat`` times after one warm-up round (which
+    checkout goes first rotates from round to round); medians of wall and CPU time."""
+    paths = [str(p) for p in yaml_files]
+    runs: dict[str, list[tuple[float, float]]] = {}
+    codes: dict[str, int] = {}
+    for round_ in range(repeat + 1):
+        if yamllint is not None:
+            seconds, code, cpu = timed_cpu([yamllint, "-d", "relaxed", *paths])
+            runs.setdefault("yamllint", []).append((seconds, cpu))
+            codes["yamllint"] = code
+        turn = sources[round_ % len(sources):] + sources[:round_ % len(sources)]  # who goes first rotates
+        for src in turn:
+            env = checkout_env(src)
+            for label, target in (("DIR", [str(root)]), ("YAML", paths)):
+                seconds, code, cpu = timed_cpu([sys.executable, "-m", "relialint", *target, "--format", "json"], env)
+                runs.setdefault(f"{src}|{label}", []).append((seconds, cpu))
+                codes[f"{src}|{label}"] = code
+        if round_ == 0:  # warm-up: the compiled record cache and bytecode of each checkout
+            runs.clear()
+
+    def medians(key: str) -> tuple[float, float]:
+        return statistics.median(t[0] for t in runs[key]), statistics.median(t[1] for t in runs[key])
+
+    peer = medians("yamllint") if "yamllint" in runs else None
+    if peer is not None:
+        print(f"yamllint on the YAML files: wall {peer[0]:6.2f} s, CPU {peer[1]:6.2f} s  (medians of {repeat}, "
+              f"exit {codes['yamllint']})")
+    for src in sources:
+        whole, yaml = medians(f"{src}|DIR"), medians(f"{src}|YAML")
+        print(f"{src}: relialint DIR wall {whole[0]:6.2f} s, CPU {whole[1]:6.2f} s (exit {codes[f'{src}|DIR']}); "
+              f"on the YAML files wall {yaml[0]:6.2f} s, CPU {yaml[1]:6.2f} s"
+              + (f"; ratio to yamllint: wall {yaml[0] / peer[0]:.2f}, CPU {yaml[1] / peer[1]:.2f}" if peer else "")
+              + f"  (medians of {repeat})")
 
 
 def main() -> int:
@@ -182,6 +269,8 @@ def main() -> int:
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--keep", type=Path, help="write the tree here and keep it")
     parser.add_argument("--scale", action="store_true", help="large single files, and 10,000 files against 1,000")
+    parser.add_argument("--src", type=Path, action="append", help="a checkout to run (repeatable): side by side")
+    parser.add_argument("--repeat", type=int, default=5, help="rounds of turns with --src  [default: 5]")
     args = parser.parse_args()
     bindir = Path(sys.executable).parent
     relialint = shutil.which("relialint", path=str(bindir)) or "relialint"
@@ -200,6 +289,9 @@ def main() -> int:
         yaml_files = build(root, args.files)
         total = sum(1 for p in root.rglob("*") if p.is_file())
         print(f"tree: {root} ({total} files, {len(yaml_files)} YAML)")
+        if args.src:
+            compare(args.src, root, yaml_files, yamllint, args.repeat)
+            return 0
         r_time, r_code = timed([relialint, str(root), "--format", "json"])
         print(f"relialint DIR:            {r_time:7.2f} s  (exit {r_code})")
         r_yaml, _ = timed([relialint, *map(str, yaml_files), "--format", "json"])

@@ -109,7 +109,7 @@ def test_the_data_file_says_what_the_linter_says(records: list[dict[str, Any]], 
                 definite = any(f.certainty == "definite" for f in found)
                 missing = tuple(sorted({m for f in found for m in f.missing_facts}))
                 expected[str(record["id"])] = ("d" if definite else "p",
-                                               "" if definite or not missing else site_setup._depends(missing))
+                                               "" if definite or not missing else site_setup._depends(engine, missing))
         assert lookup(data, engine, version, gpu) == expected, (engine, version, gpu)
 
 
@@ -154,14 +154,15 @@ def test_hardware_page_lists_each_gpus_records() -> None:
     records_of = {name: line.split(" | ")[1] for name, line in rows.items()}
     # RL119 is Hopper's (FlashMLA, the reported backend); RL120's examples run on an H100 (FlashAttention 3 takes an
     # FP8 KV cache); RL207 names SM 9.0 before 0.30.0 (FlashInfer's XQA)
-    # RL122 and RL133 need the CUDA backend, which an NVIDIA GPU's vendor leaves possible and other vendors rule out
+    # RL122 and RL133 need the CUDA backend, which an NVIDIA GPU's vendor leaves possible and other vendors rule out;
+    # RL152 (SGLang) was reported on an H100; RL353 (SGLang) is about 36-59 GB GPUs, possibly an H100 by the catalogue
     assert records_of["H100"] == ("[RL101](../records/RL101.md), [RL107](../records/RL107.md), "
                                   "[RL116](../records/RL116.md), [RL119](../records/RL119.md), "
                                   "[RL120](../records/RL120.md), [RL122](../records/RL122.md), "
-                                  "[RL133](../records/RL133.md), "
+                                  "[RL133](../records/RL133.md), [RL152](../records/RL152.md), "
                                   "[RL206](../records/RL206.md), [RL207](../records/RL207.md), "
                                   "[RL217](../records/RL217.md), [RL218](../records/RL218.md), "
-                                  "[RL219](../records/RL219.md)")
+                                  "[RL219](../records/RL219.md), [RL353](../records/RL353.md) (possibly)")
     assert "| Hopper | 9.0 (`sm_90`) |" in rows["H100"]
     assert '<span id="gpu-h100"></span>' in rows["H100"]
     b200 = rows["B200"]
@@ -171,7 +172,9 @@ def test_hardware_page_lists_each_gpus_records() -> None:
     # no record is about an Intel GPU: only RL215, whose FP4 condition the catalogue leaves open for the A770
     # RL120: an Arc part has no compute capability, so the refusal of an FP8 KV cache by FlashAttention below SM 9.0
     # (0.8.0-0.10.x) does not rule it out, as it does on an A100
-    assert records_of["Arc A770"] == "[RL120](../records/RL120.md), [RL215](../records/RL215.md) (possibly)"
+    # RL353 (SGLang, 36-59 GB GPUs): the catalogue leaves the A770's memory open
+    assert records_of["Arc A770"] == ("[RL120](../records/RL120.md), [RL215](../records/RL215.md) (possibly), "
+                                      "[RL353](../records/RL353.md) (possibly)")
 
 
 def test_gpu_records_marks_what_the_catalogue_cannot_decide() -> None:

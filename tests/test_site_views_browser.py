@@ -157,6 +157,61 @@ def test_my_setup_says_what_it_cannot_find(page: Any, base_url: str) -> None:
                                                             "nearest entry."
 
 
+def _expected_setup(data: dict[str, Any], engine: str, g: int, v: int) -> set[str]:
+    """What setup.js lists for a choice, from the data file: the records of the engine (or of none) that are not
+    triggers, and the triggers with a verdict there."""
+    out = set()
+    for record in data["records"]:
+        if record.get("withdrawn") or (record["engines"] and engine not in record["engines"]):
+            continue
+        if record["kind"] != "trigger" or any(
+                g in members and any(lo <= v <= hi for lo, hi, _code, _dep in runs)
+                for members, runs in record["cells"].get(engine, [])):
+            out.add(record["id"])
+    return out
+
+
+def test_my_setup_offers_every_engine_of_the_registry(page: Any, base_url: str, built_site: Path) -> None:
+    """Issue 26: every engine that takes a version is offered by its label, with its own versions, and lists its
+    records; nothing in the page or its script names an engine (SGLang came in through the registry alone)."""
+    import json
+
+    from relialint.engines.registry import default_registry
+
+    engines = default_registry().versioned()
+    data = json.loads((built_site / "data" / "setup.json").read_text())
+    assert [e["id"] for e in data["engines"]] == [e.name for e in engines]
+    for engine, entry in zip(engines, data["engines"], strict=True):
+        _setup(page, base_url, f"?engine={engine.name}")
+        assert page.locator("#rl-setup-engine option:checked").inner_text() == engine.label
+        versions = page.eval_on_selector_all("#rl-setup-version option", "os => os.map(o => o.textContent)")
+        assert versions == [c["label"] for c in entry["versions"]]
+        assert _setup_now(page) == _expected_setup(data, engine.name, 0, 0), engine.name
+        last = len(entry["versions"]) - 1  # the newest choice, on the first GPU of the list
+        page.select_option("#rl-setup-version", str(last))
+        page.select_option("#rl-setup-gpu", "1")  # the options' values are indexes of data["gpus"]
+        page.wait_for_function("location.search.includes('gpu=')")
+        assert _setup_now(page) == _expected_setup(data, engine.name, 1, last), engine.name
+
+
+def test_the_catalogue_filters_by_every_engine_of_the_registry(page: Any, base_url: str,
+                                                               records: dict[str, dict[str, Any]]) -> None:
+    """The engine filter offers each engine with records by its label; choosing it shows its records and the
+    engine-independent ones."""
+    from relialint.engines.registry import default_registry
+
+    page.goto(base_url + "records/")
+    offered = page.eval_on_selector_all("#rl-filter-engine option", "os => os.map(o => [o.value, o.textContent])")
+    with_records = [e for e in default_registry().versioned()
+                    if any(e.name in (d.get("engines") or []) for d in records.values())]
+    assert offered == [["", "all"], *([e.name, e.label] for e in with_records), ["any", "engine-independent"]]
+    for engine in with_records:
+        page.select_option("#rl-filter-engine", label=engine.label)
+        page.wait_for_function(f"location.search.includes('engine={engine.name}')")
+        wanted = sorted(rid for rid, d in records.items() if not d.get("engines") or engine.name in d["engines"])
+        assert sorted(_visible_ids(page)) == wanted, engine.name
+
+
 @pytest.fixture
 def phone(browser: Any, base_url: str) -> Iterator[Any]:
     with local_tab(browser, base_url, viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,

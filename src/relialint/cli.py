@@ -419,8 +419,22 @@ def records_parser() -> Parser:
     p = _parser("records", "[OPTIONS] [QUERY]",
                 "List or search the catalogue, with each record's source and where its defect stands upstream.")
     p.add_argument("query", nargs="?", metavar="QUERY", help="text to look for in the records (all of them without it)")
+    p.add_argument("--engine", metavar="NAME", help="only the records of one engine (its engine.name value, such "
+                   "as sglang, or its name in prose) and the engine-independent records, which apply to it too")
     _add_choice(p, "--format", "fmt", ("text", "json"), "text")
     return p
+
+
+def _engine_name(option: str, value: str) -> str:
+    """An engine relialint ships that takes a version, by its ``engine.name`` (case ignored) or its label."""
+    from relialint.engines.registry import default_registry
+
+    engines = default_registry().versioned()
+    for engine in engines:
+        if value.lower() in (engine.name.lower(), engine.label.lower()):
+            return engine.name
+    _check_choice(option, value, [engine.name for engine in engines])
+    return value
 
 
 def records(args: argparse.Namespace) -> int:
@@ -430,8 +444,11 @@ def records(args: argparse.Namespace) -> int:
     from relialint.kb.upstream import sources, status
 
     query: str | None = args.query
+    engine = _engine_name("--engine", args.engine) if args.engine is not None else None
     found = []
     for record in _records():
+        if engine is not None and record.get("engines") and engine not in record["engines"]:
+            continue
         haystack = json.dumps(record).lower()
         if query and query.lower() not in haystack:
             continue
@@ -448,7 +465,13 @@ def records(args: argparse.Namespace) -> int:
         _echo(f"{r['id']}  {r['severity']:<7}  {r['impact']:<14}  {kind:<9}  {r['title']}")
         origin = "; ".join(s.label + (f" {s.url}" if s.kind == "tracker" else "") for s in sources(r)) or "none given"
         _echo(f"       source: {origin}  |  upstream: {status(r).text}")
-    _echo(f"{len(found)} record{'s' if len(found) != 1 else ''}")
+    summary = f"{len(found)} record{'s' if len(found) != 1 else ''}"
+    if engine is not None:
+        from relialint.engines.registry import default_registry
+
+        own = sum(1 for r in found if r.get("engines"))
+        summary += f" ({own} of {default_registry().label(engine)}, {len(found) - own} engine-independent)"
+    _echo(summary)
     return 0
 
 
@@ -680,7 +703,7 @@ COMMANDS: dict[str, Command] = {
 
 def group_help() -> str:
     lines = ["Usage: relialint [OPTIONS] COMMAND [ARGS]...", "       relialint PATHS... [OPTIONS]   (check)", "",
-             "Lint LLM-serving deployment configs (vLLM, llama.cpp) against known silent failures.", "",
+             "Lint LLM-serving deployment configs (vLLM, llama.cpp, SGLang) against known silent failures.", "",
              "options:", "  --version   Show the version and exit.", f"  -h, --help  {HELP}", "", "commands:"]
     for name, (_, run) in COMMANDS.items():
         lines.append(f"  {name:<9} {(run.__doc__ or '').splitlines()[0]}")

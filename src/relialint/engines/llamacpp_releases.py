@@ -102,3 +102,31 @@ def _env(old: int, new: int) -> tuple[EnvChange, ...]:
         elif after is not None and before is None:
             out.append(EnvChange(name, ENV_READ, after[0]))
     return tuple(out)
+
+
+# -- where upstream (the site's release pages link it) ---------------------------------------------------------------
+
+ARG_FILE = "https://github.com/ggml-org/llama.cpp/blob/{commit}/common/arg.cpp"
+"""``common/arg.cpp`` at a commit: the file that declares llama-server's options and their ``LLAMA_ARG_*``
+variables."""
+
+
+def _commit(version: Version) -> str | None:
+    """The commit the table of that build was read at."""
+    table = llamacpp_flags.table()
+    for i, build in enumerate(table.builds):
+        if table.label(i) == str(version):
+            commit = build.get("commit")
+            return str(commit) if commit else None
+    return None
+
+
+def option_source(version: Version) -> str | None:
+    commit = _commit(version)
+    return ARG_FILE.format(commit=commit) if commit else None
+
+
+def env_source(name: str, version: Version) -> str | None:
+    """Every variable a build reads is declared beside its option in ``common/arg.cpp``."""
+    del name
+    return option_source(version)

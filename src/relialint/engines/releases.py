@@ -223,6 +223,31 @@ class ReleaseTables(Protocol):
         """Each option the deployment's command line writes, as written, with where it is written (file order)."""
 
 
+@runtime_checkable
+class ReleaseSources(Protocol):
+    """An engine with release tables that also knows where its upstream releases declare their options and read
+    their environment variables (the site's release pages link them). Optional: an engine without it gets release
+    pages with no upstream links."""
+
+    def option_source(self, version: Version) -> str | None:
+        """The upstream file (a URL) that declares the options of ``version``, where the tables know the release's
+        tag or commit."""
+
+    def env_source(self, name: str, version: Version) -> str | None:
+        """The upstream file (a URL) in which ``version`` reads the environment variable ``name``, where the tables
+        know it."""
+
+
+def option_source(engine: object, version: Version) -> str | None:
+    """Where ``engine``'s release ``version`` declares its options (:class:`ReleaseSources`), else ``None``."""
+    return engine.option_source(version) if isinstance(engine, ReleaseSources) else None
+
+
+def env_source(engine: object, name: str, version: Version) -> str | None:
+    """Where ``engine``'s release ``version`` reads ``name`` (:class:`ReleaseSources`), else ``None``."""
+    return engine.env_source(name, version) if isinstance(engine, ReleaseSources) else None
+
+
 def release_delta(engine: object, old: Version, new: Version) -> ReleaseDelta | None:
     """The delta from ``old`` to ``new`` by ``engine``'s tables; ``None`` when the engine has no release tables."""
     if not isinstance(engine, ReleaseTables):

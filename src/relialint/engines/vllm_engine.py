@@ -146,6 +146,17 @@ class VllmEngine:
     def latest(self) -> Version:
         return self.releases()[-1]
 
+    def option_source(self, version: Version) -> str | None:
+        """Where upstream the release declares its options (``engines.releases.ReleaseSources``)."""
+        from relialint.engines import vllm_releases
+
+        return vllm_releases.option_source(version)
+
+    def env_source(self, name: str, version: Version) -> str | None:
+        from relialint.engines import vllm_releases
+
+        return vllm_releases.env_source(name, version)
+
     def option_spans(self, deployment: Deployment) -> list[tuple[str, Span]]:
         """The written options with the place of their word on the command line."""
         from relialint.engines import flagcheck

@@ -158,3 +158,28 @@ def _defaults(old: Version, new: Version, index: int) -> tuple[DefaultChange, ..
         out.append(DefaultChange(fact, was.value if was else None, now.value if now else None, old_known,
                                  new_known, _pins(fact, index), shown.note if shown is not None else None))
     return tuple(out)
+
+
+# -- where upstream (the site's release pages link it) ---------------------------------------------------------------
+
+REPOSITORY = "https://github.com/vllm-project/vllm/blob/v{version}/{path}"
+"""A file of a vLLM release at its release tag."""
+
+
+def option_source(version: Version) -> str:
+    """The file that declares a release's options (the one its table was read from)."""
+    return REPOSITORY.format(version=version, path="vllm/engine/arg_utils.py")
+
+
+def env_source(name: str, version: Version) -> str | None:
+    """The file in which a release reads ``name``: ``vllm/envs.py``, or the module that reads it outside
+    ``envs.environment_variables``; ``None`` where the table does not have it for that release, or the reader is
+    compiled code."""
+    table = flagcheck.vllm_table()
+    index = table.index(version)
+    if index is None or not table.has_env(name, index):
+        return None
+    where = table.read_where(name, index)
+    if where is None:
+        return REPOSITORY.format(version=version, path="vllm/envs.py")
+    return REPOSITORY.format(version=version, path=where[3:]) if where.startswith("py:") else None

@@ -183,7 +183,7 @@ def index_page(records: Sequence[SiteRecord]) -> str:
             'autocomplete="off" spellcheck="false"></div>']
     out += select("severity", "Severity", [(s, s) for s in SEVERITIES if s in present["severity"]])
     out += select("impact", "Impact", [(i, i) for i in IMPACTS if i in present["impact"]])
-    out += select("engine", "Engine", [*((e, e) for e in engines),
+    out += select("engine", "Engine", [*((e, default_registry().label(e)) for e in engines),
                                        *((("any", "engine-independent"),) if "any" in present["engines"] else ())])
     out += [f'<p class="rl-count" id="rl-count" aria-live="polite">{len(records)} of {len(records)} records '
             "shown</p>", "</div>", ""]
@@ -254,9 +254,10 @@ def facts_page(records: Sequence[SiteRecord]) -> str:
     out += ["", "## Raw keys", "",
             "Any key under these prefixes is valid and holds the value as written, for records that need one "
             "spelling:", "", "| prefix | meaning | used by |", "| --- | --- | --- |"]
-    meaning = {"flag.vllm.": "a vLLM long option, normalised to dashes", "flag.llama.cpp.": "a llama.cpp option",
-               "env.": "an environment variable as the process will see it",
-               "build.": "a CMake option seen in a build line"}
+    meaning = {"env.": "an environment variable as the process will see it",
+               "build.": "a CMake option seen in a build line",
+               **{f"flag.{engine.name}.": f"an option of {engine.label}, named without its leading dashes"
+                  for engine in default_registry().versioned()}}
     for prefix in RAW_PREFIXES:
         raw_users = sorted({i for k, ids in used.items() if k.startswith(prefix) for i in ids})
         users = ", ".join(f"[{i}](../records/{i}.md)" for i in raw_users)

@@ -83,11 +83,14 @@ def atom_feed(records: Sequence[SiteRecord]) -> str:
             el.text = text
         return el
 
+    from relialint.engines.registry import default_registry
+
+    engines = ", ".join(engine.label for engine in default_registry().versioned())
     ordered = feed_order(records)
     feed = ET.Element(f"{{{ATOM}}}feed")
     sub(feed, "id", SITE_URL + FEED_FILE)
     sub(feed, "title", FEED_TITLE)
-    sub(feed, "subtitle", "Silent failures of LLM serving engines (vLLM, llama.cpp): each record's page, newest "
+    sub(feed, "subtitle", f"Silent failures of LLM serving engines ({engines}): each record's page, newest "
                           "change first.")
     sub(feed, "link", rel="self", type="application/atom+xml", href=SITE_URL + FEED_FILE)
     sub(feed, "link", rel="alternate", type="text/html", href=SITE_URL + "records/")

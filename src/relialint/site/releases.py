@@ -21,7 +21,7 @@ import html
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from relialint.core.facts import Value, render
@@ -43,16 +43,6 @@ PAGE_NAME = re.compile(r"^[a-z0-9]+-[A-Za-z0-9.+]+\.md$")
 
 KINDS = {"v": "takes a value", "o": "takes an optional value", "f": "a flag", "n": "a negative flag",
          "?": "kind not known"}
-
-# Where an engine's releases keep the files the tables are read from: (the option parser's file at a release,
-# the environment variables' file at a release). ``{ref}`` is the release's tag or commit (:func:`source_ref`).
-SOURCES: dict[str, tuple[str, str]] = {
-    "vllm": ("https://github.com/vllm-project/vllm/blob/{ref}/vllm/engine/arg_utils.py",
-             "https://github.com/vllm-project/vllm/blob/{ref}/{path}"),
-    "llama.cpp": ("https://github.com/ggml-org/llama.cpp/blob/{ref}/common/arg.cpp",
-                  "https://github.com/ggml-org/llama.cpp/blob/{ref}/common/arg.cpp"),
-}
-
 
 def engine_slug(name: str) -> str:
     """An engine's name in a file name (``llama.cpp`` -> ``llamacpp``)."""
@@ -79,6 +69,9 @@ class ReleaseStep:
     following: Version | None
     delta: ReleaseDelta | None
     records: tuple[RecordChange, ...]
+    defaults_tabled: bool = False
+    """Whether the engine's tables change a default between some two of its releases (then a release that changes
+    none has "none", not a gap of the tables)."""
 
     @property
     def name(self) -> str:
@@ -130,61 +123,37 @@ def release_steps(records: Sequence[Mapping[str, Any]]) -> list[ReleaseStep]:
     out: list[ReleaseStep] = []
     for engine in release_engines():
         versions = releases(engine)
+        steps: list[ReleaseStep] = []
         for i, version in enumerate(versions):
             previous = versions[i - 1] if i else None
             following = versions[i + 1] if i + 1 < len(versions) else None
             delta = release_delta(engine, previous, version) if previous is not None else None
             changes = tuple(record_changes(records, engine.name, previous, version)) if previous is not None else ()
-            out.append(ReleaseStep(engine.name, engine.label, version, previous, following, delta, changes))
+            steps.append(ReleaseStep(engine.name, engine.label, version, previous, following, delta, changes))
+        tabled = any(s.delta is not None and s.delta.defaults for s in steps)
+        out += [replace(s, defaults_tabled=tabled) for s in steps]
     return out
 
 
-def source_ref(engine: str, version: Version) -> str | None:
-    """The tag or commit of a release in its upstream repository, where the tables know it: vLLM's release tags
-    (``v0.23.0``); the commit llama.cpp's table of that build was read at."""
-    if engine == "vllm":
-        return f"v{version}"
-    if engine == "llama.cpp":
-        from relialint.engines import llamacpp_flags
+def _engine(name: str) -> Engine | None:
+    from relialint.engines.registry import default_registry
 
-        table = llamacpp_flags.table()
-        for i, build in enumerate(table.builds):
-            if table.label(i) == str(version):
-                commit = build.get("commit")
-                return str(commit) if commit else None
-    return None
-
-
-def _env_path(engine: str, name: str, version: Version) -> str | None:
-    """The file of a release that reads a variable, where the tables say: vLLM's ``envs.py``, or the module a
-    release reads it in outside ``envs.environment_variables`` (none for compiled code)."""
-    if engine != "vllm":
-        return "common/arg.cpp" if engine == "llama.cpp" else None
-    from relialint.engines import flagcheck
-
-    table = flagcheck.vllm_table()
-    index = table.index(version)
-    if index is None or not table.has_env(name, index):
-        return None
-    where = table.read_where(name, index)
-    if where is None:
-        return "vllm/envs.py"
-    return where[3:] if where.startswith("py:") else None
+    return default_registry().get(name)
 
 
 def option_source(engine: str, version: Version) -> str | None:
-    """The upstream file that declares a release's options (the file its table was read from)."""
-    ref = source_ref(engine, version)
-    templates = SOURCES.get(engine)
-    return templates[0].format(ref=ref) if ref and templates else None
+    """The upstream file that declares a release's options (the file its table was read from), where the engine
+    says (:class:`relialint.engines.releases.ReleaseSources`)."""
+    from relialint.engines import releases
+
+    return releases.option_source(_engine(engine), version)
 
 
 def env_source(engine: str, name: str, version: Version) -> str | None:
-    """The upstream file in which a release reads ``name``, where the tables know it."""
-    ref = source_ref(engine, version)
-    templates = SOURCES.get(engine)
-    path = _env_path(engine, name, version)
-    return templates[1].format(ref=ref, path=path) if ref and templates and path else None
+    """The upstream file in which a release reads ``name``, where the engine's tables know it."""
+    from relialint.engines import releases
+
+    return releases.env_source(_engine(engine), name, version)
 
 
 # -- one page ----------------------------------------------------------------------------------------------------------
@@ -231,9 +200,7 @@ def _between_builds(step: ReleaseStep) -> list[str]:
     low, high = int(str(step.previous.key[0])) + 1, int(str(step.version.key[0]))
     text = (f"This page stands for builds {code(f'b{low}')} to {code(f'b{high}')}: relialint's tables describe no "
             "build between the two exactly, so whatever is listed changed in one of them.")
-    from relialint.engines.registry import default_registry
-
-    engine = default_registry().get(step.engine)
+    engine = _engine(step.engine)
     tabled = [str(v) for v in (engine.tabled_versions() if engine is not None else ())]
     ends = (str(step.previous), str(step.version))
     inside = tabled[tabled.index(ends[0]) + 1 : tabled.index(ends[1])] if set(ends) <= set(tabled) else []
@@ -336,10 +303,10 @@ def release_page(step: ReleaseStep) -> str:
         defaults.append(f"- [{code(d.fact)}](../reference/facts.md): {_value(d.old, d.old_known)} in "
                         f"{md(old, start=False)}, {_value(d.new, d.new_known)} in {md(new, start=False)}{note}."
                         f"{pins}")
+    tabled = step.defaults_tabled or step.delta.defaults
     out += _section("Defaults that change", "defaults", defaults,
-                    "None: the defaults rows give both releases the same values." if step.engine == "vllm" or
-                    step.delta.defaults else "None in the tables: relialint tables no per-release defaults for "
-                    f"{step.label}.")
+                    "None: the defaults rows give both releases the same values." if tabled else
+                    f"None in the tables: relialint tables no per-release defaults for {step.label}.")
     return "\n".join(out)
 
 

@@ -38,7 +38,7 @@ NOT_SURE = ""
 SETUP_PATH = "(my setup)"
 """The path of the deployment the view evaluates (it is never shown)."""
 NEWEST = 10**9
-"""The upper end of the build numbers of the newest llama.cpp choice."""
+"""The upper end of the build numbers of the newest choice of an engine numbered by builds."""
 
 if TYPE_CHECKING:
     from relialint.core.evaluator import Evaluator
@@ -55,7 +55,8 @@ class VersionChoice:
     label: str
     version: Version | VersionBound | None
     builds: tuple[int, int] | None = None
-    """llama.cpp: the build numbers the entry stands for, so that ``?version=b7000`` finds its entry."""
+    """An engine numbered by builds (llama.cpp): the build numbers the entry stands for, so that
+    ``?version=b7000`` finds its entry."""
 
 
 def engine_names() -> tuple[str, ...]:
@@ -101,6 +102,8 @@ def version_choices(engine: str, records: Sequence[Mapping[str, Any]]) -> list[V
     model = _engine(engine)
     if model.scheme != "build":
         points = sorted(set(model.choice_points()) | set(_literals(engine, records)))
+        if not points:  # no tables yet and no record names a version: only "not sure" can be said
+            return choices
         choices.append(VersionChoice(f"<{points[0]}", f"older than {points[0]}", VersionBound(points[0], False)))
         choices += [VersionChoice(v.text, v.text, v) for v in points]
         choices.append(VersionChoice(f">{points[-1]}", f"newer than {points[-1]}", VersionBound(points[-1], True)))
@@ -108,6 +111,8 @@ def version_choices(engine: str, records: Sequence[Mapping[str, Any]]) -> list[V
     # build numbers: the builds between two named ones are one entry
     tabled = {int(str(v.key[0])) for v in model.choice_points()}
     numbers = sorted(tabled | {int(str(v.key[0])) for v in _literals(engine, records)})
+    if not numbers:
+        return choices
     first, last = numbers[0], numbers[-1]
     choices.append(VersionChoice(f"<b{first}", f"older than b{first}", VersionBound(parse_version(f"b{first}"), False),
                                  (0, first - 1)))
@@ -302,17 +307,13 @@ def record_gpus(record: Mapping[str, Any]) -> dict[str, bool]:
 
 
 @lru_cache(maxsize=1024)
-def _depends(missing: tuple[str, ...]) -> str:
-    """What decides a possible verdict, in the words of the configuration: the fact and the options that set it."""
-    from relialint.engines.vllm import OPTION_FACTS
-
+def _depends(engine: str, missing: tuple[str, ...]) -> str:
+    """What decides a possible verdict, in the words of the configuration: the fact and the options of ``engine``
+    that set it (the engine says which: ``Engine.option_flags``), or the variable or build option it is."""
+    model = _engine(engine)
     parts: list[str] = []
     for key in missing:
-        flags = [f"--{flag}" for flag, facts in OPTION_FACTS.items() if key in facts]
-        if key.startswith("flag.vllm.") or key.startswith("flag.llama.cpp."):
-            flags = ["--" + key.split(".", 2)[2] if key.startswith("flag.vllm.") else key.split(".", 3)[3]]
-        elif key.startswith(("env.", "build.")):
-            flags = [key.split(".", 1)[1]]
+        flags = [key.split(".", 1)[1]] if key.startswith(("env.", "build.")) else model.option_flags(key)
         parts.append(f"{key} ({', '.join(flags)})" if flags else key)
     return ", ".join(parts)
 
@@ -353,7 +354,7 @@ def setup_data(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                     code = "d" if cell.certainty == "definite" else "p"
                     dep = -1
                     if cell.missing:
-                        text = _depends(cell.missing)
+                        text = _depends(engine, cell.missing)
                         dep = depends.setdefault(text, len(depends))
                     if runs and runs[-1][1] == v - 1 and runs[-1][2:] == [code, dep]:
                         runs[-1][1] = v

@@ -22,7 +22,10 @@ def test_wheel_contains_every_record_and_the_hardware_catalogue(tmp_path: Path) 
     assert records
     for name in records:
         assert f"relialint/_records/{name}" in names
-    for data in ("hardware.yaml", "gpu_evidence.yaml", "engine_images.yaml", "vllm_flags.json", "llamacpp_flags.json"):
+    data_dir = ROOT / "src" / "relialint" / "data"
+    data_files = sorted(p.name for p in data_dir.iterdir() if p.suffix in {".json", ".yaml"})
+    assert {"hardware.yaml", "vllm_flags.json", "llamacpp_flags.json", "sglang_flags.json"} <= set(data_files)
+    for data in data_files:
         assert f"relialint/data/{data}" in names
     assert "relialint/cli.py" in names
     assert "relialint/py.typed" in names  # PEP 561: type checkers read the installed package's annotations

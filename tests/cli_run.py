@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -79,3 +80,17 @@ def invoke(args: Sequence[str], input: str | bytes | None = None, env: Mapping[s
         code = 1
     return Result(code or 0, out.getvalue().decode("utf-8", "replace"), err.getvalue().decode("utf-8", "replace"),
                   bytes(both).decode("utf-8", "replace"), exception)
+
+
+def invoke_on_file(folder: Path, name: str, text: str, args: Sequence[str]) -> Result:
+    """Write ``text`` to ``folder/name`` and run the command line from ``folder`` (so ``args`` name the file as
+    ``name`` and the output's paths are relative), as a user linting a file of their project would."""
+    target = folder / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text)
+    cwd = os.getcwd()
+    os.chdir(folder)
+    try:
+        return invoke(args)
+    finally:
+        os.chdir(cwd)

@@ -11,21 +11,13 @@ from typing import Any
 from relialint.readers import shell
 from relialint.readers.located import exclusive
 from relialint.readers.opener import MemoryOpener
-from tests.cli_run import invoke
+from tests.cli_run import invoke, invoke_on_file
 
 Row = tuple[Any, str, int | None, int | None]
 
 
 def facts(tmp_path: Path, name: str, text: str, *args: str) -> list[dict[str, Row]]:
-    target = tmp_path / name
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text)
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        result = invoke(["facts", name, "--format", "json", *args])
-    finally:
-        os.chdir(cwd)
+    result = invoke_on_file(tmp_path, name, text, ["facts", name, "--format", "json", *args])
     doc = json.loads(result.output)
     out = []
     for dep in doc["deployments"]:

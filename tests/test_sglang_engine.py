@@ -14,21 +14,13 @@ import pytest
 from relialint.engines.registry import default_registry
 from relialint.engines.sglang import image_facts
 from relialint.engines.sglang_engine import SglangEngine
-from tests.cli_run import invoke
+from tests.cli_run import invoke, invoke_on_file
 
 Row = tuple[Any, str, int | None, int | None]
 
 
 def deployments(tmp_path: Path, name: str, text: str, *args: str) -> list[dict[str, Any]]:
-    target = tmp_path / name
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text)
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        result = invoke(["facts", name, "--format", "json", *args])
-    finally:
-        os.chdir(cwd)
+    result = invoke_on_file(tmp_path, name, text, ["facts", name, "--format", "json", *args])
     assert result.exception is None
     return list(json.loads(result.output)["deployments"])
 
@@ -40,13 +32,7 @@ def table(dep: dict[str, Any], *keys: str) -> dict[str, Row]:
 
 
 def check(tmp_path: Path, name: str, text: str, *args: str) -> list[tuple[str, str, int, int]]:
-    (tmp_path / name).write_text(text)
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        doc = json.loads(invoke(["check", name, "--format", "json", *args]).output)
-    finally:
-        os.chdir(cwd)
+    doc = json.loads(invoke_on_file(tmp_path, name, text, ["check", name, "--format", "json", *args]).output)
     return [(f["code"], f["certainty"], f["line"], f["column"]) for f in doc["findings"]]
 
 

@@ -69,7 +69,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import artifacts
 import tablejson
 import vllm_env_reads
-from gen_vllm_tables import _ranges, version_key
+from gen_vllm_tables import _ranges, nargs_kind, version_key
 
 FORMAT = 1
 PROJECT = "sglang"
@@ -302,12 +302,12 @@ class Collector:
         """The kind an ``action=`` gives (with the call's own ``nargs=``, if any)."""
         text = _str(node)
         if text is not None:
-            return "f" if text in _FLAG_ACTIONS else _nargs_kind(nargs)
+            return "f" if text in _FLAG_ACTIONS else nargs_kind(nargs)
         name = ast.unparse(node).rsplit(".", 1)[-1]
         if name == "BooleanOptionalAction":
             return "pair"
         if nargs is not None:
-            return _nargs_kind(nargs)
+            return nargs_kind(nargs)
         found = self.sources.cls(name)
         if found is None:
             return "v" if name in ("Action", "_StoreAction") else "?"
@@ -318,7 +318,7 @@ class Collector:
                 for arg, default in [*zip(positional, args.defaults, strict=True),
                                      *zip(args.kwonlyargs, args.kw_defaults, strict=True)]:
                     if arg.arg == "nargs":
-                        return _nargs_kind(default)
+                        return nargs_kind(default)
                 return "v"  # an __init__ without a nargs default passes none: argparse's one value
         for base in found[1].bases:  # no __init__ of its own: the base class decides
             return self.action_kind(base, None)
@@ -329,7 +329,7 @@ class Collector:
         if not strings or len(strings) != len(call.args):
             return
         action, nargs = _kw(call, "action"), _kw(call, "nargs")
-        kind = self.action_kind(action, nargs) if action is not None else _nargs_kind(nargs)
+        kind = self.action_kind(action, nargs) if action is not None else nargs_kind(nargs)
         node = _kw(call, "choices")
         local = node is not None and any(isinstance(n, ast.Name) and n.id in self.local for n in ast.walk(node))
         choices = None if local else _unique(_literal_values(node, rel, self.sources))
@@ -456,21 +456,12 @@ class Collector:
             return
         head = ast.unparse(inner.value if isinstance(inner, ast.Subscript) else inner).rsplit(".", 1)[-1]
         if head in ("list", "List") and "type_parser" not in keys:
-            self.add(names, _nargs_kind(nargs) if nargs is not None else "v", arg_choices)
+            self.add(names, nargs_kind(nargs) if nargs is not None else "v", arg_choices)
             return
         if head == "bool":
             self.add(names, "f", None)
             return
-        self.add(names, _nargs_kind(nargs), arg_choices)
-
-
-def _nargs_kind(node: ast.expr | None) -> str:
-    value = node.value if isinstance(node, ast.Constant) else None
-    if value in ("?", "*"):
-        return "o"
-    if value == 0:
-        return "f"
-    return "v"
+        self.add(names, nargs_kind(nargs), arg_choices)
 
 
 def _unwrap_optional(node: ast.expr) -> ast.expr:

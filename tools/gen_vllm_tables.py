@@ -230,7 +230,8 @@ def _action_kind(node: ast.expr) -> str | None:
     return None
 
 
-def _nargs_kind(node: ast.expr) -> str:
+def nargs_kind(node: ast.expr | None) -> str:
+    """An argparse ``nargs=`` as a table kind: optional value (o), flag (f) or value (v); SGLang's tables too."""
     value = node.value if isinstance(node, ast.Constant) else None
     if value in ("?", "*"):
         return "o"
@@ -399,12 +400,12 @@ class Collector:
                     kind = _action_kind(action) if action is not None else kind
                 if "nargs" in changes:
                     nargs = changes["nargs"]
-                    kind = _nargs_kind(nargs) if nargs is not None else ("v" if kind == "o" else kind)
+                    kind = nargs_kind(nargs) if nargs is not None else ("v" if kind == "o" else kind)
             explicit.update(overrides)
         if "action" in explicit and explicit["action"] is not None:
             kind = _action_kind(explicit["action"]) or kind or "v"
         if "nargs" in explicit and explicit["nargs"] is not None and kind not in ("pair", "f"):
-            kind = _nargs_kind(explicit["nargs"])
+            kind = nargs_kind(explicit["nargs"])
         self.add(strings, kind or "v")
 
     def _kwargs_source(self, value: ast.expr,

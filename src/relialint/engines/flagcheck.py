@@ -372,7 +372,7 @@ def _prefix_twin(name: str, indices: Iterable[int], engine: str) -> str:
         for new in dict.fromkeys(str(entry[2]) for entry in ranges):
             if name.startswith(new) and needed:
                 twin = old + name[len(new):]
-                if needed <= _env_present(twin, engine):
+                if needed <= env_present(twin, engine):
                     return f"; use `{twin}` instead"
     return ""
 
@@ -475,7 +475,7 @@ def takes_value(name: str, version: Version | None, engine: str = "vllm") -> boo
 
 
 @lru_cache(maxsize=4096)
-def _env_present(name: str, engine: str = "vllm") -> frozenset[int]:
+def env_present(name: str, engine: str = "vllm") -> frozenset[int]:
     """The table indices of the versions that read a variable: by its own name, or under the name a prefix
     rewrite gives it where the release rewrites (``env_prefix_rewrites``: SGLang copies every ``SGL_X`` to
     ``SGLANG_X`` at import from 0.5.3rc2)."""
@@ -525,7 +525,7 @@ def check_vllm_env(name: str, version: Version | None, options: Iterable[str] = 
     (``VLLM_ATENTION_BACKEND``); any other is the deployment's own variable (``VLLM_REPO_URL`` for an install
     script), not vLLM's, and gives nothing."""
     table = table_of(engine)
-    present = _env_present(name, engine)
+    present = env_present(name, engine)
     if not present:
         close = near_miss(name, table.env_names(None), TABLES[engine][2])
         if close is None:
@@ -631,7 +631,7 @@ def setting_spelling(deployment: Any, alternatives: list[tuple[str, str]], engin
     indices = possible_indices(deployment, engine)
     parts = []
     for text, needs in alternatives:
-        valid = _present(needs, engine) if needs.startswith("-") else _env_present(needs, engine)
+        valid = _present(needs, engine) if needs.startswith("-") else env_present(needs, engine)
         if indices <= valid:
             return text
         if indices & valid:
@@ -757,7 +757,7 @@ def check_written(deployment: Any, engine: str) -> list[str]:
         verdict = check_vllm_env(name, version, texts, engine)
         if verdict.problem is not None:
             _add(facts, "args.unread_env", Fact(verdict.problem, *where), "args.env_not_read", Fact(True, *where),
-                 version, verdict.certain, _refusing(_env_present(name, engine), engine), None, None, engine)
+                 version, verdict.certain, _refusing(env_present(name, engine), engine), None, None, engine)
     if "args.unread_env" not in facts.instances:
         facts.set("args.unread_env", Fact(None, "inferred"))
     return texts

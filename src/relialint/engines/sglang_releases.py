@@ -36,14 +36,14 @@ def release_delta(old: Version, new: Version) -> ReleaseDelta:
     table = sglang_checks.table()
     if table is None:
         return not_checked(ENGINE, old, new, "SGLang's option tables are not shipped")
-    old_worlds, new_worlds = vllm_releases._worlds(old, table), vllm_releases._worlds(new, table)
+    old_worlds, new_worlds = vllm_releases.table_worlds(old, table), vllm_releases.table_worlds(new, table)
     if old_worlds is None or new_worlds is None:
         missing = [str(v) for v, w in ((old, old_worlds), (new, new_worlds)) if w is None]
         return not_checked(ENGINE, old, new, f"SGLang {' and '.join(missing)} "
                            f"{'is' if len(missing) == 1 else 'are'} outside relialint's option tables "
                            f"({table.versions[0]}-{table.versions[-1]})")
     defaults = _defaults(old, new, new_worlds[-1])
-    deltas = [ReleaseDelta(ENGINE, old, new, options=vllm_releases._options(i, j, table),
+    deltas = [ReleaseDelta(ENGINE, old, new, options=vllm_releases.option_changes(i, j, table),
                            env=_env(i, j), defaults=defaults)
               for i in old_worlds for j in new_worlds]
     if len(old_worlds) == len(new_worlds) == 1:
@@ -56,14 +56,14 @@ def release_delta(old: Version, new: Version) -> ReleaseDelta:
 def _env(old: int, new: int) -> tuple[EnvChange, ...]:
     """SGLang's own variables one release reads and the other does not; an ``SGL_X`` counts as read where the
     release copies it to ``SGLANG_X`` (``flagcheck``'s reading of the table's prefix rewrites)."""
-    from relialint.engines.flagcheck import _env_present
+    from relialint.engines.flagcheck import env_present
 
     table = sglang_checks.table()
     out: list[EnvChange] = []
     for name in sorted(table.env if table is not None else ()):
         if not name.startswith(PREFIXES):
             continue
-        present = _env_present(name, ENGINE)
+        present = env_present(name, ENGINE)
         before, after = old in present, new in present
         if before and not after:
             out.append(EnvChange(name, ENV_UNREAD))

@@ -37,14 +37,14 @@ def release_delta(old: Version, new: Version) -> ReleaseDelta:
     (a pre-release) can be either for its options (:func:`relialint.engines.releases.combine`); one outside the
     option table is not checked. Defaults come from the rows, which read any version."""
     table = flagcheck.vllm_table()
-    old_worlds, new_worlds = _worlds(old), _worlds(new)
+    old_worlds, new_worlds = table_worlds(old), table_worlds(new)
     if old_worlds is None or new_worlds is None:
         missing = [str(v) for v, w in ((old, old_worlds), (new, new_worlds)) if w is None]
         return not_checked(ENGINE, old, new, f"vLLM {' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} "
                            f"outside relialint's option tables ({table.versions[0]}-{table.versions[-1]})")
     defaults = _defaults(old, new, new_worlds[-1])
     values = _values(old, new)
-    deltas = [ReleaseDelta(ENGINE, old, new, options=_options(i, j), env=_env(i, j), defaults=defaults,
+    deltas = [ReleaseDelta(ENGINE, old, new, options=option_changes(i, j), env=_env(i, j), defaults=defaults,
                            values=values) for i in old_worlds for j in new_worlds]
     if len(old_worlds) == len(new_worlds) == 1:
         return deltas[0]
@@ -53,7 +53,7 @@ def release_delta(old: Version, new: Version) -> ReleaseDelta:
     return combine(ENGINE, old, new, deltas, f"vLLM {'; '.join(between)}: a change in one of them only is possible")
 
 
-def _worlds(version: Version, table: flagcheck.VllmTable | None = None) -> list[int] | None:
+def table_worlds(version: Version, table: flagcheck.VllmTable | None = None) -> list[int] | None:
     """The option tables ``version`` can be: its own, the two it lies between, or ``None`` outside the tables."""
     table = table or flagcheck.vllm_table()
     index = table.index(version)
@@ -65,7 +65,7 @@ def _worlds(version: Version, table: flagcheck.VllmTable | None = None) -> list[
     return [before, before + 1]
 
 
-def _options(old: int, new: int, table: flagcheck.VllmTable | None = None) -> tuple[OptionChange, ...]:
+def option_changes(old: int, new: int, table: flagcheck.VllmTable | None = None) -> tuple[OptionChange, ...]:
     table = table or flagcheck.vllm_table()
     out: list[OptionChange] = []
     for name in sorted(table.options):

@@ -78,7 +78,7 @@ def test_version() -> None:
                "--no-inline-ignores", "--show-ignored",
                "--baseline FILE", "--write-baseline FILE", "--stdin-filename NAME", "--since REF", "-h, --help"]),
     ("explain", ["RECORD_ID", "-h, --help"]),
-    ("records", ["QUERY", "--format [text|json]", "-h, --help"]),
+    ("records", ["QUERY", "--engine NAME", "--format [text|json]", "-h, --help"]),
     ("facts", ["PATHS", "--gpu TEXT", "--engine-version TEXT", "--os [linux|windows|macos]", "--fact KEY=VALUE",
                "--facts FILE", "--format [text|json]", "--follow-outside, --no-follow-outside", "-h, --help"]),
     ("validate", ["DIRS", "-h, --help"]),

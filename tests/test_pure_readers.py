@@ -33,9 +33,11 @@ DISK_MODULES = frozenset({"relialint.run.reach", "relialint.disk", "relialint.ru
 """Modules whose job is to read or write the disk (or run something that does)."""
 
 ALLOWED = {
-    ("engines/flagcheck.py", "from pathlib import Path"): "the shipped vLLM option table (package data, not input)",
+    ("engines/flagcheck.py", "from pathlib import Path"): "the shipped option tables (package data)",
     ("engines/flagcheck.py", "Path(__file__).resolve()"): "the same table's folder",
-    ("engines/flagcheck.py", "(DATA / 'vllm_flags.json').read_text(encoding='utf-8')"): "the same table",
+    ("engines/flagcheck.py", "(DATA / TABLES[engine][0]).read_text(encoding='utf-8')"): "an engine's table (vLLM, "
+                                                                                      "SGLang)",
+    ("engines/flagcheck.py", "(DATA / TABLES[engine][0]).is_file()"): "whether that table is shipped",
     ("engines/llamacpp_flags.py", "from pathlib import Path"): "the shipped llama.cpp option table (package data)",
     ("engines/llamacpp_flags.py", "Path(__file__).resolve()"): "the same table's folder",
     ("engines/llamacpp_flags.py", "(DATA / 'llamacpp_flags.json').read_text(encoding='utf-8')"): "the same table",

@@ -88,14 +88,18 @@ def test_search_finds_what_users_type_in_the_top_three(page: Any, base_url: str,
 
 
 @pytest.mark.parametrize(("query", "first", "not_top"), [
-    ("H100", "RL119", {"RL102", "RL104"}),  # records whose H100 example is the one that passes
-    ("B200", "RL104", {"RL101"}),  # RL101's B200 example passes (native FP4)
-    ("Blackwell", "RL215", {"RL101", "RL401"}),  # NVFP4 decode on Blackwell
+    # records whose H100 example is the one that passes; RL152 (SGLang FA3 + FP8 KV, reported on H100) and RL119
+    # both fire on an H100
+    ("H100", {"RL119", "RL152"}, {"RL102", "RL104"}),
+    ("B200", {"RL104"}, {"RL101"}),  # RL101's B200 example passes (native FP4)
+    # NVFP4 decode on Blackwell; RL557 (SGLang, DeepSeek-V3.2's KV cache forced to FP8 from compute capability 10.0)
+    ("Blackwell", {"RL215", "RL557"}, {"RL101", "RL401"}),
 ])
-def test_passing_examples_do_not_rank(page: Any, base_url: str, query: str, first: str, not_top: set[str]) -> None:
+def test_passing_examples_do_not_rank(page: Any, base_url: str, query: str, first: set[str],
+                                      not_top: set[str]) -> None:
     page.goto(base_url)
     top = _ids(_results(page, query))[:3]
-    assert top[0] == first, top
+    assert top[0] in first, top
     assert not (not_top & set(top)), top
 
 
@@ -248,7 +252,7 @@ def test_text_filter(page: Any, base_url: str) -> None:
     assert {"RL108", "RL109"} <= set(expected)
     assert _visible_ids(page) == expected
     page.fill("#rl-filter-text", "--kv-cache-dtype blocker")
-    assert set(_visible_ids(page)) == {"RL105", "RL106", "RL115", "RL119", "RL120", "RL124"}
+    assert set(_visible_ids(page)) == {"RL105", "RL106", "RL115", "RL119", "RL120", "RL124", "RL152"}
     page.fill("#rl-filter-text", "no-such-word")
     assert _visible_ids(page) == [] and page.locator("#rl-empty").is_visible()
     assert page.locator("#rl-count").inner_text().startswith("0 of ")

@@ -22,6 +22,8 @@ def test_each_gate_reports_its_code_at_the_token() -> None:
     assert result.exit_code == 2
     lines = [line.replace(str(GATES) + "/", "") for line in result.output.splitlines()]
     assert lines == [
+        "RL190-gates-broken.yaml:7:1: KB018 a record chosen by the catalogue-growth rule states its reach: the exact "
+        "strings searched in public configs, the files each found, and the estimate",
         f"RL190-gates-broken.yaml:13:14: KB014 'issue 5678' names issue or PR 5678, {UNLINKED}",
         f"RL190-gates-broken.yaml:14:3: KB014 'PR #1234' names issue or PR 1234, {UNLINKED}",
         f"RL190-gates-broken.yaml:19:12: KB014 'example/repo#77' names issue or PR 77 of example/repo, {UNLINKED}",
@@ -34,8 +36,60 @@ def test_each_gate_reports_its_code_at_the_token() -> None:
         "comment': quote the whole value",
         f"RL190-gates-broken.yaml:34:7: KB015 fixed b2000 does not say where it comes from: add {BOUND}",
         "RL190-gates-broken.yaml:38:9: KB015 bound_sources names last_affected, which the range does not set",
-        "2 record files, 9 problems",
+        "2 record files, 10 problems",
     ]
+
+
+def _copy(tmp_path: Any, edit: Any = None) -> Any:
+    """A record folder with the clean gate record and, from ``edit``, a second record written from it."""
+    folder = tmp_path / "records"
+    folder.mkdir()
+    clean = (GATES / "RL191-gates-clean.yaml").read_text(encoding="utf-8")
+    (folder / "RL191-gates-clean.yaml").write_text(clean, encoding="utf-8")
+    if edit is not None:
+        name, text = edit(clean)
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_kb018_a_record_of_the_growth_rule_states_its_reach_and_links_upstream(tmp_path: Any) -> None:
+    def edit(text: str) -> tuple[str, str]:
+        text = text.replace("id: RL191", "id: RL192").replace("slug: gates-clean", "slug: gates-no-reach")
+        text = text.replace("estimate: 12", "estimate: 0").replace("{fact: llama.ctx_size, ge: 1}",
+                                                                    "{fact: llama.ctx_size, ge: 2}")
+        text = text.replace("    url: https://github.com/ggml-org/llama.cpp/issues/5678\n", "")
+        text = text.replace("    url: https://github.com/ggml-org/llama.cpp/pull/1234\n", "")
+        return "RL192-gates-no-reach.yaml", text
+
+    folder = _copy(tmp_path, edit)
+    problems = [(p.line, p.column, p.code, p.message) for p in semantic(load_dir(folder))
+                if p.path.endswith("RL192-gates-no-reach.yaml") and p.code == "KB018"]
+    assert problems == [
+        (24, 3, "KB018", "no public config can hit this record's trigger (reach estimate 0): it waits"),
+        (18, 1, "KB018", "a record chosen by the catalogue-growth rule links its upstream source (an issue, pull "
+                         "request, documentation page or source file) by url"),
+    ]
+
+
+def test_kb019_two_records_with_one_trigger(tmp_path: Any) -> None:
+    def edit(text: str) -> tuple[str, str]:
+        text = text.replace("id: RL191", "id: RL193").replace("slug: gates-clean", "slug: gates-same-trigger")
+        # the same tests in another order and spelling are the same trigger
+        text = text.replace("""      - {fact: engine.name, eq: llama.cpp}
+      - {fact: llama.ctx_size, ge: 1}""", """      - {fact: llama.ctx_size, ge: 1}
+      - {fact: engine.name, eq: llama.cpp}""")
+        return "RL193-gates-same-trigger.yaml", text
+
+    folder = _copy(tmp_path, edit)
+    problems = [(p.path.rsplit("/", 1)[-1], p.line, p.column, p.code, p.message)
+                for p in semantic(load_dir(folder)) if p.code == "KB019"]
+    assert problems == [("RL193-gates-same-trigger.yaml", 32, 3, "KB019",
+                         "RL193's trigger tests exactly what RL191's does: one cause and trigger is one record")]
+
+
+def test_no_two_shipped_records_share_a_trigger() -> None:
+    result = load_dir(shipped_dir())
+    assert [p for p in semantic(result) if p.code in ("KB018", "KB019")] == []
 
 
 def test_the_shipped_records_pass_every_gate() -> None:

@@ -5,7 +5,10 @@
 - ``KB014``: every issue or PR number its text names is linked by one of its references;
 - ``KB015``: every bound of an affected range says where it comes from (``bound_sources``), and names no bound
   the range does not set;
-- ``KB016``: a comment cuts a prose value short (an unquoted ``text #1234`` ends the YAML value at ``text``).
+- ``KB016``: a comment cuts a prose value short (an unquoted ``text #1234`` ends the YAML value at ``text``);
+- ``KB018``: a record the catalogue-growth rule chose (any id not in ``BEFORE_REACH``) states its ``reach`` (a record
+  with a config trigger that no public config can hit waits: its estimate must be above 0) and links its upstream
+  source by ``url``.
 """
 
 from __future__ import annotations
@@ -15,9 +18,25 @@ from pathlib import Path
 
 from relialint.kb import upstream
 from relialint.kb.loader import LoadedRecord, Problem
+from relialint.kb.model import IMPACT_BY_HUNDRED
 from relialint.readers.located import Span
 
 Loc = tuple[str | int, ...]
+
+BEFORE_REACH = ("RL101-RL125 RL130-RL133 RL150-RL156 RL201-RL219 RL221 RL230-RL232 RL250-RL254 RL301-RL306 RL320 "
+                "RL350 RL352-RL355 RL401-RL404 RL501-RL514 RL520-RL528 RL540-RL542 RL550-RL554 RL556-RL559")
+"""The ids written before the catalogue-growth rule (records chosen by how many public configs can hit them, each
+linking its upstream source). Every other id follows the rule; these keep their references as they are."""
+
+
+def before_reach(record_id: str) -> bool:
+    """Whether the id is one of ``BEFORE_REACH``'s."""
+    number = int(record_id[2:])
+    for span in BEFORE_REACH.split():
+        first, _, last = span.partition("-")
+        if int(first[2:]) <= number <= int((last or first)[2:]):
+            return True
+    return False
 
 
 def locate(loaded: LoadedRecord, loc: Loc, needle: str | None = None) -> tuple[int, int]:
@@ -59,7 +78,27 @@ def _problem(loaded: LoadedRecord, loc: Loc, code: str, message: str, needle: st
 
 def check(loaded: LoadedRecord) -> list[Problem]:
     """The gates' problems for one record."""
-    return _tracker_link(loaded) + _numbers_linked(loaded) + _bound_sources(loaded) + _cut_by_comment(loaded)
+    return (_tracker_link(loaded) + _numbers_linked(loaded) + _bound_sources(loaded) + _cut_by_comment(loaded)
+            + _reach_and_link(loaded))
+
+
+def _reach_and_link(loaded: LoadedRecord) -> list[Problem]:
+    record = loaded.record
+    if before_reach(record.id) or record.status == "withdrawn" or record.id[2] not in IMPACT_BY_HUNDRED:
+        return []
+    problems: list[Problem] = []
+    if record.reach is None:
+        problems.append(_problem(loaded, ("published",), "KB018",
+                                 "a record chosen by the catalogue-growth rule states its reach: the exact "
+                                 "strings searched in public configs, the files each found, and the estimate"))
+    elif record.trigger is not None and record.reach.estimate == 0:
+        problems.append(_problem(loaded, ("reach", "estimate"), "KB018",
+                                 "no public config can hit this record's trigger (reach estimate 0): it waits"))
+    if not any(ref.url for ref in record.references if ref.kind != "source"):
+        problems.append(_problem(loaded, ("references",), "KB018",
+                                 "a record chosen by the catalogue-growth rule links its upstream source (an "
+                                 "issue, pull request, documentation page or source file) by url"))
+    return problems
 
 
 def _tracker_link(loaded: LoadedRecord) -> list[Problem]:

@@ -164,6 +164,26 @@ class Reference(_Strict):
     locator: str | None = None
 
 
+class ReachQuery(_Strict):
+    """One exact search behind a reach estimate, and how many files it found."""
+
+    text: str = Field(min_length=3, description="the exact string searched (a flag, env var, image or model name)")
+    hits: int = Field(ge=0, description="files of the public index that hold it")
+
+
+class Reach(_Strict):
+    """How many public deployment configs can hit the record: the estimate, and the searches it rests on, so anyone
+    can rerun them. A record with a config trigger that no public config can hit waits (``KB018``)."""
+
+    estimate: int = Field(ge=0, description="public config files that can hit the record")
+    searched: datetime.date = Field(description="the day the searches were run")
+    method: str = Field(default="exact, case-insensitive string search over the stored public GitHub source and "
+                                "documentation files (the search tool's find_string)")
+    queries: list[ReachQuery] = Field(min_length=1)
+    note: str | None = Field(default=None, description="how the estimate follows from the hits (overlaps, files "
+                                                       "that are not configs, what a config also needs)")
+
+
 Format = Literal["shell", "compose", "kubernetes", "helm", "env", "vllm-config", "systemd", "dockerfile", "windows",
                  "nvidia-smi", "amd-smi"]
 """The file formats an example can be written in; ``nvidia-smi`` and ``amd-smi`` are captures that
@@ -203,7 +223,7 @@ class Record(_Strict):
     published: datetime.date
     modified: datetime.date
     severity: Literal["blocker", "major", "minor"]
-    impact: Literal["wrong-output", "performance", "capacity", "measurement", "ignored-config"]
+    impact: Literal["wrong-output", "performance", "capacity", "measurement", "ignored-config", "exposure"]
     engines: list[Literal["vllm", "llama.cpp", "sglang"]] = Field(default_factory=list)
     summary: str
     symptom: str
@@ -214,6 +234,8 @@ class Record(_Strict):
     detect: str
     references: list[Reference] = Field(min_length=1)
     related: list[str] = Field(default_factory=list)
+    reach: Reach | None = Field(default=None, description="how many public configs can hit the record (required "
+                                                          "from the catalogue-growth rule on, KB018)")
     trigger: Trigger | None = None
     runtime_trigger: Trigger | None = Field(
         default=None, description="a trigger over the runtime.* facts of a live host, evaluated by relialint probe "
@@ -233,6 +255,7 @@ IMPACT_BY_HUNDRED = {
     "3": "capacity",
     "4": "measurement",
     "5": "ignored-config",
+    "6": "exposure",
 }
 
 

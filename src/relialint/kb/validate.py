@@ -62,6 +62,43 @@ def semantic(result: LoadResult, known_ids: set[str] | None = None) -> list[Prob
         problems.extend(links.check(loaded))
         if rec.status != "withdrawn":
             problems.extend(witness.check(loaded, Path(loaded.path).parent))
+    problems.extend(_shared_triggers(result))
+    return problems
+
+
+def canonical_when(predicate: object) -> str:
+    """A trigger's ``when`` in one spelling: the members of ``all`` and ``any`` sorted, ``in`` lists sorted, so two
+    triggers that test the same facts the same way compare equal however they are written."""
+    import json
+
+    def norm(node: object) -> object:
+        if isinstance(node, dict):
+            if set(node) == {"all"} or set(node) == {"any"}:
+                (key, members), = node.items()
+                return {key: sorted((norm(m) for m in members), key=lambda m: json.dumps(m, sort_keys=True))}
+            return {k: (sorted(v, key=str) if k in ("in", "not_in") and isinstance(v, list) else norm(v))
+                    for k, v in node.items()}
+        return node
+
+    return json.dumps(norm(predicate), sort_keys=True)
+
+
+def _shared_triggers(result: LoadResult) -> list[Problem]:
+    """KB019: two active records whose triggers test the same facts the same way are one finding told twice (or two
+    causes that the configuration cannot tell apart): merge them, or narrow the one the source shows narrower."""
+    problems: list[Problem] = []
+    seen: dict[str, LoadedRecord] = {}
+    for loaded in result.records:
+        for name in ("trigger", "runtime_trigger"):
+            when = (loaded.data.get(name) or {}).get("when")
+            if loaded.record.status == "withdrawn" or not when:
+                continue
+            key = name + canonical_when(when)
+            if key in seen:
+                problems.append(problem(loaded, (name, "when"), "KB019",
+                                         f"{loaded.record.id}'s {name} tests exactly what "
+                                         f"{seen[key].record.id}'s does: one cause and trigger is one record"))
+            seen.setdefault(key, loaded)
     return problems
 
 

@@ -16,13 +16,14 @@ NAV_BEGIN = "# BEGIN generated catalogue nav (python -m relialint.site)"
 NAV_END = "# END generated catalogue nav"
 
 SEVERITIES = ("blocker", "major", "minor")
-IMPACTS = ("wrong-output", "performance", "capacity", "measurement", "ignored-config")
+IMPACTS = ("wrong-output", "performance", "capacity", "measurement", "ignored-config", "exposure")
 IMPACT_TITLES = {
     "wrong-output": "Wrong output (RL1xx)",
     "performance": "Performance (RL2xx)",
     "capacity": "Capacity (RL3xx)",
     "measurement": "Measurement (RL4xx)",
     "ignored-config": "Ignored configuration (RL5xx)",
+    "exposure": "Exposure (RL6xx)",
 }
 OUTCOME_TITLES = {"fires": "Fires", "passes": "Passes", "possible": "Possible"}
 OUTCOME_WORDS = {

@@ -36,6 +36,7 @@ IMPACT_WORDS = {
     "capacity": "capacity",
     "measurement": "measurement",
     "ignored-config": "ignored configuration",
+    "exposure": "exposure",
 }
 
 

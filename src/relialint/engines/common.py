@@ -380,3 +380,37 @@ def pip_pin(command: Command, package: str) -> tuple[Version | str, Span] | None
                 return None
             return spec, word.span
     return None
+
+
+# -- what the server listens on and whether it asks for a key -------------------------------------------------------
+
+
+def serve_facts(deployment: Deployment, prefix: str, key_options: tuple[str, ...], key_env: tuple[str, ...],
+                env_sets: bool = True) -> None:
+    """``serve.host`` and ``serve.api_key`` from the launch's options as written (``prefix``: ``flag.vllm.``) and
+    the variables that set a key. ``serve.host`` is the ``--host`` value (no default is assumed; where the option
+    is given from a variable the file does not show, it is unknown). ``serve.api_key`` is true where an option or
+    variable sets a non-empty key (a secret's value counts), false where the options and the variables are all
+    known and none sets one, else unknown. With ``env_sets`` false the variables only make the key unknown when
+    they are not known (llama.cpp: its engine module turns them into the options already, build by build)."""
+    facts = deployment.facts
+    host = facts.facts.get(prefix + "host")
+    if host is not None and host.value is not None:
+        facts.set("serve.host", replace(host, note=host.note or f"{prefix}host"))
+    elif prefix + "host" in facts.blocked:
+        facts.unknown("serve.host")
+    unknown = False
+    keys = [(prefix + name, True) for name in key_options] + [("env." + name, env_sets) for name in key_env]
+    for key, counts in keys:
+        fact = facts.get(key)
+        if fact is None or (fact.value is None and fact.origin in ("flag", "env", "config-file")):
+            unknown = True  # not known, or written with a value the file does not give
+        elif fact.value is None or (isinstance(fact.value, str) and not fact.value.strip()):
+            continue  # not set, or set to nothing: no key (an empty --api-key asks for none)
+        elif counts:
+            note = f"{key.removeprefix(prefix) if key.startswith(prefix) else key.removeprefix('env.')} sets an API key"
+            facts.set("serve.api_key", replace(fact, value=True, note=note))
+            return
+    if not unknown:
+        facts.set("serve.api_key", at(False, "inferred", deployment.span,
+                                      "the launch's options and environment are all known and set no API key"))

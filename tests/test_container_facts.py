@@ -1,0 +1,175 @@
+"""Issue 27's derived facts: the server's threads, slots, address and API key (``llama.threads``,
+``llama.parallel``, ``serve.host``, ``serve.api_key``) and the container the launch runs in (``container.*``), each
+with exact value, origin, line and column, as `relialint facts` shows them."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from tests.cli_run import invoke
+
+Row = tuple[Any, str, int | None, int | None]
+PREFIXES = ("container.", "serve.host", "serve.api_key", "llama.threads", "llama.parallel")
+
+
+def facts(tmp_path: Path, name: str, text: str) -> list[dict[str, Row]]:
+    """Every deployment of the file as {key: (value, origin, line, column)} for this issue's keys."""
+    (tmp_path / name).write_text(text)
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        result = invoke(["facts", name, "--format", "json"])
+    finally:
+        os.chdir(cwd)
+    doc = json.loads(result.output)
+    return [{k: (v["value"], v["origin"], v.get("line"), v.get("column")) for k, v in dep["facts"].items()
+             if k.startswith(PREFIXES)} for dep in doc["deployments"]]
+
+
+def only(tmp_path: Path, name: str, text: str) -> dict[str, Row]:
+    (deployment,) = facts(tmp_path, name, text)
+    return deployment
+
+
+# -- P1: threads, slots, host, API key ------------------------------------------------------------------------------
+
+
+def test_llama_threads_parallel_host_from_flags(tmp_path: Path) -> None:
+    d = only(tmp_path, "serve.sh", "llama-server -m /m/q.gguf -t 8 -np 4 --host 0.0.0.0 --api-key-file /k\n")
+    assert d == {"llama.threads": (8, "flag", 1, 27), "llama.parallel": (4, "flag", 1, 32),
+                 "serve.host": ("0.0.0.0", "flag", 1, 38), "serve.api_key": (True, "flag", 1, 53)}
+
+
+def test_llama_from_env_file(tmp_path: Path) -> None:
+    (tmp_path / "llama.env").write_text("LLAMA_ARG_THREADS=6\nLLAMA_ARG_N_PARALLEL=2\nLLAMA_ARG_HOST=127.0.0.1\n"
+                                        "LLAMA_API_KEY=\n")
+    d = only(tmp_path, "serve.sh", "docker run --env-file llama.env ghcr.io/ggml-org/llama.cpp:server-b6000 "
+                                   "-m /m/q.gguf\n")
+    assert d["llama.threads"] == (6, "env", 1, 1)
+    assert d["llama.parallel"] == (2, "env", 2, 1)
+    assert d["serve.host"] == ("127.0.0.1", "env", 3, 1)
+    # LLAMA_API_KEY set to nothing asks for no key; the environment and options are all known
+    assert d["serve.api_key"] == (False, "inferred", 1, 33)  # at the launch (the image)
+
+
+def test_llama_no_key_and_unknown_key(tmp_path: Path) -> None:
+    d = only(tmp_path, "serve.sh", "llama-server -m /m/q.gguf --port 8080\n")
+    assert "serve.host" not in d  # no default is assumed
+    assert d["serve.api_key"] == (False, "inferred", 1, 1)  # the script's environment is the one it shows
+    d = only(tmp_path, "serve.sh", "llama-server -m /m/q.gguf --api-key \"$KEY\"\n")
+    assert "serve.api_key" not in d  # written, from a value the file does not give
+
+
+def test_vllm_host_and_key(tmp_path: Path) -> None:
+    compose = """\
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.10.0
+    command: --model org/m --host 0.0.0.0 --api-key "$${KEY}"
+    environment:
+      HF_TOKEN: x
+"""
+    d = only(tmp_path, "compose.yaml", compose)
+    assert d["serve.host"] == ("0.0.0.0", "flag", 4, 28)
+    assert d["serve.api_key"] == (True, "flag", 4, 43)
+    open_key = compose.replace(' --api-key "$${KEY}"', "")
+    d = only(tmp_path, "compose.yaml", open_key)
+    assert d["serve.api_key"] == (False, "inferred", 3, 12)  # no option, VLLM_API_KEY known unset
+    d = only(tmp_path, "compose.yaml", open_key + "      VLLM_API_KEY: s3cret\n")
+    assert d["serve.api_key"] == (True, "env", 7, 7)
+    d = only(tmp_path, "compose.yaml", open_key + "      VLLM_API_KEY: \"\"\n")
+    assert d["serve.api_key"] == (False, "inferred", 3, 12)  # empty: no key
+
+
+def test_kubernetes_key_from_secret(tmp_path: Path) -> None:
+    manifest = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: v}
+spec:
+  containers:
+    - name: vllm
+      image: vllm/vllm-openai:v0.10.0
+      args: ["--model", "org/m"]
+      env:
+        - name: VLLM_API_KEY
+          valueFrom:
+            secretKeyRef: {name: s, key: k}
+"""
+    d = only(tmp_path, "pod.yaml", manifest)
+    assert d["serve.api_key"] == (True, "env", 10, 17)
+    assert d["container.kind"] == ("kubernetes", "manifest", 6, 13)
+
+
+def test_sglang_host_and_key(tmp_path: Path) -> None:
+    d = only(tmp_path, "serve.sh", "python -m sglang.launch_server --model-path org/m --host 0.0.0.0 --api-key k\n")
+    assert d["serve.host"] == ("0.0.0.0", "flag", 1, 51)
+    assert d["serve.api_key"] == (True, "flag", 1, 66)
+
+
+def test_container_kind_and_cpu_limit(tmp_path: Path) -> None:
+    compose = """\
+services:
+  llama:
+    image: ghcr.io/ggml-org/llama.cpp:server
+    command: -m /models/q.gguf -t 16
+    cpus: "4"
+    deploy:
+      resources:
+        limits:
+          cpus: '1.5'
+"""
+    d = only(tmp_path, "compose.yaml", compose)
+    assert d["container.kind"] == ("compose", "manifest", 2, 3)
+    assert d["container.cpu_limit"] == (1.5, "manifest", 9, 17)  # deploy.resources.limits wins
+    d = only(tmp_path, "serve.sh", "docker run --cpus=2 vllm/vllm-openai:v0.10.0 --model org/m\n")
+    assert d["container.kind"] == ("docker", "manifest", 1, 1)
+    assert d["container.cpu_limit"] == (2.0, "manifest", 1, 12)
+    d = only(tmp_path, "serve.sh", "podman run --cpus \"$N\" vllm/vllm-openai:v0.10.0 --model org/m\n")
+    assert "container.cpu_limit" not in d  # the value is not in the file
+    manifest = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: v}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.10.0
+          args: ["--model", "org/m"]
+          resources:
+            requests: {cpu: "8"}
+            limits:
+              cpu: 1500m
+"""
+    d = only(tmp_path, "deploy.yaml", manifest)
+    assert d["container.kind"] == ("kubernetes", "manifest", 8, 17)
+    assert d["container.cpu_limit"] == (1.5, "manifest", 14, 20)
+    d = only(tmp_path, "deploy.yaml", manifest.replace("              cpu: 1500m\n", "              memory: 8Gi\n"))
+    assert "container.cpu_limit" not in d  # only limits count, never requests
+    d = only(tmp_path, "serve.sh", "vllm serve org/m --host 127.0.0.1\n")
+    assert not any(k.startswith("container.") for k in d)  # no container
+
+
+def test_helm_values_are_kubernetes_and_never_false(tmp_path: Path) -> None:
+    values = """\
+image:
+  repository: vllm/vllm-openai
+  tag: v0.10.0
+  command: ["vllm", "serve", "org/m"]
+resources:
+  limits:
+    cpu: "2"
+    nvidia.com/gpu: 1
+gpuModels: ["NVIDIA-L4"]
+"""
+    d = only(tmp_path, "values.yaml", values)
+    assert d["container.kind"][:2] == ("kubernetes", "manifest")
+    assert d["container.cpu_limit"] == (2.0, "manifest", 7, 10)
+    for key in ("container.ipc_host", "container.shm_enlarged", "container.port_on_all_interfaces",
+                "container.mount_targets"):
+        assert key not in d  # the chart's templates write the pod spec: what the values omit is unknown

@@ -173,3 +173,145 @@ gpuModels: ["NVIDIA-L4"]
     for key in ("container.ipc_host", "container.shm_enlarged", "container.port_on_all_interfaces",
                 "container.mount_targets"):
         assert key not in d  # the chart's templates write the pod spec: what the values omit is unknown
+
+
+# -- P2: exposure, IPC, shared memory -------------------------------------------------------------------------------
+
+COMPOSE_PORTS = """\
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.10.0
+    command: --model org/m
+    ports:
+      - "127.0.0.1:8000:8000"
+      - target: 9000
+        host_ip: "::1"
+"""
+
+
+def test_compose_ports(tmp_path: Path) -> None:
+    d = only(tmp_path, "compose.yaml", COMPOSE_PORTS)
+    assert d["container.port_on_all_interfaces"] == (False, "manifest", 2, 3)  # every one on the loopback
+    d = only(tmp_path, "compose.yaml", COMPOSE_PORTS + "      - 8080:8080\n")
+    assert d["container.port_on_all_interfaces"] == (True, "manifest", 9, 9)
+    d = only(tmp_path, "compose.yaml", COMPOSE_PORTS + "      - target: 8080\n        published: 8080\n")
+    assert d["container.port_on_all_interfaces"] == (True, "manifest", 9, 9)  # long syntax without host_ip
+    d = only(tmp_path, "compose.yaml", COMPOSE_PORTS + "      - 0.0.0.0:8080:8080\n")
+    assert d["container.port_on_all_interfaces"] == (True, "manifest", 9, 9)
+    d = only(tmp_path, "compose.yaml", COMPOSE_PORTS + "      - 10.0.0.5:8080:8080\n")
+    assert "container.port_on_all_interfaces" not in d  # one interface that is not the loopback: not said
+    d = only(tmp_path, "compose.yaml", COMPOSE_PORTS + "      - ${BIND}:8080:8080\n")
+    assert "container.port_on_all_interfaces" not in d  # the address is not in the file
+    d = only(tmp_path, "compose.yaml", COMPOSE_PORTS + "    network_mode: host\n")
+    assert d["container.port_on_all_interfaces"] == (True, "manifest", 9, 19)
+    d = only(tmp_path, "compose.yaml", COMPOSE_PORTS.split("    ports:")[0])
+    assert d["container.port_on_all_interfaces"] == (False, "manifest", 2, 3)  # nothing published
+
+
+def test_docker_run_ports(tmp_path: Path) -> None:
+    image = "vllm/vllm-openai:v0.10.0 --model org/m\n"
+    d = only(tmp_path, "serve.sh", "docker run -p 8000:8000 " + image)
+    assert d["container.port_on_all_interfaces"] == (True, "manifest", 1, 15)
+    d = only(tmp_path, "serve.sh", "docker run -p 127.0.0.1:8000:8000 -p [::1]:9000:9000 " + image)
+    assert d["container.port_on_all_interfaces"] == (False, "manifest", 1, 1)
+    d = only(tmp_path, "serve.sh", "docker run -P " + image)
+    assert d["container.port_on_all_interfaces"] == (True, "manifest", 1, 12)
+    d = only(tmp_path, "serve.sh", "docker run --net=host " + image)
+    assert d["container.port_on_all_interfaces"] == (True, "manifest", 1, 12)
+    d = only(tmp_path, "serve.sh", "docker run --network host " + image)
+    assert d["container.port_on_all_interfaces"] == (True, "manifest", 1, 22)
+    d = only(tmp_path, "serve.sh", "docker run " + image)
+    assert d["container.port_on_all_interfaces"] == (False, "manifest", 1, 1)
+
+
+POD = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: v}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.10.0
+          args: ["--model", "org/m"]
+          ports:
+            - containerPort: 8000
+"""
+
+
+def test_kubernetes_exposure(tmp_path: Path) -> None:
+    d = only(tmp_path, "deploy.yaml", POD)
+    assert d["container.port_on_all_interfaces"] == (False, "manifest", 8, 17)
+    d = only(tmp_path, "deploy.yaml", POD + "              hostPort: 8000\n")
+    assert d["container.port_on_all_interfaces"] == (True, "manifest", 13, 25)
+    d = only(tmp_path, "deploy.yaml", POD.replace("      containers:", "      hostNetwork: true\n      containers:"))
+    assert d["container.port_on_all_interfaces"] == (True, "manifest", 7, 20)
+    service = "---\napiVersion: v1\nkind: Service\nmetadata: {name: v}\nspec:\n  type: NodePort\n"
+    d = only(tmp_path, "deploy.yaml", POD + service)
+    assert d["container.port_on_all_interfaces"] == (True, "manifest", 18, 9)
+    d = only(tmp_path, "deploy.yaml", POD + service.replace("NodePort", "ClusterIP"))
+    assert d["container.port_on_all_interfaces"] == (False, "manifest", 8, 17)
+
+
+def test_ipc_and_shared_memory_compose(tmp_path: Path) -> None:
+    base = "services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.0\n    command: --model org/m\n"
+    d = only(tmp_path, "compose.yaml", base)
+    assert d["container.ipc_host"] == (False, "manifest", 2, 3)
+    assert d["container.shm_enlarged"] == (False, "manifest", 2, 3)  # Docker's 64 MiB
+    assert "container.shm_mib" not in d
+    d = only(tmp_path, "compose.yaml", base + "    ipc: host\n")
+    assert d["container.ipc_host"] == (True, "manifest", 5, 10)
+    assert d["container.shm_enlarged"] == (True, "manifest", 5, 10)
+    d = only(tmp_path, "compose.yaml", base + "    shm_size: 2gb\n")
+    assert d["container.shm_mib"] == (2048, "manifest", 5, 15)
+    assert d["container.shm_enlarged"] == (True, "manifest", 5, 15)
+    d = only(tmp_path, "compose.yaml", base + "    shm_size: '512m'\n")
+    assert d["container.shm_mib"] == (512, "manifest", 5, 15)
+    assert d["container.shm_enlarged"] == (False, "manifest", 5, 15)
+    d = only(tmp_path, "compose.yaml", base + "    shm_size: 1073741824\n")
+    assert d["container.shm_mib"] == (1024, "manifest", 5, 15)  # bytes
+    d = only(tmp_path, "compose.yaml", base + "    shm_size: ${SHM}\n")
+    assert "container.shm_mib" not in d and "container.shm_enlarged" not in d
+    d = only(tmp_path, "compose.yaml", base + "    volumes:\n      - /dev/shm:/dev/shm\n")
+    assert "container.shm_enlarged" not in d  # the host's /dev/shm bound in: its size is not in the file
+
+
+def test_ipc_and_shared_memory_docker(tmp_path: Path) -> None:
+    image = "vllm/vllm-openai:v0.10.0 --model org/m\n"
+    d = only(tmp_path, "serve.sh", "docker run --ipc=host " + image)
+    assert d["container.ipc_host"] == (True, "manifest", 1, 12)
+    assert d["container.shm_enlarged"] == (True, "manifest", 1, 12)
+    d = only(tmp_path, "serve.sh", "docker run --ipc host --shm-size 16g " + image)
+    assert d["container.ipc_host"] == (True, "manifest", 1, 18)
+    assert d["container.shm_mib"] == (16384, "manifest", 1, 34)
+    d = only(tmp_path, "serve.sh", "podman run --shm-size=256m " + image)
+    assert d["container.ipc_host"] == (False, "manifest", 1, 1)
+    assert d["container.shm_mib"] == (256, "manifest", 1, 12)
+    assert d["container.shm_enlarged"] == (False, "manifest", 1, 12)
+
+
+def test_ipc_and_shared_memory_kubernetes(tmp_path: Path) -> None:
+    d = only(tmp_path, "deploy.yaml", POD)
+    assert d["container.ipc_host"] == (False, "manifest", 8, 17)
+    assert d["container.shm_enlarged"] == (False, "manifest", 8, 17)
+    shm = POD + """\
+          volumeMounts:
+            - name: dshm
+              mountPath: /dev/shm
+      volumes:
+        - name: dshm
+          emptyDir:
+            medium: Memory
+"""
+    d = only(tmp_path, "deploy.yaml", shm)
+    assert d["container.shm_enlarged"] == (True, "manifest", 15, 26)
+    assert "container.shm_mib" not in d  # no size limit
+    d = only(tmp_path, "deploy.yaml", shm + "            sizeLimit: 8Gi\n")
+    assert d["container.shm_mib"] == (8192, "manifest", 15, 26)
+    d = only(tmp_path, "deploy.yaml", shm.replace("            medium: Memory\n", "            {}\n").replace(
+        "          emptyDir:\n            {}\n", "          emptyDir: {}\n"))
+    assert "container.shm_enlarged" not in d  # a disk-backed emptyDir at /dev/shm: not said
+    d = only(tmp_path, "deploy.yaml", POD.replace("      containers:", "      hostIPC: true\n      containers:"))
+    assert d["container.ipc_host"] == (True, "manifest", 7, 16)
+    assert d["container.shm_enlarged"] == (True, "manifest", 7, 16)

@@ -12,7 +12,7 @@ from typing import Any
 from tests.cli_run import invoke
 
 Row = tuple[Any, str, int | None, int | None]
-PREFIXES = ("container.", "serve.host", "serve.api_key", "llama.threads", "llama.parallel")
+PREFIXES = ("container.", "serve.host", "serve.api_key", "llama.threads", "llama.parallel", "lora.")
 
 
 def facts(tmp_path: Path, name: str, text: str) -> list[dict[str, Row]]:
@@ -315,3 +315,55 @@ def test_ipc_and_shared_memory_kubernetes(tmp_path: Path) -> None:
     d = only(tmp_path, "deploy.yaml", POD.replace("      containers:", "      hostIPC: true\n      containers:"))
     assert d["container.ipc_host"] == (True, "manifest", 7, 16)
     assert d["container.shm_enlarged"] == (True, "manifest", 7, 16)
+
+
+# -- P3: mount targets, adapters outside them -----------------------------------------------------------------------
+
+
+def test_mount_targets(tmp_path: Path) -> None:
+    compose = """\
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.10.0
+    command: --model org/m
+    volumes:
+      - ./models:/models:ro
+      - type: bind
+        source: ~/.cache/huggingface
+        target: /root/.cache/huggingface/
+      - /scratch
+    tmpfs: /tmp
+"""
+    d = only(tmp_path, "compose.yaml", compose)
+    assert d["container.mount_targets"] == (",/models,/root/.cache/huggingface,/scratch,/tmp,", "manifest", 6, 9)
+    d = only(tmp_path, "serve.sh", "docker run -v /srv/m:/models --mount type=bind,src=/a,dst=/adapters "
+                                   "vllm/vllm-openai:v0.10.0 --model org/m\n")
+    assert d["container.mount_targets"] == (",/adapters,/models,", "manifest", 1, 15)
+    d = only(tmp_path, "serve.sh", "docker run vllm/vllm-openai:v0.10.0 --model org/m\n")
+    assert d["container.mount_targets"] == (",", "manifest", 1, 1)  # none
+    d = only(tmp_path, "serve.sh", "docker run -v \"$SRC:$DST\" vllm/vllm-openai:v0.10.0 --model org/m\n")
+    assert "container.mount_targets" not in d
+    pod = POD + "          volumeMounts:\n            - {name: m, mountPath: /models}\n"
+    d = only(tmp_path, "deploy.yaml", pod)
+    assert d["container.mount_targets"] == (",/models,", "manifest", 14, 36)
+    d = only(tmp_path, "serve.sh", "vllm serve org/m\n")
+    assert "container.mount_targets" not in d  # no container
+
+
+def test_lora_unmounted_path(tmp_path: Path) -> None:
+    run = "docker run -v /srv/lora:/adapters vllm/vllm-openai:v0.10.0 --model org/m --enable-lora --lora-modules "
+    d = only(tmp_path, "serve.sh", run + "a=/adapters/a b=/loras/b\n")
+    assert d["lora.unmounted_path"] == ("/loras/b", "flag", 1, 117)
+    d = only(tmp_path, "serve.sh", run + "a=/adapters/a b=org/hub-adapter\n")
+    assert d["lora.unmounted_path"] == (None, "inferred", 1, 15)  # every path mounted; a hub id never counts
+    d = only(tmp_path, "serve.sh", run + "'{\"name\": \"a\", \"path\": \"/opt/a\"}'\n")
+    assert d["lora.unmounted_path"] == ("/opt/a", "flag", 1, 103)
+    d = only(tmp_path, "serve.sh", run + "a=$ADAPTER\n")
+    assert "lora.unmounted_path" not in d  # the path is not in the file
+    d = only(tmp_path, "serve.sh", "vllm serve org/m --enable-lora --lora-modules a=/loras/a\n")
+    assert "lora.unmounted_path" not in d  # no container: its mounts are not known
+    llama = "docker run -v /m:/models ghcr.io/ggml-org/llama.cpp:server -m /models/q.gguf --lora "
+    d = only(tmp_path, "serve.sh", llama + "/lora/x.gguf\n")
+    assert d["lora.unmounted_path"] == ("/lora/x.gguf", "flag", 1, 85)
+    d = only(tmp_path, "serve.sh", llama + "/models/x.gguf\n")
+    assert d["lora.unmounted_path"] == (None, "inferred", 1, 15)

@@ -21,6 +21,8 @@ from relialint.engines.common import (
     apply_env,
     at,
     extract_launches,
+    llama_lora_paths,
+    lora_fact,
     model_facts,
     model_slot_variable,
     model_tail_facts,
@@ -272,6 +274,7 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, kind
         facts.closed.add("flag.llama.cpp.")
     serve_facts(deployment, "flag.llama.cpp.", ("api-key", "api-key-file"), ("LLAMA_API_KEY", "LLAMA_ARG_API_KEY_FILE"),
                 env_sets=False)
+    lora_fact(deployment, llama_lora_paths(launch.args) if launch.server else [], "flag.llama.cpp." in facts.closed)
 
 
 def _version_facts(facts: FactSet, launch: Launch) -> None:

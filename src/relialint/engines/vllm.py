@@ -23,10 +23,12 @@ from relialint.engines.common import (
     checkpoint_facts,
     extract_launches,
     launch_deployment,
+    lora_fact,
     model_facts,
     pip_pin,
     program,
     serve_facts,
+    vllm_lora_paths,
     word_fact,
 )
 from relialint.engines.vllm_args import (
@@ -258,6 +260,7 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, resu
             facts.set("engine.version_range", word_fact(spec, "inferred", word, why))
     evidence.apply(deployment, evidence.command_clues(command, result.kind))
     evidence.container_facts(deployment, command)
+    lora_fact(deployment, vllm_lora_paths(launch.args), "flag.vllm." in facts.closed)
 
 
 def _releasable(facts: FactSet) -> None:

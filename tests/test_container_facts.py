@@ -367,3 +367,29 @@ def test_lora_unmounted_path(tmp_path: Path) -> None:
     assert d["lora.unmounted_path"] == ("/lora/x.gguf", "flag", 1, 85)
     d = only(tmp_path, "serve.sh", llama + "/models/x.gguf\n")
     assert d["lora.unmounted_path"] == (None, "inferred", 1, 15)
+
+
+# -- the parsers ----------------------------------------------------------------------------------------------------
+
+
+def test_sizes_cpus_and_addresses() -> None:
+    from relialint.engines.evidence import cpu_count, docker_bytes, quantity_bytes
+    from relialint.readers.dockerrun import mount_target, publish_host_ip, volume_target
+
+    assert [docker_bytes(t) for t in ("2gb", "1g", "512m", "512MiB", "67108864", "1.5g", "lots")] == [
+        2 * 1024**3, 1024**3, 512 * 1024**2, 512 * 1024**2, 67108864, int(1.5 * 1024**3), None]
+    assert [quantity_bytes(t) for t in ("1Gi", "512Mi", "2G", "1073741824", "1gi")] == [
+        1024**3, 512 * 1024**2, 2 * 1000**3, 1073741824, None]
+    assert [cpu_count(t) for t in ("2", "1.5", "1500m", "'0.5'", "two")] == [2.0, 1.5, 1.5, 0.5, None]
+    assert [publish_host_ip(t) for t in ("8000", "8000:8000", "127.0.0.1:8000:8000", "[::1]:80:80", "0.0.0.0::80",
+                                         "8000:8000/udp")] == ["", "", "127.0.0.1", "::1", "0.0.0.0", ""]
+    assert [volume_target(t) for t in ("/a:/b", "/a:/b:ro", "vol:/data", "/anon", "C:\\m:/models")] == [
+        "/b", "/b", "/data", "/anon", "/models"]
+    assert mount_target("type=bind,source=/a,target=/b") == "/b"
+    assert mount_target("type=volume,src=v,destination=/d,readonly") == "/d"
+    assert mount_target("type=tmpfs") is None
+
+
+def test_no_cpu_limit_is_absent(tmp_path: Path) -> None:
+    d = only(tmp_path, "serve.sh", "docker run --cpus 0 vllm/vllm-openai:v0.10.0 --model org/m\n")
+    assert "container.cpu_limit" not in d  # --cpus 0: no limit

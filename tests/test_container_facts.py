@@ -57,7 +57,7 @@ def test_llama_from_env_file(tmp_path: Path) -> None:
 
 def test_llama_no_key_and_unknown_key(tmp_path: Path) -> None:
     d = only(tmp_path, "serve.sh", "llama-server -m /m/q.gguf --port 8080\n")
-    assert "serve.host" not in d  # no default is assumed
+    assert d["serve.host"] == (None, "inferred", 1, 1)  # known unset: no default is assumed
     assert d["serve.api_key"] == (False, "inferred", 1, 1)  # the script's environment is the one it shows
     d = only(tmp_path, "serve.sh", "llama-server -m /m/q.gguf --api-key \"$KEY\"\n")
     assert "serve.api_key" not in d  # written, from a value the file does not give
@@ -82,6 +82,20 @@ services:
     assert d["serve.api_key"] == (True, "env", 7, 7)
     d = only(tmp_path, "compose.yaml", open_key + "      VLLM_API_KEY: \"\"\n")
     assert d["serve.api_key"] == (False, "inferred", 3, 12)  # empty: no key
+
+
+def test_host_unset_and_unknown(tmp_path: Path) -> None:
+    d = only(tmp_path, "serve.sh", "vllm serve org/m --port 8000\n")
+    assert d["serve.host"] == (None, "inferred", 1, 1)
+    d = only(tmp_path, "serve.sh", "vllm serve org/m $EXTRA_ARGS\n")
+    assert "serve.host" not in d  # options spliced from a variable: --host may be among them
+    d = only(tmp_path, "serve.sh", "vllm serve org/m --host \"$HOST\"\n")
+    assert "serve.host" not in d
+    compose = "services:\n  llama:\n    image: ghcr.io/ggml-org/llama.cpp:server\n    command: -m /m/q.gguf\n"
+    d = only(tmp_path, "compose.yaml", compose)
+    assert d["serve.host"] == (None, "inferred", 3, 12)
+    d = only(tmp_path, "compose.yaml", compose + "    env_file: missing.env\n")
+    assert "serve.host" not in d  # LLAMA_ARG_HOST may be in the file that is not there
 
 
 def test_kubernetes_key_from_secret(tmp_path: Path) -> None:

@@ -236,6 +236,8 @@ def test_docker_run_ports(tmp_path: Path) -> None:
     assert d["container.port_on_all_interfaces"] == (True, "manifest", 1, 22)
     d = only(tmp_path, "serve.sh", "docker run " + image)
     assert d["container.port_on_all_interfaces"] == (False, "manifest", 1, 1)
+    d = only(tmp_path, "serve.sh", "docker run -p8000:8000 " + image)
+    assert d["container.port_on_all_interfaces"] == (True, "manifest", 1, 12)  # the value in the same word
 
 
 POD = """\

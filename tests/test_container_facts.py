@@ -409,3 +409,19 @@ def test_sizes_cpus_and_addresses() -> None:
 def test_no_cpu_limit_is_absent(tmp_path: Path) -> None:
     d = only(tmp_path, "serve.sh", "docker run --cpus 0 vllm/vllm-openai:v0.10.0 --model org/m\n")
     assert "container.cpu_limit" not in d  # --cpus 0: no limit
+
+
+def test_scripts_inside_containers_keep_the_container(tmp_path: Path) -> None:
+    d = only(tmp_path, "serve.sh", 'docker run --ipc=host vllm/vllm-openai:v0.10.0 bash -lc "vllm serve org/m"\n')
+    assert d["container.kind"] == ("docker", "manifest", 1, 1)
+    assert d["container.ipc_host"] == (True, "manifest", 1, 12)
+    compose = ("services:\n  v:\n    image: vllm/vllm-openai:v0.10.0\n"
+               '    entrypoint: ["sh", "-c", "vllm serve org/m"]\n    ipc: host\n')
+    d = only(tmp_path, "compose.yaml", compose)
+    assert d["container.kind"] == ("compose", "manifest", 2, 3)
+    assert d["container.ipc_host"] == (True, "manifest", 5, 10)
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  hostIPC: true\n  containers:\n  - name: c\n"
+           '    image: vllm/vllm-openai:v0.10.0\n    command: ["/bin/sh", "-c"]\n    args: ["vllm serve org/m"]\n')
+    d = only(tmp_path, "pod.yaml", pod)
+    assert d["container.kind"] == ("kubernetes", "manifest", 7, 11)
+    assert d["container.ipc_host"] == (True, "manifest", 5, 12)

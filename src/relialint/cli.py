@@ -532,7 +532,7 @@ def facts(args: argparse.Namespace) -> int:
         if d.unseen is not None:
             entry["launch"] = {"seen": False, "why": d.unseen}  # extends the contract: absent where it is seen
         for key, f in d.facts.items():
-            secret = f.value is not None and secret_name(key)
+            secret = f.value is not None and not isinstance(f.value, bool) and secret_name(key)  # a flag: none
             item: dict[str, Any] = {"value": shown(key, f.value) if secret else json_value(f.value),
                                     "origin": f.origin}
             if secret:

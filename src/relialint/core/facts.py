@@ -229,6 +229,35 @@ VOCABULARY: dict[str, FactSpec] = {
         _spec("llama.split_mode", "string", "llama.cpp multi-GPU split mode", "none", "layer", "row", "tensor"),
         _spec("llama.flash_attn", "string", "llama.cpp flash attention", "on", "off", "auto"),
         _spec("llama.ctx_size", "int", "llama.cpp context size"),
+        _spec("llama.threads", "int", "llama.cpp -t/--threads (or LLAMA_ARG_THREADS): CPU threads for generation"),
+        _spec("llama.parallel", "int", "llama.cpp -np/--parallel (or LLAMA_ARG_N_PARALLEL): server slots"),
+        _spec("serve.host", "string", "the address the server listens on, as written (vLLM/SGLang --host, llama.cpp "
+              "--host or LLAMA_ARG_HOST); unset where a complete launch gives none (no default address is assumed)"),
+        _spec("serve.api_key", "bool", "the server asks for an API key: vLLM --api-key or VLLM_API_KEY, llama.cpp "
+              "--api-key, --api-key-file, LLAMA_API_KEY or LLAMA_ARG_API_KEY_FILE, SGLang --api-key, set and not "
+              "empty; false where the launch's options and environment are known and set none"),
+        _spec("container.kind", "string", "the container the launch runs in: compose (a compose service), docker "
+              "(docker run / podman run), kubernetes (a pod spec, also one a Helm chart renders)", "compose", "docker",
+              "kubernetes"),
+        _spec("container.cpu_limit", "float", "the container's CPU limit in CPUs (compose cpus / "
+              "deploy.resources.limits.cpus, docker run --cpus, Kubernetes resources.limits.cpu; 1500m is 1.5); "
+              "absent where none is written"),
+        _spec("container.port_on_all_interfaces", "bool",
+              "a port of the container is reachable on every host interface: a port published without a host "
+              "address or with 0.0.0.0, -P, the host network, a Kubernetes hostPort, or a LoadBalancer/NodePort "
+              "Service in the file; false where every published port is bound to the loopback or none is"),
+        _spec("container.ipc_host", "bool", "the container shares the host's IPC namespace (compose ipc: host, "
+              "docker --ipc=host, Kubernetes hostIPC: true)"),
+        _spec("container.shm_mib", "int", "the container's /dev/shm in MiB as written (compose shm_size, docker "
+              "--shm-size, a Kubernetes memory-backed emptyDir at /dev/shm with a sizeLimit)"),
+        _spec("container.shm_enlarged", "bool", "/dev/shm is larger than the runtime's 64 MiB default: host IPC, "
+              "a shm size of 1 GiB or more, or a memory-backed emptyDir at /dev/shm; false where none of these"),
+        _spec("lora.unmounted_path", "string", "the first absolute LoRA adapter path (vLLM --lora-modules, llama.cpp "
+              "--lora/--lora-scaled) under none of container.mount_targets; unset where every adapter is mounted; "
+              "only where the mount targets are known (an adapter the image itself holds is not a mount either)"),
+        _spec("container.mount_targets", "string", "every mount target of the container, sorted and wrapped in "
+              "commas (`,/models,/root/.cache/huggingface,`; `,` for none): compose volumes and tmpfs, docker -v, "
+              "--mount and --tmpfs, Kubernetes volumeMounts"),
         _spec("bench.tool", "string", "benchmark command (vllm-bench-serve, llama-bench, ...)"),
         _spec("bench.duration_s", "float", "benchmark duration in seconds, where the command says"),
         _spec("bench.percentiles", "string", "latency percentiles the benchmark reports, comma separated"),
@@ -502,7 +531,7 @@ def shown(key: str, value: Value | None) -> str:
     """A fact's value as any output shows it: ``render``, or ``<set, N chars>`` for a secret (``secrets``)."""
     from relialint.base.secrets import hidden, secret_name
 
-    if value is not None and secret_name(key) and not isinstance(value, Withheld):
+    if value is not None and secret_name(key) and not isinstance(value, Withheld | bool):  # a flag says no secret
         return hidden(render(value))
     return render(value)
 

@@ -380,3 +380,132 @@ def pip_pin(command: Command, package: str) -> tuple[Version | str, Span] | None
                 return None
             return spec, word.span
     return None
+
+
+# -- what the server listens on and whether it asks for a key -------------------------------------------------------
+
+
+def serve_facts(deployment: Deployment, prefix: str, key_options: tuple[str, ...], key_env: tuple[str, ...],
+                env_sets: bool = True, host_env: tuple[str, ...] = ()) -> None:
+    """``serve.host`` and ``serve.api_key`` from the launch's options as written (``prefix``: ``flag.vllm.``) and
+    the variables that set a key. ``serve.host`` is the ``--host`` value (no default is assumed; where the option
+    is given from a variable the file does not show, it is unknown; known unset where the command line is complete
+    and gives none, nor a variable of ``host_env``). ``serve.api_key`` is true where an option or
+    variable sets a non-empty key (a secret's value counts), false where the options and the variables are all
+    known and none sets one, else unknown. With ``env_sets`` false the variables only make the key unknown when
+    they are not known (llama.cpp: its engine module turns them into the options already, build by build)."""
+    facts = deployment.facts
+    host = facts.facts.get(prefix + "host")
+    if host is not None and host.value is not None:
+        facts.set("serve.host", replace(host, note=host.note or f"{prefix}host"))
+    elif prefix + "host" in facts.blocked:
+        facts.unknown("serve.host")
+    elif (host is None or host.origin == "inferred") and facts.get(prefix + "host") is not None and all(
+            (var := facts.get("env." + name)) is not None and var.value is None for name in host_env):
+        # no --host on a complete command line (nor a variable that sets it): known unset, no default assumed
+        facts.set("serve.host", at(None, "inferred", deployment.span, "no --host is given: the engine's own default "
+                                                                      "address applies"))
+    unknown = False
+    keys = [(prefix + name, True) for name in key_options] + [("env." + name, env_sets) for name in key_env]
+    for key, counts in keys:
+        fact = facts.get(key)
+        if fact is None or (fact.value is None and fact.origin in ("flag", "env", "config-file")):
+            unknown = True  # not known, or written with a value the file does not give
+        elif fact.value is None or (isinstance(fact.value, str) and not fact.value.strip()):
+            continue  # not set, or set to nothing: no key (an empty --api-key asks for none)
+        elif counts:
+            note = f"{key.removeprefix(prefix) if key.startswith(prefix) else key.removeprefix('env.')} sets an API key"
+            facts.set("serve.api_key", replace(fact, value=True, note=note))
+            return
+    if not unknown:
+        facts.set("serve.api_key", at(False, "inferred", deployment.span,
+                                      "the launch's options and environment are all known and set no API key"))
+
+
+# -- adapters outside the container's mounts ------------------------------------------------------------------------
+
+
+def lora_fact(deployment: Deployment, paths: list[tuple[str | None, Span]], complete: bool) -> None:
+    """``lora.unmounted_path``: the first absolute adapter path (``paths``: each adapter as written, ``None`` where
+    the file does not give it) under none of ``container.mount_targets``; known unset where every adapter is known
+    and mounted (or none is given on a complete command line); only where the mount targets are known. A hub repo id
+    or a relative path is never unmounted. A path the image itself holds (a ``COPY`` into it) is not a mount either:
+    the fact says only that no mount brings it."""
+    facts = deployment.facts
+    mounts = facts.get("container.mount_targets")
+    if mounts is None or not isinstance(mounts.value, str):
+        return
+    targets = [t for t in mounts.value.split(",") if t]
+    unknown = not complete
+    for text, span in paths:
+        if text is None:
+            unknown = True
+            continue
+        if not text.startswith("/"):
+            continue
+        path = text.rstrip("/") or "/"
+        if any(t == "/" or path == t or path.startswith(t + "/") for t in targets):
+            continue
+        facts.set("lora.unmounted_path", at(text, "flag", span, f"no mount of the container ({mounts.value}) holds "
+                                                                "this adapter"))
+        return
+    if not unknown:
+        facts.set("lora.unmounted_path", at(None, "inferred", mounts_span(mounts),
+                                            "every adapter path is under a mount of the container"))
+
+
+def mounts_span(fact: Fact) -> Span | None:
+    if fact.path is None or fact.line is None or fact.column is None:
+        return None
+    return Span(fact.path, fact.line, fact.column, fact.end_line or fact.line, fact.end_column or fact.column)
+
+
+def vllm_lora_paths(args: list[Word]) -> list[tuple[str | None, Span]]:
+    """The adapter paths of vLLM ``--lora-modules name=path ...`` (``nargs='+'``, and the JSON form
+    ``{"name": ..., "path": ...}``), each at its word."""
+    import json
+
+    out: list[tuple[str | None, Span]] = []
+    i = 0
+    while i < len(args):
+        text = args[i].text or ""
+        i += 1
+        if text != "--lora-modules" and not text.startswith("--lora-modules="):
+            continue
+        values = [Word(text.partition("=")[2], args[i - 1].span)] if text.startswith("--lora-modules=") else []
+        while not text.startswith("--lora-modules=") and i < len(args) and not (args[i].text or "").startswith("-"):
+            values.append(args[i])
+            i += 1
+        for word in values:
+            value = word.text
+            if value is None:
+                out.append((None, word.span))
+            elif value.lstrip().startswith("{"):
+                try:
+                    loaded = json.loads(value)
+                except ValueError:
+                    continue
+                path = loaded.get("path") if isinstance(loaded, dict) else None
+                if isinstance(path, str):
+                    out.append((path, word.span))
+            elif "=" in value:
+                out.append((value.partition("=")[2], word.span))
+    return out
+
+
+def llama_lora_paths(args: list[Word]) -> list[tuple[str | None, Span]]:
+    """The adapter files of llama.cpp ``--lora FNAME`` and ``--lora-scaled FNAME SCALE`` (newer builds also take
+    ``FNAME:SCALE`` and comma-separated lists), each at its word."""
+    out: list[tuple[str | None, Span]] = []
+    for i, word in enumerate(args[:-1]):
+        if word.text not in ("--lora", "--lora-scaled"):
+            continue
+        value = args[i + 1]
+        if value.text is None:
+            out.append((None, value.span))
+            continue
+        for part in value.text.split(","):
+            path = part.split(":", 1)[0] if word.text == "--lora-scaled" else part
+            if path:
+                out.append((path, value.span))
+    return out

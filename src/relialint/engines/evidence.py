@@ -20,12 +20,13 @@ origin ``inferred``: a backend implies its vendor (``hip`` -> ``amd``, from ``ba
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 from relialint.base import lazyre
 from relialint.core.deployment import Deployment
-from relialint.core.facts import Fact, Origin, Value, render
-from relialint.readers.located import Command, EnvVar, Span, Word
+from relialint.core.facts import Fact, FactSet, Origin, Value, render
+from relialint.readers.located import UNKNOWN, Command, EnvVar, Span, Word
 
 GPU_KEYS = ("gpu.model", "gpu.vendor", "gpu.sm", "gpu.arch", "gpu.native_fp8", "gpu.native_fp4", "gpu.cc_capable",
             "gpu.memory_gb", "gpu.candidates")
@@ -362,3 +363,169 @@ def implied(deployment: Deployment) -> None:
 def _derived(value: str, base: Fact, note: str) -> Fact:
     return Fact(value, "inferred", base.path, base.line, base.column, base.end_line, base.end_column, note,
                 base.source)
+
+
+# -- the container the launch runs in (reader container labels) ----------------------------------------------------
+
+_LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
+_ALL_INTERFACES = frozenset({"", "0.0.0.0", "::", "[::]"})
+_PRIVATE_IPC = frozenset({"", "private", "shareable", "none"})
+_DEFAULT_SHM_MIB = 64
+"""Docker's and the Kubernetes runtimes' default ``/dev/shm``: 64 MiB (Docker ``--shm-size`` reference)."""
+_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024**2, "mb": 1024**2, "mib": 1024**2,
+          "g": 1024**3, "gb": 1024**3, "gib": 1024**3, "t": 1024**4, "tb": 1024**4, "tib": 1024**4}
+"""Docker's sizes (``go-units`` ``RAMInBytes``: binary, case-insensitive, ``b`` / ``ib`` optional)."""
+_QUANTITY = {"": 1, "k": 1000, "M": 1000**2, "G": 1000**3, "T": 1000**4, "Ki": 1024, "Mi": 1024**2,
+             "Gi": 1024**3, "Ti": 1024**4}
+"""Kubernetes quantities (``sizeLimit``): decimal ``k M G T``, binary ``Ki Mi Gi Ti``."""
+
+
+def docker_bytes(text: str) -> int | None:
+    """``2gb``, ``512m``, ``1g``, ``67108864`` -> bytes, as Docker and compose read ``shm_size``."""
+    match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*", text)
+    if match is None or match.group(2).lower() not in _UNITS:
+        return None
+    return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
+
+
+def quantity_bytes(text: str) -> int | None:
+    """A Kubernetes memory quantity (``1Gi``, ``512Mi``, ``2G``, ``1073741824``) -> bytes."""
+    match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*", text)
+    if match is None or match.group(2) not in _QUANTITY:
+        return None
+    return int(float(match.group(1)) * _QUANTITY[match.group(2)])
+
+
+def cpu_count(text: str) -> float | None:
+    """A CPU limit (``2``, ``"1.5"``, ``1500m``) -> CPUs."""
+    value = text.strip().strip("\"'")
+    try:
+        number = float(value[:-1]) / 1000 if value.endswith("m") else float(value)
+    except ValueError:
+        return None
+    return number if number >= 0 and number == number and number != float("inf") else None
+
+
+def _label_fact(value: Value | None, span: Span, note: str) -> Fact:
+    return Fact(value, "manifest", span.path, span.line, span.column, span.end_line, span.end_column, note)
+
+
+def container_facts(deployment: Deployment, command: Command) -> None:
+    """The ``container.*`` facts of the container a launch runs in, from the labels its reader passed on
+    (``Command.container_labels``); none for a launch that is not in a compose service, a ``docker run`` /
+    ``podman run`` or a Kubernetes pod. A label whose value the file does not give leaves its fact unknown; a
+    pod spec a Helm chart writes (``partial``) gives only what its values say, never a false."""
+    labels = command.container_labels
+    if not labels or labels[0][0] != "kind":
+        return
+    facts = deployment.facts
+    _, kind, kind_span = labels[0]
+    facts.set("container.kind", _label_fact(kind, kind_span, f"the launch runs in a {kind} container"))
+    partial = any(label == "partial" for label, _, _ in labels)
+
+    def found(name: str) -> list[tuple[str, Span]]:
+        return [(value, span) for label, value, span in labels if label == name]
+
+    cpus = found("cpus")
+    if cpus:
+        value, span = cpus[-1]
+        number = cpu_count(value) if value != UNKNOWN else None
+        if number is None:
+            facts.unknown("container.cpu_limit")
+        elif number == 0:
+            pass  # Docker's --cpus 0 (and compose's cpus: 0) sets no limit
+        else:
+            facts.set("container.cpu_limit", _label_fact(number, span, f"CPU limit {value}"))
+    _exposure(facts, kind_span, found, partial)
+    _shared_memory(facts, kind_span, found, partial)
+    _mounts(facts, kind_span, found, partial)
+
+
+def _exposure(facts: FactSet, kind_span: Span, found: Callable[[str], list[tuple[str, Span]]],
+              partial: bool) -> None:
+    """``container.port_on_all_interfaces``."""
+    key = "container.port_on_all_interfaces"
+    for value, span in found("network"):
+        if value == "host":
+            facts.set(key, _label_fact(True, span, "the container uses the host's network: every port the server "
+                                                   "listens on is on the host's interfaces"))
+            return
+    for _, span in found("publish_all"):
+        facts.set(key, _label_fact(True, span, "-P publishes every exposed port on all host interfaces"))
+        return
+    unsure = partial or any(value == UNKNOWN or value.startswith(("container:", "service:"))
+                            for value, _ in found("network"))  # another container's network: its ports
+    for value, span in found("publish"):
+        if value in _ALL_INTERFACES:
+            facts.set(key, _label_fact(True, span, "a port published without a host address (or 0.0.0.0) is on "
+                                                   "all host interfaces"))
+            return
+        if value not in _LOOPBACK:
+            unsure = True  # an unknown address, or one interface that is not the loopback
+    for value, span in found("service"):
+        facts.set(key, _label_fact(True, span, f"a Service of type {value} in the file exposes the pods beyond "
+                                               "the cluster"))
+        return
+    if not unsure:
+        facts.set(key, _label_fact(False, kind_span, "every published port is bound to the loopback, or none is "
+                                                     "published"))
+
+
+def _shared_memory(facts: FactSet, kind_span: Span, found: Callable[[str], list[tuple[str, Span]]],
+                   partial: bool) -> None:
+    """``container.ipc_host``, ``container.shm_mib``, ``container.shm_enlarged``."""
+    ipc = found("ipc")
+    ipc_host: bool | None = None
+    if ipc:
+        value, span = ipc[-1]
+        if value == "host":
+            ipc_host = True
+            facts.set("container.ipc_host", _label_fact(True, span, "the container shares the host's IPC namespace "
+                                                                    "and its /dev/shm"))
+        elif value in _PRIVATE_IPC and not partial:
+            ipc_host = False
+            facts.set("container.ipc_host", _label_fact(False, span, f"IPC mode {value or 'private'}"))
+    elif not partial:
+        ipc_host = False
+        facts.set("container.ipc_host", _label_fact(False, kind_span, "no host IPC namespace"))
+    mib: int | None = None
+    mib_span: Span | None = None
+    sized = found("shm_size")
+    if sized:
+        value, mib_span = sized[-1]
+        size = docker_bytes(value) if value != UNKNOWN else None
+        if size is not None:
+            mib = size // 1024**2
+            facts.set("container.shm_mib", _label_fact(mib, mib_span, f"shm_size {value}"))
+    memory_dirs = found("shm_dir")
+    for value, span in memory_dirs:
+        size = quantity_bytes(value) if value else None
+        if size is not None:
+            mib, mib_span = size // 1024**2, span
+            facts.set("container.shm_mib", _label_fact(mib, span, f"memory-backed emptyDir at /dev/shm, sizeLimit "
+                                                                  f"{value}"))
+    key = "container.shm_enlarged"
+    if ipc_host:
+        facts.set(key, _label_fact(True, ipc[-1][1], "the host's IPC namespace brings the host's /dev/shm"))
+    elif memory_dirs:
+        facts.set(key, _label_fact(True, memory_dirs[0][1], "a memory-backed emptyDir is mounted at /dev/shm"))
+    elif mib is not None and mib >= 1024 and mib_span is not None:
+        facts.set(key, _label_fact(True, mib_span, f"/dev/shm is {mib} MiB"))
+    elif partial or ipc_host is None or any(value == UNKNOWN for value, _ in sized) or any(
+            value == UNKNOWN or value.rstrip("/") == "/dev/shm" for value, _ in found("mount")):
+        return  # unknown: a value not given, or something else mounted at /dev/shm
+    else:
+        shown = f"{mib} MiB" if mib is not None else f"the default {_DEFAULT_SHM_MIB} MiB"
+        facts.set(key, _label_fact(False, mib_span or kind_span, f"/dev/shm is {shown}"))
+
+
+def _mounts(facts: FactSet, kind_span: Span, found: Callable[[str], list[tuple[str, Span]]],
+            partial: bool) -> None:
+    """``container.mount_targets``: ``,/a,/b,`` (``,`` for none)."""
+    mounts = found("mount")
+    if partial or any(value == UNKNOWN for value, _ in mounts):
+        return
+    targets = sorted({value.rstrip("/") or "/" for value, _ in mounts})
+    span = mounts[0][1] if mounts else kind_span
+    facts.set("container.mount_targets", _label_fact("," + "".join(f"{t}," for t in targets), span,
+                                                     f"{len(targets)} mount target(s)"))

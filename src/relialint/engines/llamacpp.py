@@ -21,10 +21,13 @@ from relialint.engines.common import (
     apply_env,
     at,
     extract_launches,
+    llama_lora_paths,
+    lora_fact,
     model_facts,
     model_slot_variable,
     model_tail_facts,
     program,
+    serve_facts,
     word_fact,
 )
 from relialint.engines.inference import Inferred, engine_of
@@ -66,7 +69,8 @@ OPTIONS: dict[str, str] = {
     "-dev": "device", "--device": "device", "-hf": "hf-repo", "-hfr": "hf-repo", "--hf-repo": "hf-repo",
     "-np": "parallel", "--parallel": "parallel", "-t": "threads", "--threads": "threads",
     "--host": "host", "--port": "port", "-mg": "main-gpu", "--main-gpu": "main-gpu",
-    "-a": "alias", "--alias": "alias", "--api-key": "api-key", "-ot": "override-tensor",
+    "-a": "alias", "--alias": "alias", "--api-key": "api-key", "--api-key-file": "api-key-file",
+    "-ot": "override-tensor",
     "--override-tensor": "override-tensor", "-ncmoe": "n-cpu-moe", "--n-cpu-moe": "n-cpu-moe",
     "-lm": "load-mode", "--load-mode": "load-mode", "-fit": "fit", "--fit": "fit",
     "--keep": "keep", "--grammar-file": "grammar-file", "--spec-type": "spec-type",
@@ -76,7 +80,8 @@ OPTIONS: dict[str, str] = {
 FACTS = {"ubatch-size": ("llama.ubatch", int), "batch-size": ("llama.batch", int),
          "n-gpu-layers": ("llama.n_gpu_layers", str), "split-mode": ("llama.split_mode", str),
          "flash-attn": ("llama.flash_attn", str), "ctx-size": ("llama.ctx_size", int),
-         "cache-type-k": ("kv_cache.dtype", str)}
+         "cache-type-k": ("kv_cache.dtype", str), "threads": ("llama.threads", int),
+         "parallel": ("llama.parallel", int)}
 VOID = {"-cb", "--cont-batching", "-nocb", "--no-cont-batching", "--mlock", "--no-mmap", "--mmap", "--jinja",
         "--metrics", "--embedding", "--embeddings", "--verbose", "-v", "--no-webui", "--slots", "--no-slots",
         "-cmoe", "--cpu-moe", "--direct-io", "--reranking", "--rerank", "-fa-legacy", "--check-tensors",
@@ -258,6 +263,7 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, kind
     platform = evidence.interpreter_clues(interpreter)  # a Termux script: Android, where a build is Linux's
     evidence.apply(deployment, evidence.command_clues(command, kind) + platform
                    + _build_clues(builds.lines, launch.start, kind == "dockerfile" or bool(platform)))
+    evidence.container_facts(deployment, command)
     setattr(deployment, _ENV, (list(command.env), _version(facts)))
     _env_options(facts, command.env, _version(facts), [w.text for w in launch.args] if launch.server else [])
     llamacpp_flags.record_launch(deployment, launch.args)
@@ -266,6 +272,9 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, kind
     _option_facts(facts, parse(launch.args, launch.version[0] if launch.version else None))
     if _complete(launch):
         facts.closed.add("flag.llama.cpp.")
+    serve_facts(deployment, "flag.llama.cpp.", ("api-key", "api-key-file"), ("LLAMA_API_KEY", "LLAMA_ARG_API_KEY_FILE"),
+                env_sets=False, host_env=("LLAMA_ARG_HOST",))
+    lora_fact(deployment, llama_lora_paths(launch.args) if launch.server else [], "flag.llama.cpp." in facts.closed)
 
 
 def _version_facts(facts: FactSet, launch: Launch) -> None:

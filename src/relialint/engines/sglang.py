@@ -25,6 +25,7 @@ from relialint.engines.common import (
     model_facts,
     pip_pin,
     program,
+    serve_facts,
     word_fact,
 )
 from relialint.engines.sglang_args import Opt, Parsed, number, parse_args
@@ -198,6 +199,7 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, open
     clues = _version_facts(facts, launch, pinned)
     apply_env(deployment, command, ("SGLANG_", "SGL_"))
     _apply_args(deployment, launch, opener)
+    serve_facts(deployment, "flag.sglang.", ("api-key",), ())
     _releasable(facts)
     if facts.get("engine.version") is None and facts.get("engine.version_range") is None:
         # the options the launch passes say which releases it can run on (any other refuses to start)
@@ -211,6 +213,7 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, open
             spec, word, why = window
             facts.set("engine.version_range", word_fact(spec, "inferred", word, why))
     evidence.apply(deployment, clues + evidence.command_clues(command, deployment.kind))
+    evidence.container_facts(deployment, command)
 
 
 def _version_facts(facts: FactSet, launch: Launch, pinned: tuple[Version | str, Span] | None

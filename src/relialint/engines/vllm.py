@@ -23,9 +23,12 @@ from relialint.engines.common import (
     checkpoint_facts,
     extract_launches,
     launch_deployment,
+    lora_fact,
     model_facts,
     pip_pin,
     program,
+    serve_facts,
+    vllm_lora_paths,
     word_fact,
 )
 from relialint.engines.vllm_args import (
@@ -247,6 +250,7 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, resu
     if _unseen(launch):
         deployment.facts.closed.discard("env.")  # the image's own ENV is not seen either
     _apply_args(deployment, launch, result, opener)
+    serve_facts(deployment, "flag.vllm.", ("api-key",), ("VLLM_API_KEY",))
     _releasable(facts)
     if facts.get("engine.version") is None and facts.get("engine.version_range") is None:
         # the options the launch passes say which releases it can run on (any other refuses to start)
@@ -255,6 +259,8 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, resu
             spec, word, why = window
             facts.set("engine.version_range", word_fact(spec, "inferred", word, why))
     evidence.apply(deployment, evidence.command_clues(command, result.kind))
+    evidence.container_facts(deployment, command)
+    lora_fact(deployment, vllm_lora_paths(launch.args), "flag.vllm." in facts.closed)
 
 
 def _releasable(facts: FactSet) -> None:

@@ -15,7 +15,8 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from relialint.readers import bounded, envfile
-from relialint.readers.located import EnvVar, FileResult, ReadError, Span, Word
+from relialint.readers.dockerrun import publish_host_ip, volume_target
+from relialint.readers.located import UNKNOWN, EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.opener import FileOpener
 from relialint.readers.yamlsafe import YamlError, YMap, YNode, YScalar, YSeq
 from relialint.readers.yamlwords import (
@@ -172,10 +173,64 @@ def _service(name: YScalar, service: YMap, src: Src, interp: Interpolator, resul
                                        "warning"))
     commands = container_commands(image, entrypoint, argv, env, span, src, nodes, env_complete=env_complete,
                                   name=name.text, gpu_count=count, gpu_count_span=count_span, gpu_labels=labels)
+    platform = _platform(name, service, interp)
+    for command in commands:
+        command.container_labels = list(platform)
     if unseen and len(commands) == 1 and image is not None:
         commands[0].argv_from_image = True
         commands[0].shows = _shows(name, service)
     result.commands.extend(commands)
+
+
+def _platform(name: YScalar, service: YMap, interp: Interpolator) -> list[tuple[str, str, Span]]:
+    """The container labels of a service (``Command.container_labels``): CPU limit, published ports, network and IPC
+    mode, ``shm_size``, mount targets, each value interpolated (``UNKNOWN`` where ``.env`` does not give it)."""
+    labels: list[tuple[str, str, Span]] = [("kind", "compose", name.span)]
+
+    def value(node: YNode | None) -> str | None:
+        if not isinstance(node, YScalar) or (node.value is None and not node.quoted):
+            return None
+        text, _ = interp(node.text, node.span)
+        return UNKNOWN if text is None else text
+
+    def scalar(label: str, node: YNode | None) -> None:
+        text = value(node)
+        if text is not None and node is not None:
+            labels.append((label, text, node.span))
+
+    deploy = service.get("deploy")
+    resources = deploy.get("resources") if isinstance(deploy, YMap) else None
+    limits = resources.get("limits") if isinstance(resources, YMap) else None
+    scalar("cpus", service.get("cpus"))
+    if isinstance(limits, YMap):
+        scalar("cpus", limits.get("cpus"))  # compose gives deploy.resources.limits the last word
+    for item in seq_items(service.get("ports")):
+        if isinstance(item, YMap):  # long syntax: host_ip, published, target
+            if item.get("published") is None and item.get("target") is None:
+                continue
+            host = value(item.get("host_ip"))
+            labels.append(("publish", host if host is not None else "", item.span))
+        else:
+            text = value(item)
+            if text is not None:
+                labels.append(("publish", text if text == UNKNOWN else publish_host_ip(text), item.span))
+    scalar("network", service.get("network_mode"))
+    scalar("ipc", service.get("ipc"))
+    scalar("shm_size", service.get("shm_size"))
+    for item in seq_items(service.get("volumes")):
+        if isinstance(item, YMap):
+            scalar("mount", item.get("target"))
+        else:
+            text = value(item)
+            if text is not None:
+                target = text if text == UNKNOWN else volume_target(text)
+                labels.append(("mount", target if target is not None else UNKNOWN, item.span))
+    tmpfs = service.get("tmpfs")
+    for item in [tmpfs] if isinstance(tmpfs, YScalar) else seq_items(tmpfs):
+        text = value(item)
+        if text is not None:
+            labels.append(("mount", text if text == UNKNOWN else text.split(":", 1)[0].strip(), item.span))
+    return labels
 
 
 def _build_anchor(build: YNode) -> YNode:

@@ -32,7 +32,7 @@ other chart only where they plainly hold a server's arguments.
 from __future__ import annotations
 
 from relialint.readers.helmvalues import env_map, image_word, pair_span, render, render_any, render_yaml, truthy
-from relialint.readers.kubernetes import container_env, container_gpus
+from relialint.readers.kubernetes import container_env, container_gpus, helm_labels
 from relialint.readers.located import Command, EnvVar, FileResult, Span, Word
 from relialint.readers.yamlsafe import YMap, YNode, YScalar, YSeq
 from relialint.readers.yamlwords import map_items, scalar_text, seq_items
@@ -64,6 +64,7 @@ def read_chart_vllm(root: YMap, result: FileResult) -> None:
     span = image.span if image is not None else image_node.span
     result.commands.append(Command("container", [], span, env, complete, image, command or None, None, count,
                                    count_span, labels))
+    result.commands[-1].container_labels = helm_labels(root, span)
 
 
 def is_llama_server(root: YMap) -> bool:
@@ -92,6 +93,7 @@ def read_llama_server(root: YMap, result: FileResult) -> None:
     count, count_span, _ = container_gpus(root)
     result.commands.append(Command("container", argv, image.span if image else args_key.span, [], True, image,
                                    None, None, count, count_span))
+    result.commands[-1].container_labels = helm_labels(root, result.commands[-1].span)
 
 
 def is_silogen_vllm(root: YMap) -> bool:
@@ -134,6 +136,7 @@ def read_silogen_vllm(root: YMap, result: FileResult) -> None:
     env = env_map(root.get("env_vars"))
     result.commands.append(Command("container", argv, at, env, True, image, entrypoint, None, count,
                                    gpus.span if count is not None and isinstance(gpus, YNode) else None, labels))
+    result.commands[-1].container_labels = helm_labels(None, at)
 
 
 def _shell_quoted(value: YNode) -> str | None:
@@ -169,6 +172,7 @@ def read_kubeai_models(root: YMap, result: FileResult) -> None:
         env = [EnvVar("VLLM_ALLOW_RUNTIME_LORA_UPDATING", "True", at), EnvVar("HF_TOKEN", None, at)]
         env += sorted(env_map(model.get("env")), key=lambda var: var.name)
         result.commands.append(Command("container", argv, at, env, True))
+        result.commands[-1].container_labels = helm_labels(None, at)
 
 
 def read_generic(root: YMap, result: FileResult) -> None:
@@ -209,6 +213,7 @@ def _container(node: YMap, result: FileResult) -> bool:
     count, count_span, _ = container_gpus(node)
     result.commands.append(Command("container", argv, image.span, env, complete, image, entrypoint, None, count,
                                    count_span))
+    result.commands[-1].container_labels = helm_labels(node, image.span)
     return True
 
 

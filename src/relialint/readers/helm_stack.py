@@ -22,7 +22,7 @@ templates that could apply disagree, the disputed word is left out rather than g
 from __future__ import annotations
 
 from relialint.readers.helmvalues import Chart, pair_span, render, truthy, version_tuple
-from relialint.readers.kubernetes import container_env, term_labels
+from relialint.readers.kubernetes import container_env, helm_labels, term_labels
 from relialint.readers.located import Command, EnvVar, FileResult, ReadError, Span, Word
 from relialint.readers.yamlsafe import YMap, YNode, YScalar, YSeq
 from relialint.readers.yamlwords import map_items, scalar_text, seq_items
@@ -94,6 +94,7 @@ def read_model(model: YMap, chart: Chart, result: FileResult) -> None:
     name = scalar_text(model.get("name"))
     result.commands.append(Command("container", argv, image.span if image else where, env, complete, image,
                                    entrypoint, name, count, count_span, labels))
+    result.commands[-1].container_labels = helm_labels(None, result.commands[-1].span)
 
 
 def _gpu_number(value: YNode | None) -> int | None:

@@ -75,7 +75,31 @@ def read(text: str, path: str, opener: FileOpener) -> FileResult:
     src, documents = mappings(text, path, result, opener)
     for document in documents:
         _object(document, src, result, [], 0)
+    services = _services(documents)
+    for command in result.commands:
+        if command.container_labels:
+            command.container_labels = command.container_labels + services
     return result
+
+
+def _services(documents: list[YMap]) -> list[tuple[str, str, Span]]:
+    """``("service", type)`` of each Service of the file that exposes its pods beyond the cluster (LoadBalancer,
+    NodePort), for every container of the file (``Command.container_labels``)."""
+    out: list[tuple[str, str, Span]] = []
+    stack: list[YNode] = list(documents)
+    while stack:
+        node = stack.pop(0)
+        if not isinstance(node, YMap):
+            continue
+        if scalar_text(node.get("kind")) == "List":
+            stack.extend(seq_items(node.get("items")))
+            continue
+        spec = node.get("spec")
+        kind_type = spec.get("type") if isinstance(spec, YMap) else None
+        if scalar_text(node.get("kind")) == "Service" and isinstance(kind_type, YScalar) \
+                and kind_type.text in ("LoadBalancer", "NodePort"):
+            out.append(("service", kind_type.text, kind_type.span))
+    return out
 
 
 def _object(node: YNode, src: Src, result: FileResult, labels: list[tuple[str, str, Span]], depth: int) -> None:
@@ -93,11 +117,11 @@ def _object(node: YNode, src: Src, result: FileResult, labels: list[tuple[str, s
     if isinstance(containers, YSeq):
         for container in containers.items:
             if isinstance(container, YMap):
-                _container(container, src, result, here)
+                _container(container, src, result, here, node)
     model = node.get("model")
     if isinstance(model, YMap) and (model.get("image") is not None or model.get("args") is not None) \
             and isinstance(node.get("containers"), YSeq) is False:
-        _container(model, src, result, here)
+        _container(model, src, result, here, node)
     for key, value in node.items:
         if key.text in ("containers", "initContainers", "ephemeralContainers", "nodeSelector", "affinity",
                         "metadata", "status"):
@@ -139,7 +163,8 @@ def term_labels(terms: list[YNode]) -> list[tuple[str, str, Span]]:
     return labels
 
 
-def _container(container: YMap, src: Src, result: FileResult, labels: list[tuple[str, str, Span]]) -> None:
+def _container(container: YMap, src: Src, result: FileResult, labels: list[tuple[str, str, Span]],
+               pod: YMap) -> None:
     env, complete = _env(container)
     refs = _Refs(env)
     nodes: dict[int, Placed] = {}
@@ -163,7 +188,57 @@ def _container(container: YMap, src: Src, result: FileResult, labels: list[tuple
     if image is not None and entrypoint is None and not argv and len(commands) == 1:
         commands[0].argv_from_image = True  # the image's own CMD runs, unseen here
         commands[0].shows = _shows(container)
+    platform = pod_labels(container, pod)
+    for command in commands:
+        command.container_labels = list(platform)
     result.commands.extend(commands)
+
+
+def cpu_limit_labels(container: YMap) -> list[tuple[str, str, Span]]:
+    """``("cpus", resources.limits.cpu)`` of a container, as written (``"1500m"``, ``2``), where it sets one."""
+    resources = container.get("resources")
+    limits = resources.get("limits") if isinstance(resources, YMap) else None
+    cpu = limits.get("cpu") if isinstance(limits, YMap) else None
+    if isinstance(cpu, YScalar) and cpu.value is not None:
+        return [("cpus", cpu.text, cpu.span)]
+    return []
+
+
+def helm_labels(values: YMap | None, at: Span) -> list[tuple[str, str, Span]]:
+    """The container labels of a container a Helm chart renders from its values: a Kubernetes pod whose spec the
+    chart's templates write (only what the values say is known: ``partial``), with the values' CPU limit."""
+    labels: list[tuple[str, str, Span]] = [("kind", "kubernetes", at),
+                                           ("partial", "a Helm chart's templates write the pod spec", at)]
+    return labels + (cpu_limit_labels(values) if values is not None else [])
+
+
+def pod_labels(container: YMap, pod: YMap) -> list[tuple[str, str, Span]]:
+    """The container labels (``Command.container_labels``) of one container of a pod spec: its CPU limit, host
+    network and IPC, host ports, mount targets, and a memory-backed ``emptyDir`` mounted at ``/dev/shm``."""
+    name = container.get("name")
+    at = name.span if isinstance(name, YScalar) else container.span
+    labels: list[tuple[str, str, Span]] = [("kind", "kubernetes", at), *cpu_limit_labels(container)]
+    for key, label in (("hostNetwork", "network"), ("hostIPC", "ipc")):
+        node = pod.get(key)
+        if isinstance(node, YScalar) and node.value is True:
+            labels.append((label, "host", node.span))
+    for port in seq_items(container.get("ports")):
+        host_port = port.get("hostPort") if isinstance(port, YMap) else None
+        if isinstance(port, YMap) and isinstance(host_port, YScalar) and host_port.value is not None:
+            labels.append(("publish", scalar_text(port.get("hostIP")) or "", host_port.span))
+    volumes = {scalar_text(v.get("name")): v for v in seq_items(pod.get("volumes")) if isinstance(v, YMap)}
+    for mount in seq_items(container.get("volumeMounts")):
+        path = mount.get("mountPath") if isinstance(mount, YMap) else None
+        if not isinstance(mount, YMap) or not isinstance(path, YScalar) or path.value is None:
+            continue
+        labels.append(("mount", path.text, path.span))
+        volume = volumes.get(scalar_text(mount.get("name")))
+        empty = volume.get("emptyDir") if volume is not None else None
+        if path.text.rstrip("/") == "/dev/shm" and isinstance(empty, YMap) \
+                and scalar_text(empty.get("medium")) == "Memory":
+            limit = scalar_text(empty.get("sizeLimit"))
+            labels.append(("shm_dir", limit or "", path.span))
+    return labels
 
 
 def _shows(container: YMap) -> list[tuple[str, str, Span]]:

@@ -101,6 +101,10 @@ class EnvVar(Frozen):
         self.held = held
 
 
+UNKNOWN = "\x00unknown"
+"""A container label's value that is set but not known (a ``$PORT`` the file does not give)."""
+
+
 class Command:
     """One command a file runs or declares.
 
@@ -132,6 +136,13 @@ class Command:
     """What a container declares beside its launch, as written, for the engine models to weigh when the launch is
     unseen: ``("name", service or container name)``, ``("port", container port)``, ``("volume", a mount's
     source or target)``, ``("probe", a health check's command or HTTP path)``."""
+    container_labels: list[tuple[str, str, Span]]
+    """What the container platform says about the container the command runs in, as written, for the evidence
+    layer to turn into ``container.*`` facts (``engines.evidence.container_facts``): ``("kind", compose | docker |
+    kubernetes)`` first (none: not a container of one of these), then ``("cpus", limit)``, ``("publish", host IP or
+    "")``, ``("publish_all", "")``, ``("network", mode)``, ``("host_port", port)``, ``("service", type)``,
+    ``("ipc", mode)``, ``("shm_size", size)``, ``("shm_dir", sizeLimit or "")``, ``("mount", target)``,
+    ``("partial", why)`` (the file shows only part of the pod spec: what is not written is unknown, not absent)."""
 
     def __init__(self, kind: str, argv: list[Word], span: Span, env: list[EnvVar] | None = None,
                  env_complete: bool = True, image: Word | None = None, entrypoint: list[Word] | None = None,
@@ -139,6 +150,7 @@ class Command:
                  gpu_labels: list[tuple[str, str, Span]] | None = None, argv_complete: bool = True,
                  branch: Branch = (), problems: list[ReadError] | None = None) -> None:
         self.shows = []
+        self.container_labels = []
         self.kind = kind
         self.argv = argv
         self.span = span

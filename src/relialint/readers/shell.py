@@ -580,6 +580,7 @@ class _Reader:
                                command.name, command.gpu_count,
                                remap(command.gpu_count_span) if command.gpu_count_span else None,
                                argv_complete=command.argv_complete, branch=branch))
+            out[-1].container_labels = [(label, value, remap(at)) for label, value, at in command.container_labels]
         return out
 
     # -- commands ----------------------------------------------------------------------------------------------
@@ -733,6 +734,7 @@ class _Reader:
                                container.image, command.argv, container.name, container.gpu_count,
                                container.gpu_count_span, argv_complete=command.argv_complete,
                                branch=command.branch))
+            out[-1].container_labels = list(container.container_labels)
         return out
 
     def exported_env(self) -> list[EnvVar]:

@@ -325,6 +325,7 @@ def script_commands(script: str, region: Span | None, src: Src, fallback: Span,
         out.append(Command(command.kind, argv, remap(command.span), env, command.env_complete, image, entry,
                            argv_complete=command.argv_complete, gpu_count=command.gpu_count,
                            gpu_count_span=remap(command.gpu_count_span) if command.gpu_count_span else None))
+        out[-1].container_labels = [(label, value, remap(at)) for label, value, at in command.container_labels]
     return out
 
 

@@ -72,13 +72,16 @@ OPTIONS: dict[str, str] = {
     "--keep": "keep", "--grammar-file": "grammar-file", "--spec-type": "spec-type",
     "-sp": "special", "--special": "special", "-kvu": "kv-unified", "--kv-unified": "kv-unified",
     "-no-kvu": "kv-unified", "--no-kv-unified": "kv-unified",
+    "-v": "verbose", "--verbose": "verbose", "--log-verbose": "verbose",
+    "-lv": "verbosity", "--verbosity": "verbosity", "--log-verbosity": "verbosity",
 }
 FACTS = {"ubatch-size": ("llama.ubatch", int), "batch-size": ("llama.batch", int),
          "n-gpu-layers": ("llama.n_gpu_layers", str), "split-mode": ("llama.split_mode", str),
          "flash-attn": ("llama.flash_attn", str), "ctx-size": ("llama.ctx_size", int),
          "cache-type-k": ("kv_cache.dtype", str)}
 VOID = {"-cb", "--cont-batching", "-nocb", "--no-cont-batching", "--mlock", "--no-mmap", "--mmap", "--jinja",
-        "--metrics", "--embedding", "--embeddings", "--verbose", "-v", "--no-webui", "--slots", "--no-slots",
+        "--metrics", "--embedding", "--embeddings", "--verbose", "-v", "--log-verbose", "--no-webui", "--slots",
+        "--no-slots",
         "-cmoe", "--cpu-moe", "--direct-io", "--reranking", "--rerank", "-fa-legacy", "--check-tensors",
         "--no-warmup", "--log-disable", "--swa-full", "--kv-unified", "-kvu", "-sp", "--special"}
 NEGATED = {"-no-kvu", "--no-kv-unified"}

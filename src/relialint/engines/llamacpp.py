@@ -76,6 +76,8 @@ OPTIONS: dict[str, str] = {
     "--keep": "keep", "--grammar-file": "grammar-file", "--spec-type": "spec-type",
     "-sp": "special", "--special": "special", "-kvu": "kv-unified", "--kv-unified": "kv-unified",
     "-no-kvu": "kv-unified", "--no-kv-unified": "kv-unified",
+    "-v": "verbose", "--verbose": "verbose", "--log-verbose": "verbose",
+    "-lv": "verbosity", "--verbosity": "verbosity", "--log-verbosity": "verbosity",
 }
 FACTS = {"ubatch-size": ("llama.ubatch", int), "batch-size": ("llama.batch", int),
          "n-gpu-layers": ("llama.n_gpu_layers", str), "split-mode": ("llama.split_mode", str),
@@ -83,7 +85,8 @@ FACTS = {"ubatch-size": ("llama.ubatch", int), "batch-size": ("llama.batch", int
          "cache-type-k": ("kv_cache.dtype", str), "threads": ("llama.threads", int),
          "parallel": ("llama.parallel", int)}
 VOID = {"-cb", "--cont-batching", "-nocb", "--no-cont-batching", "--mlock", "--no-mmap", "--mmap", "--jinja",
-        "--metrics", "--embedding", "--embeddings", "--verbose", "-v", "--no-webui", "--slots", "--no-slots",
+        "--metrics", "--embedding", "--embeddings", "--verbose", "-v", "--log-verbose", "--no-webui", "--slots",
+        "--no-slots",
         "-cmoe", "--cpu-moe", "--direct-io", "--reranking", "--rerank", "-fa-legacy", "--check-tensors",
         "--no-warmup", "--log-disable", "--swa-full", "--kv-unified", "-kvu", "-sp", "--special"}
 NEGATED = {"-no-kvu", "--no-kv-unified"}

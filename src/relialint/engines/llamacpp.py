@@ -72,6 +72,7 @@ OPTIONS: dict[str, str] = {
     "--keep": "keep", "--grammar-file": "grammar-file", "--spec-type": "spec-type",
     "-sp": "special", "--special": "special", "-kvu": "kv-unified", "--kv-unified": "kv-unified",
     "-no-kvu": "kv-unified", "--no-kv-unified": "kv-unified",
+    "--chat-template": "chat-template", "--jinja": "jinja", "--no-jinja": "jinja",
 }
 FACTS = {"ubatch-size": ("llama.ubatch", int), "batch-size": ("llama.batch", int),
          "n-gpu-layers": ("llama.n_gpu_layers", str), "split-mode": ("llama.split_mode", str),
@@ -81,7 +82,7 @@ VOID = {"-cb", "--cont-batching", "-nocb", "--no-cont-batching", "--mlock", "--n
         "--metrics", "--embedding", "--embeddings", "--verbose", "-v", "--no-webui", "--slots", "--no-slots",
         "-cmoe", "--cpu-moe", "--direct-io", "--reranking", "--rerank", "-fa-legacy", "--check-tensors",
         "--no-warmup", "--log-disable", "--swa-full", "--kv-unified", "-kvu", "-sp", "--special"}
-NEGATED = {"-no-kvu", "--no-kv-unified"}
+NEGATED = {"-no-kvu", "--no-kv-unified", "--no-jinja"}
 """Switches that turn an option off: recorded as ``false`` under the option's canonical name (RL320 reads
 ``flag.llama.cpp.kv-unified``)."""
 

@@ -78,6 +78,7 @@ OPTIONS: dict[str, str] = {
     "-no-kvu": "kv-unified", "--no-kv-unified": "kv-unified",
     "-v": "verbose", "--verbose": "verbose", "--log-verbose": "verbose",
     "-lv": "verbosity", "--verbosity": "verbosity", "--log-verbosity": "verbosity",
+    "--chat-template": "chat-template", "--jinja": "jinja", "--no-jinja": "jinja",
 }
 FACTS = {"ubatch-size": ("llama.ubatch", int), "batch-size": ("llama.batch", int),
          "n-gpu-layers": ("llama.n_gpu_layers", str), "split-mode": ("llama.split_mode", str),
@@ -89,7 +90,7 @@ VOID = {"-cb", "--cont-batching", "-nocb", "--no-cont-batching", "--mlock", "--n
         "--no-slots",
         "-cmoe", "--cpu-moe", "--direct-io", "--reranking", "--rerank", "-fa-legacy", "--check-tensors",
         "--no-warmup", "--log-disable", "--swa-full", "--kv-unified", "-kvu", "-sp", "--special"}
-NEGATED = {"-no-kvu", "--no-kv-unified"}
+NEGATED = {"-no-kvu", "--no-kv-unified", "--no-jinja"}
 """Switches that turn an option off: recorded as ``false`` under the option's canonical name (RL320 reads
 ``flag.llama.cpp.kv-unified``)."""
 

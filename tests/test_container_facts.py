@@ -57,7 +57,7 @@ def test_llama_from_env_file(tmp_path: Path) -> None:
 
 def test_llama_no_key_and_unknown_key(tmp_path: Path) -> None:
     d = only(tmp_path, "serve.sh", "llama-server -m /m/q.gguf --port 8080\n")
-    assert "serve.host" not in d  # no default is assumed
+    assert d["serve.host"] == (None, "inferred", 1, 1)  # known unset: no default is assumed
     assert d["serve.api_key"] == (False, "inferred", 1, 1)  # the script's environment is the one it shows
     d = only(tmp_path, "serve.sh", "llama-server -m /m/q.gguf --api-key \"$KEY\"\n")
     assert "serve.api_key" not in d  # written, from a value the file does not give
@@ -82,6 +82,20 @@ services:
     assert d["serve.api_key"] == (True, "env", 7, 7)
     d = only(tmp_path, "compose.yaml", open_key + "      VLLM_API_KEY: \"\"\n")
     assert d["serve.api_key"] == (False, "inferred", 3, 12)  # empty: no key
+
+
+def test_host_unset_and_unknown(tmp_path: Path) -> None:
+    d = only(tmp_path, "serve.sh", "vllm serve org/m --port 8000\n")
+    assert d["serve.host"] == (None, "inferred", 1, 1)
+    d = only(tmp_path, "serve.sh", "vllm serve org/m $EXTRA_ARGS\n")
+    assert "serve.host" not in d  # options spliced from a variable: --host may be among them
+    d = only(tmp_path, "serve.sh", "vllm serve org/m --host \"$HOST\"\n")
+    assert "serve.host" not in d
+    compose = "services:\n  llama:\n    image: ghcr.io/ggml-org/llama.cpp:server\n    command: -m /m/q.gguf\n"
+    d = only(tmp_path, "compose.yaml", compose)
+    assert d["serve.host"] == (None, "inferred", 3, 12)
+    d = only(tmp_path, "compose.yaml", compose + "    env_file: missing.env\n")
+    assert "serve.host" not in d  # LLAMA_ARG_HOST may be in the file that is not there
 
 
 def test_kubernetes_key_from_secret(tmp_path: Path) -> None:
@@ -222,6 +236,8 @@ def test_docker_run_ports(tmp_path: Path) -> None:
     assert d["container.port_on_all_interfaces"] == (True, "manifest", 1, 22)
     d = only(tmp_path, "serve.sh", "docker run " + image)
     assert d["container.port_on_all_interfaces"] == (False, "manifest", 1, 1)
+    d = only(tmp_path, "serve.sh", "docker run -p8000:8000 " + image)
+    assert d["container.port_on_all_interfaces"] == (True, "manifest", 1, 12)  # the value in the same word
 
 
 POD = """\
@@ -367,3 +383,29 @@ def test_lora_unmounted_path(tmp_path: Path) -> None:
     assert d["lora.unmounted_path"] == ("/lora/x.gguf", "flag", 1, 85)
     d = only(tmp_path, "serve.sh", llama + "/models/x.gguf\n")
     assert d["lora.unmounted_path"] == (None, "inferred", 1, 15)
+
+
+# -- the parsers ----------------------------------------------------------------------------------------------------
+
+
+def test_sizes_cpus_and_addresses() -> None:
+    from relialint.engines.evidence import cpu_count, docker_bytes, quantity_bytes
+    from relialint.readers.dockerrun import mount_target, publish_host_ip, volume_target
+
+    assert [docker_bytes(t) for t in ("2gb", "1g", "512m", "512MiB", "67108864", "1.5g", "lots")] == [
+        2 * 1024**3, 1024**3, 512 * 1024**2, 512 * 1024**2, 67108864, int(1.5 * 1024**3), None]
+    assert [quantity_bytes(t) for t in ("1Gi", "512Mi", "2G", "1073741824", "1gi")] == [
+        1024**3, 512 * 1024**2, 2 * 1000**3, 1073741824, None]
+    assert [cpu_count(t) for t in ("2", "1.5", "1500m", "'0.5'", "two")] == [2.0, 1.5, 1.5, 0.5, None]
+    assert [publish_host_ip(t) for t in ("8000", "8000:8000", "127.0.0.1:8000:8000", "[::1]:80:80", "0.0.0.0::80",
+                                         "8000:8000/udp")] == ["", "", "127.0.0.1", "::1", "0.0.0.0", ""]
+    assert [volume_target(t) for t in ("/a:/b", "/a:/b:ro", "vol:/data", "/anon", "C:\\m:/models")] == [
+        "/b", "/b", "/data", "/anon", "/models"]
+    assert mount_target("type=bind,source=/a,target=/b") == "/b"
+    assert mount_target("type=volume,src=v,destination=/d,readonly") == "/d"
+    assert mount_target("type=tmpfs") is None
+
+
+def test_no_cpu_limit_is_absent(tmp_path: Path) -> None:
+    d = only(tmp_path, "serve.sh", "docker run --cpus 0 vllm/vllm-openai:v0.10.0 --model org/m\n")
+    assert "container.cpu_limit" not in d  # --cpus 0: no limit

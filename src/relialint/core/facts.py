@@ -232,7 +232,7 @@ VOCABULARY: dict[str, FactSpec] = {
         _spec("llama.threads", "int", "llama.cpp -t/--threads (or LLAMA_ARG_THREADS): CPU threads for generation"),
         _spec("llama.parallel", "int", "llama.cpp -np/--parallel (or LLAMA_ARG_N_PARALLEL): server slots"),
         _spec("serve.host", "string", "the address the server listens on, as written (vLLM/SGLang --host, llama.cpp "
-              "--host or LLAMA_ARG_HOST); absent when not given (no default is assumed)"),
+              "--host or LLAMA_ARG_HOST); unset where a complete launch gives none (no default address is assumed)"),
         _spec("serve.api_key", "bool", "the server asks for an API key: vLLM --api-key or VLLM_API_KEY, llama.cpp "
               "--api-key, --api-key-file, LLAMA_API_KEY or LLAMA_ARG_API_KEY_FILE, SGLang --api-key, set and not "
               "empty; false where the launch's options and environment are known and set none"),

@@ -386,10 +386,11 @@ def pip_pin(command: Command, package: str) -> tuple[Version | str, Span] | None
 
 
 def serve_facts(deployment: Deployment, prefix: str, key_options: tuple[str, ...], key_env: tuple[str, ...],
-                env_sets: bool = True) -> None:
+                env_sets: bool = True, host_env: tuple[str, ...] = ()) -> None:
     """``serve.host`` and ``serve.api_key`` from the launch's options as written (``prefix``: ``flag.vllm.``) and
     the variables that set a key. ``serve.host`` is the ``--host`` value (no default is assumed; where the option
-    is given from a variable the file does not show, it is unknown). ``serve.api_key`` is true where an option or
+    is given from a variable the file does not show, it is unknown; known unset where the command line is complete
+    and gives none, nor a variable of ``host_env``). ``serve.api_key`` is true where an option or
     variable sets a non-empty key (a secret's value counts), false where the options and the variables are all
     known and none sets one, else unknown. With ``env_sets`` false the variables only make the key unknown when
     they are not known (llama.cpp: its engine module turns them into the options already, build by build)."""
@@ -399,6 +400,11 @@ def serve_facts(deployment: Deployment, prefix: str, key_options: tuple[str, ...
         facts.set("serve.host", replace(host, note=host.note or f"{prefix}host"))
     elif prefix + "host" in facts.blocked:
         facts.unknown("serve.host")
+    elif (host is None or host.origin == "inferred") and facts.get(prefix + "host") is not None and all(
+            (var := facts.get("env." + name)) is not None and var.value is None for name in host_env):
+        # no --host on a complete command line (nor a variable that sets it): known unset, no default assumed
+        facts.set("serve.host", at(None, "inferred", deployment.span, "no --host is given: the engine's own default "
+                                                                      "address applies"))
     unknown = False
     keys = [(prefix + name, True) for name in key_options] + [("env." + name, env_sets) for name in key_env]
     for key, counts in keys:

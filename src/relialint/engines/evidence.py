@@ -432,6 +432,8 @@ def container_facts(deployment: Deployment, command: Command) -> None:
         number = cpu_count(value) if value != UNKNOWN else None
         if number is None:
             facts.unknown("container.cpu_limit")
+        elif number == 0:
+            pass  # Docker's --cpus 0 (and compose's cpus: 0) sets no limit
         else:
             facts.set("container.cpu_limit", _label_fact(number, span, f"CPU limit {value}"))
     _exposure(facts, kind_span, found, partial)

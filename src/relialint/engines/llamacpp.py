@@ -273,7 +273,7 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, kind
     if _complete(launch):
         facts.closed.add("flag.llama.cpp.")
     serve_facts(deployment, "flag.llama.cpp.", ("api-key", "api-key-file"), ("LLAMA_API_KEY", "LLAMA_ARG_API_KEY_FILE"),
-                env_sets=False)
+                env_sets=False, host_env=("LLAMA_ARG_HOST",))
     lora_fact(deployment, llama_lora_paths(launch.args) if launch.server else [], "flag.llama.cpp." in facts.closed)
 
 

@@ -18,6 +18,10 @@ _DOCKER_VALUE_FLAGS = {
 }
 
 
+_ATTACHED = frozenset({"-p", "-v", "-e"})
+"""Short options whose value may follow in the same word (the Docker CLI's option parser reads ``-p8000:8000``)."""
+
+
 def docker_run(words: list[Word], env: list[EnvVar], span: Span, opener: FileOpener) -> Command:
     """The words after ``docker run`` / ``podman run`` (``[options] IMAGE [args]``) as a container command;
     ``--env-file`` files are read through ``opener``."""
@@ -35,6 +39,8 @@ def docker_run(words: list[Word], env: list[EnvVar], span: Span, opener: FileOpe
         if not text.startswith("-") or text == "-":
             break
         flag, eq, inline = text.partition("=")
+        if not text.startswith("--") and len(text) > 2 and text[:2] in _ATTACHED:
+            flag, eq, inline = text[:2], "=", text[2:]  # -p8000:8000, -v/a:/b, -eNAME=1: a value in the same word
         if flag in ("-P", "--publish-all"):
             platform.append(("publish_all", "", word.span))
         if flag in _DOCKER_VALUE_FLAGS:

@@ -111,6 +111,19 @@ def test_compare_reports_each_kind_of_difference(tmp_path: Path) -> None:
         ("missing-facts", "RL117 at x.sh:2:5: expected missing ['gpu.sm'], got ['engine.version', 'gpu.sm']")]
 
 
+def test_a_file_counts_once_when_a_definite_finding_is_one_the_expectations_hold(tmp_path: Path) -> None:
+    deployments = [corpus.Deployment("x.sh", "vllm", 1)]
+    true = corpus.Finding("x.sh", 1, 5, "RL503", "definite", True)
+    false = corpus.Finding("x.sh", 1, 9, "RL504", "definite", True)
+    entry = corpus.Entry(tmp_path / "x.sh", tmp_path / "x.sh.expected.yaml", "a test", [], False, deployments, [true])
+    totals = corpus.Totals()
+    totals.add(entry, corpus.Actual(deployments, [true, false], []))  # one true definite: the file counts
+    totals.add(entry, corpus.Actual(deployments, [false], []))  # a definite finding the expectations lack does not
+    totals.add(entry, corpus.Actual(deployments, [corpus.Finding("x.sh", 1, 5, "RL503", "possible", True)], []))
+    assert (totals.files, totals.definite, totals.files_with_true_definite) == (3, 3, 1)
+    assert "files with at least one definite true finding: 1" in totals.lines()
+
+
 def test_a_warning_on_a_negative_control_is_a_difference() -> None:
     entry = next(e for e in ENTRIES if e.name == "negative/mkdocs.yml")
     actual = corpus.Actual([], [], [], ["negative/mkdocs.yml:1:1: not a compose file; skipped"])

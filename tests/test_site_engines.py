@@ -201,6 +201,13 @@ def test_records_by_engine(monkeypatch: pytest.MonkeyPatch) -> None:
     rows = json.loads(everything.stdout)["records"]
     independent = sum(1 for r in rows if not r["engines"])
     vllm = sum(1 for r in rows if "vllm" in r["engines"])
+    per_engine = {e: sum(1 for r in rows if e in r["engines"]) for e in ("vllm", "llama.cpp", "sglang")}
+    several = sum(1 for r in rows if len(r["engines"]) > 1)
+    assert invoke(["records"]).stdout.splitlines()[-1] == (
+        f"{len(rows)} records (vLLM {per_engine['vllm']}, llama.cpp {per_engine['llama.cpp']}, SGLang "
+        f"{per_engine['sglang']}, engine-independent {independent}"
+        + (f"; {several} name{'s' if several == 1 else ''} more than one engine" if several else "") + ")")
+    assert all(isinstance(r["reach"], int) or r["reach"] is None for r in rows)
     result = invoke(["records", "--engine", "vllm"])
     assert result.exit_code == 0
     assert result.stdout.splitlines()[-1] == f"{vllm + independent} records ({vllm} of vLLM, {independent} " \

@@ -443,6 +443,7 @@ class Totals:
     false_on_negatives: int = 0
     warnings_on_negatives: int = 0
     definite: int = 0
+    files_with_true_definite: int = 0  # files where at least one definite finding is one the expectations hold
     possible_shown: int = 0
     possible_counted: int = 0
     shown_per_file: list[int] = field(default_factory=list)
@@ -461,6 +462,8 @@ class Totals:
             self.false_on_negatives += len(actual.deployments)
             self.warnings_on_negatives += len(actual.warnings)
         self.definite += sum(f.certainty == "definite" for f in actual.findings)
+        expected = {f for f in entry.findings if f.certainty == "definite"}
+        self.files_with_true_definite += any(f in expected for f in actual.findings if f.certainty == "definite")
         self.possible_shown += sum(f.certainty == "possible" and f.shown for f in actual.findings)
         self.possible_counted += sum(f.certainty == "possible" and not f.shown for f in actual.findings)
         self.shown_per_file.append(sum(f.certainty == "possible" and f.shown for f in actual.findings))
@@ -477,6 +480,7 @@ class Totals:
         median = statistics.median(self.shown_per_file) if self.shown_per_file else 0
         out.append(f"findings: definite {self.definite}, possible shown {self.possible_shown}, "
                    f"possible counted {self.possible_counted}")
+        out.append(f"files with at least one definite true finding: {self.files_with_true_definite}")
         out.append(f"possible shown per file: median {median}, max {max(self.shown_per_file, default=0)}")
         out.append(f"read errors: {self.errors}")
         return out

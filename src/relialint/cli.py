@@ -437,6 +437,18 @@ def _engine_name(option: str, value: str) -> str:
     return value
 
 
+def _per_engine(found: list[dict[str, Any]]) -> str:
+    """How many of the records name each engine, and how many are engine-independent."""
+    from relialint.engines.registry import default_registry
+
+    registry = default_registry()
+    parts = [f"{registry.label(e.name)} {n}" for e in registry.versioned()
+             if (n := sum(1 for r in found if e.name in (r.get("engines") or [])))]
+    parts.append(f"engine-independent {sum(1 for r in found if not r.get('engines'))}")
+    both = sum(1 for r in found if len(r.get("engines") or []) > 1)
+    return ", ".join(parts) + (f"; {both} name{'s' if both == 1 else ''} more than one engine" if both else "")
+
+
 def records(args: argparse.Namespace) -> int:
     """List or search the catalogue, with each record's source and where its defect stands upstream."""
     _check_choice("--format", args.fmt, ("text", "json"))
@@ -457,6 +469,7 @@ def records(args: argparse.Namespace) -> int:
         rows = [{"id": r["id"], "slug": r["slug"], "title": r["title"], "severity": r["severity"],
                  "impact": r["impact"], "engines": r.get("engines") or [], "trigger": bool(r.get("trigger")),
                  "runtime_trigger": bool(r.get("runtime_trigger")), "url": record_url(r["id"]),
+                 "reach": (r.get("reach") or {}).get("estimate"),
                  "sources": [s.as_json() for s in sources(r)], "upstream": status(r).as_json()} for r in found]
         _echo_json({"records": rows}, ensure_ascii=True)
         return 0
@@ -471,6 +484,8 @@ def records(args: argparse.Namespace) -> int:
 
         own = sum(1 for r in found if r.get("engines"))
         summary += f" ({own} of {default_registry().label(engine)}, {len(found) - own} engine-independent)"
+    elif found:
+        summary += f" ({_per_engine(found)})"
     _echo(summary)
     return 0
 

@@ -198,6 +198,7 @@ def record_page(rec: SiteRecord, by_id: dict[str, SiteRecord]) -> str:
     except CitationError as exc:
         raise SiteError([f"{rec.path}: references: {exc}"]) from exc
     out.append("")
+    out += _reach(d)
     if d.get("related"):
         out += ["## Related", ""]
         for other in d["related"]:
@@ -211,6 +212,20 @@ def record_page(rec: SiteRecord, by_id: dict[str, SiteRecord]) -> str:
             "Every record as data: [catalogue.json](../catalogue.json); new and changed records: "
             "[Atom feed](../feed.xml).", ""]
     return "\n".join(out)
+
+
+def _reach(d: dict[str, Any]) -> list[str]:
+    """Why the record was written: how many public configs can hit it, and the searches that say so (rerunnable)."""
+    reach = d.get("reach")
+    if not reach:
+        return []
+    searches = "; ".join(f"{code(q['text'])}: {q['hits']} files" for q in reach["queries"])
+    out = ["## Reach", "",
+           f"About {reach['estimate']} public configuration files can hit this record (searched {reach['searched']}: "
+           f"{searches}).", ""]
+    if reach.get("note"):
+        out += [md(reach["note"]), ""]
+    return out
 
 
 def _examples(d: dict[str, Any]) -> list[str]:

@@ -73,7 +73,7 @@ OPTIONS: dict[str, str] = {
     "-sp": "special", "--special": "special", "-kvu": "kv-unified", "--kv-unified": "kv-unified",
     "-no-kvu": "kv-unified", "--no-kv-unified": "kv-unified",
     "--cache-reuse": "cache-reuse", "-mm": "mmproj", "--mmproj": "mmproj", "-mmu": "mmproj-url",
-    "--mmproj-url": "mmproj-url",
+    "--mmproj-url": "mmproj-url", "--swa-full": "swa-full",
 }
 FACTS = {"ubatch-size": ("llama.ubatch", int), "batch-size": ("llama.batch", int),
          "n-gpu-layers": ("llama.n_gpu_layers", str), "split-mode": ("llama.split_mode", str),

@@ -97,7 +97,9 @@ def points_at(trigger: Trigger | Mapping[str, Any], facts: FactSet) -> bool:
     """Whether one condition of a trigger holds on something the file itself states (a flag, an env var, the model,
     an image tag, a manifest label): only then is a *possible* finding worth showing by default. A pinned version
     inside the record's affected ranges is such a condition, unless the trigger waits on a fact only the user can
-    state (what the requests use: ``facts.user_stated``), which no file points at; which engine runs is not (every
+    state (what the requests use: ``facts.user_stated``), which no file points at, or on a build option the file
+    does not give (``build.*``: a launch file runs a binary or image built elsewhere, so its version pin says nothing
+    about how that was built); which engine runs is not (every
     record tests it). A
     condition under a ``not`` points when it does not hold, unless it is an ordering (``not: {lt: 8}``): a bound
     the file's value merely clears (``--max-num-seqs 128`` against "fewer than 8 never cascades") is a guard, true
@@ -105,7 +107,8 @@ def points_at(trigger: Trigger | Mapping[str, Any], facts: FactSet) -> bool:
     file's value merely differs from (a CUDA image against "not on NPU", a plain model against "not ModelOpt FP4")."""
     compiled = _compiled(trigger)
     pairs = list(leaves(compiled.when))
-    waits_on_user = any(leaf.key and user_stated(leaf.key) and facts.get(leaf.key) is None for leaf, _ in pairs)
+    waits_on_user = any(leaf.key and (user_stated(leaf.key) or leaf.key.startswith("build.")) and
+                        facts.get(leaf.key) is None for leaf, _ in pairs)
     if compiled.affected and not waits_on_user and _stated(facts.get("engine.version")) and \
             eval_affected(compiled.affected, facts).value is True:
         return True

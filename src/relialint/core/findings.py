@@ -99,7 +99,8 @@ def points_at(trigger: Trigger | Mapping[str, Any], facts: FactSet) -> bool:
     inside the record's affected ranges is such a condition, unless the trigger waits on a fact only the user can
     state (what the requests use: ``facts.user_stated``), which no file points at, or on a build option the file
     does not give (``build.*``: a launch file runs a binary or image built elsewhere, so its version pin says nothing
-    about how that was built); which engine runs is not (every
+    about how that was built), or on the family of a model the file names but the family data does not know (the
+    model, not the version, decides such a record); which engine runs is not (every
     record tests it). A
     condition under a ``not`` points when it does not hold, unless it is an ordering (``not: {lt: 8}``): a bound
     the file's value merely clears (``--max-num-seqs 128`` against "fewer than 8 never cascades") is a guard, true
@@ -109,6 +110,10 @@ def points_at(trigger: Trigger | Mapping[str, Any], facts: FactSet) -> bool:
     pairs = list(leaves(compiled.when))
     waits_on_user = any(leaf.key and (user_stated(leaf.key) or leaf.key.startswith("build.")) and
                         facts.get(leaf.key) is None for leaf, _ in pairs)
+    # the file names its model and the family data does not know it: the model decides, not the version pin
+    waits_on_model = _stated(facts.get("model.name")) and facts.get("model.family") is None and any(
+        leaf.key == "model.family" for leaf, _ in pairs)
+    waits_on_user = waits_on_user or waits_on_model
     if compiled.affected and not waits_on_user and _stated(facts.get("engine.version")) and \
             eval_affected(compiled.affected, facts).value is True:
         return True

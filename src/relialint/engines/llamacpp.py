@@ -72,6 +72,7 @@ OPTIONS: dict[str, str] = {
     "--keep": "keep", "--grammar-file": "grammar-file", "--spec-type": "spec-type",
     "-sp": "special", "--special": "special", "-kvu": "kv-unified", "--kv-unified": "kv-unified",
     "-no-kvu": "kv-unified", "--no-kv-unified": "kv-unified",
+    "--rope-scaling": "rope-scaling", "--rope-scale": "rope-scale", "--yarn-orig-ctx": "yarn-orig-ctx",
 }
 FACTS = {"ubatch-size": ("llama.ubatch", int), "batch-size": ("llama.batch", int),
          "n-gpu-layers": ("llama.n_gpu_layers", str), "split-mode": ("llama.split_mode", str),

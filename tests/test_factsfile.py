@@ -97,33 +97,45 @@ def test_facts_decide_the_shipped_examples_possible_findings(h200_facts: dict[st
     serve = ROOT / "examples" / "serve-cmd.sh"
     assert short(_check(serve)[1]) == [
         ("RL122", "possible", 7, 1, ["engine.backend", "engine.v1", "engine.version", "gpu.sm"]),  # V0 below CC 8.0
+        ("RL241", "possible", 7, 1, ["engine.version", "gpu.memory_gb", "gpu.model", "gpu.sm"]),  # A100 80GB, 0.8.5
+        ("RL601", "possible", 7, 1, ["container.port_on_all_interfaces"]),  # a container the script may run in
         ("RL107", "possible", 7, 12, ["engine.v2_model_runner", "engine.version", "gpu.cc_capable", "gpu.cc_mode"]),
         ("RL117", "possible", 7, 12, ["engine.version", "gpu.sm"]),
         ("RL206", "possible", 7, 12, ["attention.fa4", "engine.version", "gpu.sm"]),
         ("RL214", "possible", 7, 12, ["engine.version", "gpu.arch", "model.kv_cache_scheme"]),
         ("RL215", "possible", 7, 12, ["engine.version", "gpu.native_fp4"]),
         ("RL217", "possible", 7, 12, ["engine.version", "gpu.vendor"]),
+        ("RL322", "possible", 7, 12, ["container.kind", "container.mount_targets", "engine.version"]),
+        ("RL606", "possible", 7, 12, ["engine.version"]),  # prompts logged up to 0.10.0
         ("RL101", "possible", 8, 3, ["engine.version", "gpu.sm"]),  # a 0.9.0-0.18.1 defect; no version pinned
     ]
     # the H200's capture: SM90 (RL117 absent), no native FP4 (RL215 absent; RL101 possible only for the version),
     # not RDNA3 (RL214 absent), CC off (RL107 absent); the version still unknown
     assert short(_check(serve, "--facts", str(h200_facts[".toml"]))[1]) == [
         ("RL122", "possible", 7, 1, ["engine.backend", "engine.v1", "engine.version"]),
+        ("RL601", "possible", 7, 1, ["container.port_on_all_interfaces"]),
         ("RL206", "possible", 7, 12, ["attention.fa4", "engine.version"]),
         ("RL217", "possible", 7, 12, ["engine.version"]),  # NVIDIA known; the sampler default depends on the version
+        ("RL322", "possible", 7, 12, ["container.kind", "container.mount_targets", "engine.version"]),
+        ("RL606", "possible", 7, 12, ["engine.version"]),
         ("RL101", "possible", 8, 3, ["engine.version"]),
     ]
     # collect-env adds the vLLM version (0.11.0): RL122 stays possible, since a pip install of that version may
     # lack FlashInfer (engine.backend unknown); RL206 is absent: 0.11.0 is before 0.20.0, the first release that
     # picks FA4 on SM90 by default (witnessed); RL217 too (0.11.1-0.16.x); RL101 is definite (0.9.0-0.18.1)
     assert short(_check(serve, "--facts", str(PROBE / "collect-env.txt"))[1]) == [
-        ("RL122", "possible", 7, 1, ["engine.backend"]), ("RL101", "definite", 8, 3, [])]
+        ("RL122", "possible", 7, 1, ["engine.backend"]),
+        ("RL601", "possible", 7, 1, ["container.port_on_all_interfaces"]),
+        ("RL322", "possible", 7, 12, ["container.kind", "container.mount_targets"]), ("RL101", "definite", 8, 3, [])]
     compose = ROOT / "examples" / "compose.yaml"
     # RL206 stays possible on the H200: whether vLLM 0.30.0 upgrades these models to FA4 is not in the capture
     assert short(_check(compose, "--facts", str(h200_facts[".json"]))[1]) == [
-        ("RL206", "possible", 12, 7, ["attention.fa4"]), ("RL303", "definite", 14, 7, []),
+        ("RL206", "possible", 12, 7, ["attention.fa4"]), ("RL322", "definite", 12, 7, []),  # no volume: HF cache
+        ("RL303", "definite", 14, 7, []),
         ("RL113", "definite", 15, 7, []), ("RL208", "definite", 15, 7, []), ("RL221", "definite", 15, 7, []),
-        ("RL206", "possible", 20, 15, ["attention.fa4"]), ("RL303", "definite", 20, 30, []),
+        ("RL206", "possible", 20, 15, ["attention.fa4"]), ("RL322", "definite", 20, 15, []),
+        ("RL338", "possible", 20, 15, ["model.family"]), ("RL602", "possible", 20, 15, ["model.family"]),
+        ("RL303", "definite", 20, 30, []),
     ]
 
 
@@ -133,7 +145,7 @@ def test_cli_options_come_on_top_of_the_facts_file(h200_facts: dict[str, Path]) 
     assert on_top == _check(serve, *_as_cli(h200_facts[".json"])[2:], "--gpu", "B200", "--engine-version", "0.11.0")
     # B200 has native FP4 (no RL101) and is not SM90 (no RL206); 0.11.0 is before RL217 (0.11.1); RL215 possible:
     # 0.11.0 allocates the NVFP4 scale padding uninitialised too, where no loss was measured; the build unknown
-    assert [f["code"] for f in on_top[1]] == ["RL122", "RL215"]
+    assert [f["code"] for f in on_top[1]] == ["RL122", "RL601", "RL215", "RL322"]
 
 
 def test_configuration_facts_file_per_path(tmp_path: Path, h200_facts: dict[str, Path]) -> None:
@@ -152,7 +164,7 @@ def test_configuration_facts_file_per_path(tmp_path: Path, h200_facts: dict[str,
                                                  *_as_cli(tmp_path / "h200.toml"))
     assert run(tmp_path / "serve-cmd.sh") == run(tmp_path / "serve-cmd.sh", "--isolated",
                                                  *_as_cli(tmp_path / "collect-env.txt"))
-    assert [f["code"] for f in run(tmp_path / "serve-cmd.sh")] == ["RL122", "RL101"]
+    assert [f["code"] for f in run(tmp_path / "serve-cmd.sh")] == ["RL122", "RL601", "RL322", "RL101"]
 
 
 def test_configuration_names_a_missing_facts_file(tmp_path: Path) -> None:

@@ -128,8 +128,11 @@ async def test_shell_diagnostics_exact(client: LanguageClient, tmp_path: Path) -
     # depend on the unknown vLLM version (and, for RL122, the build) are shown as information with showPossible
     assert summary(diagnostics) == [
         ("RL122", 6, 0, 4, INFO),
+        ("RL601", 6, 0, 4, INFO),  # whether the launch runs in a container that publishes its port: not in the file
         ("RL117", 6, 11, 19, INFO),  # an RTX 4090 runs FlashAttention 2: cascade attention before 0.18.0
         ("RL217", 6, 11, 19, HINT),  # minor, possible on the unknown vLLM version
+        ("RL322", 6, 11, 19, INFO),  # a hub model: re-downloaded by every new container, if it runs in one
+        ("RL606", 6, 11, 19, INFO),  # prompts logged up to 0.10.0 (no --disable-log-requests)
         ("RL101", 7, 2, 9, WARN),  # blocker, possible (no vLLM version pinned): `--dtype` of `--dtype bfloat16`
     ]
     rl101 = one(diagnostics, "RL101")
@@ -150,6 +153,7 @@ async def test_compose_diagnostics_with_directive(client: LanguageClient, tmp_pa
     assert summary(diagnostics) == [
         ("RL122", 3, 11, 35, WARN),
         ("RL117", 6, 25, 60, WARN),
+        ("RL322", 6, 25, 60, WARN),  # a hub model in a container with no volume over the HF cache
         ("RL101", 6, 62, 71, ERR),
     ]
 
@@ -159,7 +163,8 @@ async def test_edit_applying_the_fix_clears_the_diagnostic(client: LanguageClien
     assert "RL101" in {d.code for d in await open_doc(client, path, SERVE_CMD)}
     after = await change(client, path, 2, SERVE_CMD.replace("--dtype bfloat16", "--dtype float16"))
     assert "RL101" not in {d.code for d in after}
-    assert {d.code for d in after} == {"RL117", "RL122", "RL217"}  # possible, on the unknown version
+    # possible, on the unknown version (and, for RL601 and RL322, on a container the script may run in)
+    assert {d.code for d in after} == {"RL117", "RL122", "RL217", "RL322", "RL601", "RL606"}
 
 
 async def test_by_default_the_editor_shows_what_check_lists(plain: LanguageClient, tmp_path: Path) -> None:
@@ -234,7 +239,7 @@ async def test_code_action_adds_env_var_in_compose(client: LanguageClient, tmp_p
     fix101 = (await actions_for(client, other, rl101))[0]
     assert edits_of(fix101, other) == [types.TextEdit(range=rng(6, 73, 83), new_text='"float16"')]
     after = {d.code for d in await change(client, other, 2, apply(COMPOSE, edits_of(fix101, other)))}
-    assert after == {"RL117", "RL122"}
+    assert after == {"RL117", "RL122", "RL322"}
 
 
 async def test_code_action_adds_env_prefix_in_shell(client: LanguageClient, tmp_path: Path) -> None:

@@ -106,9 +106,15 @@ def points_at(trigger: Trigger | Mapping[str, Any], facts: FactSet) -> bool:
     condition under a ``not`` points when it does not hold, unless it is an ordering (``not: {lt: 8}``): a bound
     the file's value merely clears (``--max-num-seqs 128`` against "fewer than 8 never cascades") is a guard, true
     of nearly every deployment, not a pointer at the failure; so is an exclusion (``ne``, ``not_in``) that the
-    file's value merely differs from (a CUDA image against "not on NPU", a plain model against "not ModelOpt FP4")."""
+    file's value merely differs from (a CUDA image against "not on NPU", a plain model against "not ModelOpt FP4").
+    Nothing points at a record that waits on the container's settings (``container.*``) when the file puts the
+    launch in no container (a host script, a unit running the engine itself): whether it runs in one, and how,
+    no file here says."""
     compiled = _compiled(trigger)
     pairs = list(leaves(compiled.when))
+    if facts.get("container.kind") is None and any(
+            leaf.key and leaf.key.startswith("container.") and facts.get(leaf.key) is None for leaf, _ in pairs):
+        return False  # a record about the container, and the file puts the launch in none it shows
     waits_on_user = any(leaf.key and (user_stated(leaf.key) or leaf.key.startswith("build.")) and
                         facts.get(leaf.key) is None for leaf, _ in pairs)
     # the file names its model and the family data does not know it: the model decides, not the version pin

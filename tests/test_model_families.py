@@ -61,7 +61,10 @@ def test_the_source_hub_id_names_its_own_family_and_no_other(family: model_famil
     ("zai-org/GLM-4.7", False, "glm-4.5"),
     ("QuantTrio/GLM-4.6-AWQ", False, "glm-4.5"),
     ("zai-org/GLM-4.5V", False, None),  # the vision model (Glm4vMoeForConditionalGeneration)
-    ("microsoft/Phi-4-mini-instruct", False, "phi-4"),
+    ("microsoft/Phi-4-mini-instruct", False, "phi-4-mini"),
+    ("microsoft/phi-4", False, "phi-4"),
+    ("microsoft/Phi-3.5-mini-instruct", False, "phi-3.5-mini"),
+    ("Phi-3.5-mini-instruct-Q4_K_M.gguf", True, "phi-3.5-mini"),
     ("microsoft/Phi-4-multimodal-instruct", False, None),  # Phi4MMForCausalLM
     ("microsoft/Phi-4-mini-flash-reasoning", False, None),  # Phi4FlashForCausalLM
     ("google/gemma-4-31B-it-assistant", False, None),  # a drafter, not the model

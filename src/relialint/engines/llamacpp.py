@@ -79,6 +79,8 @@ OPTIONS: dict[str, str] = {
     "-v": "verbose", "--verbose": "verbose", "--log-verbose": "verbose",
     "-lv": "verbosity", "--verbosity": "verbosity", "--log-verbosity": "verbosity",
     "--chat-template": "chat-template", "--jinja": "jinja", "--no-jinja": "jinja",
+    "-n": "n-predict", "--predict": "n-predict", "--n-predict": "n-predict",
+    "--context-shift": "context-shift", "--no-context-shift": "context-shift", "--swa-full": "swa-full",
 }
 FACTS = {"ubatch-size": ("llama.ubatch", int), "batch-size": ("llama.batch", int),
          "n-gpu-layers": ("llama.n_gpu_layers", str), "split-mode": ("llama.split_mode", str),
@@ -89,8 +91,9 @@ VOID = {"-cb", "--cont-batching", "-nocb", "--no-cont-batching", "--mlock", "--n
         "--metrics", "--embedding", "--embeddings", "--verbose", "-v", "--log-verbose", "--no-webui", "--slots",
         "--no-slots",
         "-cmoe", "--cpu-moe", "--direct-io", "--reranking", "--rerank", "-fa-legacy", "--check-tensors",
-        "--no-warmup", "--log-disable", "--swa-full", "--kv-unified", "-kvu", "-sp", "--special"}
-NEGATED = {"-no-kvu", "--no-kv-unified", "--no-jinja"}
+        "--no-warmup", "--log-disable", "--swa-full", "--kv-unified", "-kvu", "-sp", "--special",
+        "--context-shift"}
+NEGATED = {"-no-kvu", "--no-kv-unified", "--no-jinja", "--no-context-shift"}
 """Switches that turn an option off: recorded as ``false`` under the option's canonical name (RL320 reads
 ``flag.llama.cpp.kv-unified``)."""
 
@@ -307,8 +310,7 @@ def _env_options(facts: FactSet, env: list[EnvVar], version: Version | None, wor
             continue
         effects = [llamacpp_flags.env_effect(var.name, var.value, i) for i in pool]
         applied = [(i, e) for i, e in zip(pool, effects, strict=True) if e.kind == "set"]
-        named = {(OPTIONS.get(e.option or ""), _fa(e.value or "") if OPTIONS.get(e.option or "") == "flash-attn"
-                  else e.value) for _, e in applied}
+        named = {(OPTIONS.get(e.option or ""), _env_value(e.option, e.value)) for _, e in applied}
         for name, value in named:
             if name is None:
                 continue
@@ -337,6 +339,17 @@ def _env_options(facts: FactSet, env: list[EnvVar], version: Version | None, wor
                 for fact_key, fact in model_facts(value, Word(value, var.span, source=var.source),
                                                   name == "hf-repo").items():
                     facts.set(fact_key, replace(fact, origin="env") if fact_key == "model.name" else fact)
+
+
+def _env_value(option: str | None, value: str | None) -> str | None:
+    """The value a variable gives its option, as the option's canonical name reads it: llama.cpp's on/off/auto words
+    for ``--flash-attn``, and a negative switch (``--no-context-shift``) set to true read as its option set to false."""
+    name = OPTIONS.get(option or "")
+    if name == "flash-attn":
+        return _fa(value or "")
+    if option in NEGATED and value in ("true", "false"):
+        return "false" if value == "true" else "true"
+    return value
 
 
 def _forget_env_options(facts: FactSet, env: list[EnvVar]) -> None:

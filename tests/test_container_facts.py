@@ -52,13 +52,13 @@ def test_llama_from_env_file(tmp_path: Path) -> None:
     assert d["llama.parallel"] == (2, "env", 2, 1)
     assert d["serve.host"] == ("127.0.0.1", "env", 3, 1)
     # LLAMA_API_KEY set to nothing asks for no key; the environment and options are all known
-    assert d["serve.api_key"] == (False, "inferred", 1, 33)  # at the launch (the image)
+    assert d["serve.api_key"] == (False, "default", 1, 33)  # at the launch (the image)
 
 
 def test_llama_no_key_and_unknown_key(tmp_path: Path) -> None:
     d = only(tmp_path, "serve.sh", "llama-server -m /m/q.gguf --port 8080\n")
-    assert d["serve.host"] == (None, "inferred", 1, 1)  # known unset: no default is assumed
-    assert d["serve.api_key"] == (False, "inferred", 1, 1)  # the script's environment is the one it shows
+    assert d["serve.host"] == (None, "default", 1, 1)  # known unset: no default is assumed
+    assert d["serve.api_key"] == (False, "default", 1, 1)  # the script's environment is the one it shows
     d = only(tmp_path, "serve.sh", "llama-server -m /m/q.gguf --api-key \"$KEY\"\n")
     assert "serve.api_key" not in d  # written, from a value the file does not give
 
@@ -77,23 +77,23 @@ services:
     assert d["serve.api_key"] == (True, "flag", 4, 43)
     open_key = compose.replace(' --api-key "$${KEY}"', "")
     d = only(tmp_path, "compose.yaml", open_key)
-    assert d["serve.api_key"] == (False, "inferred", 3, 12)  # no option, VLLM_API_KEY known unset
+    assert d["serve.api_key"] == (False, "default", 3, 12)  # no option, VLLM_API_KEY known unset
     d = only(tmp_path, "compose.yaml", open_key + "      VLLM_API_KEY: s3cret\n")
     assert d["serve.api_key"] == (True, "env", 7, 7)
     d = only(tmp_path, "compose.yaml", open_key + "      VLLM_API_KEY: \"\"\n")
-    assert d["serve.api_key"] == (False, "inferred", 3, 12)  # empty: no key
+    assert d["serve.api_key"] == (False, "default", 3, 12)  # empty: no key
 
 
 def test_host_unset_and_unknown(tmp_path: Path) -> None:
     d = only(tmp_path, "serve.sh", "vllm serve org/m --port 8000\n")
-    assert d["serve.host"] == (None, "inferred", 1, 1)
+    assert d["serve.host"] == (None, "default", 1, 1)
     d = only(tmp_path, "serve.sh", "vllm serve org/m $EXTRA_ARGS\n")
     assert "serve.host" not in d  # options spliced from a variable: --host may be among them
     d = only(tmp_path, "serve.sh", "vllm serve org/m --host \"$HOST\"\n")
     assert "serve.host" not in d
     compose = "services:\n  llama:\n    image: ghcr.io/ggml-org/llama.cpp:server\n    command: -m /m/q.gguf\n"
     d = only(tmp_path, "compose.yaml", compose)
-    assert d["serve.host"] == (None, "inferred", 3, 12)
+    assert d["serve.host"] == (None, "default", 3, 12)
     d = only(tmp_path, "compose.yaml", compose + "    env_file: missing.env\n")
     assert "serve.host" not in d  # LLAMA_ARG_HOST may be in the file that is not there
 

@@ -68,6 +68,16 @@ def test_the_source_hub_id_names_its_own_family_and_no_other(family: model_famil
     ("microsoft/Phi-4-multimodal-instruct", False, None),  # Phi4MMForCausalLM
     ("microsoft/Phi-4-mini-flash-reasoning", False, None),  # Phi4FlashForCausalLM
     ("google/gemma-4-31B-it-assistant", False, None),  # a drafter, not the model
+    ("meta-llama/Llama-3.1-8B-Instruct", False, "llama-3"),
+    ("meta-llama/Meta-Llama-3-70B-Instruct", False, "llama-3"),
+    ("nvidia/Llama-3.3-70B-Instruct-FP4", False, "llama-3"),  # a quantized upload keeps the architecture
+    ("Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf", True, "llama-3"),
+    ("meta-llama/Llama-3.2-11B-Vision-Instruct", False, None),  # Mllama, another architecture
+    ("meta-llama/Llama-4-Scout-17B-16E-Instruct", False, "llama4"),
+    ("Qwen/Qwen2.5-32B-Instruct-AWQ", False, "qwen2.5"),
+    ("Qwen/Qwen2.5-Coder-7B-Instruct", False, "qwen2.5"),
+    ("Qwen/Qwen2.5-VL-7B-Instruct", False, None),  # Qwen2_5_VL, another architecture
+    ("Qwen/Qwen2.5-1.5B-Instruct", False, "qwen2.5"),
 ])
 def test_identification(name: str, gguf: bool, expected: str | None) -> None:
     found = model_families.find(name, gguf)

@@ -403,7 +403,7 @@ def serve_facts(deployment: Deployment, prefix: str, key_options: tuple[str, ...
     elif (host is None or host.origin == "inferred") and facts.get(prefix + "host") is not None and all(
             (var := facts.get("env." + name)) is not None and var.value is None for name in host_env):
         # no --host on a complete command line (nor a variable that sets it): known unset, no default assumed
-        facts.set("serve.host", at(None, "inferred", deployment.span, "no --host is given: the engine's own default "
+        facts.set("serve.host", at(None, "default", deployment.span, "no --host is given: the engine's own default "
                                                                       "address applies"))
     unknown = False
     keys = [(prefix + name, True) for name in key_options] + [("env." + name, env_sets) for name in key_env]
@@ -418,7 +418,7 @@ def serve_facts(deployment: Deployment, prefix: str, key_options: tuple[str, ...
             facts.set("serve.api_key", replace(fact, value=True, note=note))
             return
     if not unknown:
-        facts.set("serve.api_key", at(False, "inferred", deployment.span,
+        facts.set("serve.api_key", at(False, "default", deployment.span,
                                       "the launch's options and environment are all known and set no API key"))
 
 

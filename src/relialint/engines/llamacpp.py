@@ -81,6 +81,8 @@ OPTIONS: dict[str, str] = {
     "--chat-template": "chat-template", "--jinja": "jinja", "--no-jinja": "jinja",
     "-n": "n-predict", "--predict": "n-predict", "--n-predict": "n-predict",
     "--context-shift": "context-shift", "--no-context-shift": "context-shift", "--swa-full": "swa-full",
+    "--cache-reuse": "cache-reuse", "-mm": "mmproj", "--mmproj": "mmproj", "-mmu": "mmproj-url",
+    "--mmproj-url": "mmproj-url",
 }
 FACTS = {"ubatch-size": ("llama.ubatch", int), "batch-size": ("llama.batch", int),
          "n-gpu-layers": ("llama.n_gpu_layers", str), "split-mode": ("llama.split_mode", str),

@@ -165,7 +165,8 @@ def test_a_version_of_another_engine_leaves_a_deployment_as_it_is(tmp_path: Path
     assert (vllm["engine"], vllm["to"]["version"], vllm["items"]) == ("vllm", None, [])
     assert vllm["notes"] == ["b11312 is not a vLLM version: this deployment is not upgraded"]
     assert [(i["kind"], i["change"], i["subject"], i["line"], i["column"]) for i in llama["items"]] == [
-        ("record", "entered", "RL520", 7, 39), ("option", "refused", "--no-mmap", 7, 39)]
+        ("record", "entered", "RL520", 7, 39), ("record", "left", "RL346", 6, 12),  # one default slot up to b6111
+        ("option", "refused", "--no-mmap", 7, 39)]
     latest = json.loads(run(str(compose), "--to", "latest", "--format", "json", "--isolated").stdout)
     assert [d["to"]["version"] for d in latest["deployments"]] == ["0.33.0", "b11312"]
     defaults = [(i["subject"], i["certainty"], i["message"]) for i in latest["deployments"][0]["items"]

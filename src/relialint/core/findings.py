@@ -11,7 +11,7 @@ from relialint.core.evaluate import PredicateError, eval_affected, eval_leaf
 from relialint.core.evaluator import Evaluator
 from relialint.core.facts import PER_VERSION, Fact, FactSet, user_stated
 from relialint.core.results import VERSION_DEFAULTED, Finding
-from relialint.core.triggers import Trigger, compile_trigger, leaves
+from relialint.core.triggers import Range, Trigger, compile_trigger, leaves
 from relialint.core.worlds import Worlds, WorldsEngine, judge
 
 
@@ -97,7 +97,11 @@ def points_at(trigger: Trigger | Mapping[str, Any], facts: FactSet) -> bool:
     """Whether one condition of a trigger holds on something the file itself states (a flag, an env var, the model,
     an image tag, a manifest label): only then is a *possible* finding worth showing by default. A pinned version
     inside the record's affected ranges is such a condition, unless the trigger waits on a fact only the user can
-    state (what the requests use: ``facts.user_stated``), which no file points at; which engine runs is not (every
+    state (what the requests use: ``facts.user_stated``), which no file points at, or on a build option the file
+    does not give (``build.*``: a launch file runs a binary or image built elsewhere, so its version pin says nothing
+    about how that was built), or when every range runs from the oldest release read to the newest with no fix
+    (the pin is inside whatever it is), or on the family of a model the file names but the family data does not know
+    (the model, not the version, decides such a record); which engine runs is not (every
     record tests it). A
     condition under a ``not`` points when it does not hold, unless it is an ordering (``not: {lt: 8}``): a bound
     the file's value merely clears (``--max-num-seqs 128`` against "fewer than 8 never cascades") is a guard, true
@@ -105,11 +109,24 @@ def points_at(trigger: Trigger | Mapping[str, Any], facts: FactSet) -> bool:
     file's value merely differs from (a CUDA image against "not on NPU", a plain model against "not ModelOpt FP4")."""
     compiled = _compiled(trigger)
     pairs = list(leaves(compiled.when))
-    waits_on_user = any(leaf.key and user_stated(leaf.key) and facts.get(leaf.key) is None for leaf, _ in pairs)
+    waits_on_user = any(leaf.key and (user_stated(leaf.key) or leaf.key.startswith("build.")) and
+                        facts.get(leaf.key) is None for leaf, _ in pairs)
+    # the file names its model and the family data does not know it: the model decides, not the version pin
+    waits_on_model = _stated(facts.get("model.name")) and facts.get("model.family") is None and any(
+        leaf.key == "model.family" for leaf, _ in pairs)
+    waits_on_user = waits_on_user or waits_on_model
     if compiled.affected and not waits_on_user and _stated(facts.get("engine.version")) and \
+            any(_leaves_some_out(rng) for rng in compiled.affected) and \
             eval_affected(compiled.affected, facts).value is True:
         return True
     return any(_points(leaf, positive, facts) for leaf, positive in pairs)
+
+
+def _leaves_some_out(rng: Range) -> bool:
+    """Whether an affected range leaves some release out: a fix, a last good release, or a first release below which
+    the witness read unaffected code. A range from the oldest release read to the newest with no fix holds on every
+    release checked, so a version pinned inside it says nothing about the deployment."""
+    return not rng.older_unchecked or any(b.fixed or b.last_known_good for b in (rng.pep440, rng.builds))
 
 
 def _compiled(trigger: Trigger | Mapping[str, Any]) -> Trigger:

@@ -83,6 +83,7 @@ OPTIONS: dict[str, str] = {
     "--context-shift": "context-shift", "--no-context-shift": "context-shift", "--swa-full": "swa-full",
     "--cache-reuse": "cache-reuse", "-mm": "mmproj", "--mmproj": "mmproj", "-mmu": "mmproj-url",
     "--mmproj-url": "mmproj-url",
+    "--rope-scaling": "rope-scaling", "--rope-scale": "rope-scale", "--yarn-orig-ctx": "yarn-orig-ctx",
 }
 FACTS = {"ubatch-size": ("llama.ubatch", int), "batch-size": ("llama.batch", int),
          "n-gpu-layers": ("llama.n_gpu_layers", str), "split-mode": ("llama.split_mode", str),

@@ -67,6 +67,7 @@ OPTIONS: dict[str, str] = {
     "-ctk": "cache-type-k", "--cache-type-k": "cache-type-k", "-ctv": "cache-type-v",
     "--cache-type-v": "cache-type-v", "-ts": "tensor-split", "--tensor-split": "tensor-split",
     "-dev": "device", "--device": "device", "-hf": "hf-repo", "-hfr": "hf-repo", "--hf-repo": "hf-repo",
+    "-hff": "hf-file", "--hf-file": "hf-file",
     "-np": "parallel", "--parallel": "parallel", "-t": "threads", "--threads": "threads",
     "--host": "host", "--port": "port", "-mg": "main-gpu", "--main-gpu": "main-gpu",
     "-a": "alias", "--alias": "alias", "--api-key": "api-key", "--api-key-file": "api-key-file",

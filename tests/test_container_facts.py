@@ -465,3 +465,9 @@ def test_memlock_kubernetes_is_unknown(tmp_path: Path) -> None:
            "      image: ghcr.io/ggml-org/llama.cpp:server-b6000\n      args: [\"-m\", \"/m/q.gguf\", \"--mlock\"]\n")
     d = only(tmp_path, "pod.yaml", pod)
     assert d["container.kind"][0] == "kubernetes" and "container.memlock_unlimited" not in d
+    d = only(tmp_path, "pod.yaml", pod + "      securityContext:\n        capabilities:\n          add: [IPC_LOCK]\n")
+    assert d["container.memlock_unlimited"] == (True, "manifest", 12, 17)
+    d = only(tmp_path, "pod.yaml", pod + "      securityContext:\n        privileged: true\n")
+    assert d["container.memlock_unlimited"] == (True, "manifest", 11, 21)
+    d = only(tmp_path, "pod.yaml", pod + "      securityContext:\n        capabilities:\n          add: [NET_ADMIN]\n")
+    assert "container.memlock_unlimited" not in d

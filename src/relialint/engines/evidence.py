@@ -451,7 +451,8 @@ def _memlock(facts: FactSet, kind: str, kind_span: Span, found: Callable[[str], 
     """``container.memlock_unlimited``: the process may lock a model's memory. True with ``IPC_LOCK`` (privileged,
     or the capability added: mlock then ignores the limit) or a memlock soft limit of ``-1`` or at least 1 GiB;
     false for a compose service or a ``docker run`` that sets neither (the runtime's default limit); unknown in a
-    Kubernetes pod (no pod field sets RLIMIT_MEMLOCK), a Helm chart, or where a value is not in the file."""
+    Kubernetes pod without IPC_LOCK (no pod field sets RLIMIT_MEMLOCK), a Helm chart, or where a value is not in
+    the file."""
     key = "container.memlock_unlimited"
     unsure = partial or kind not in ("compose", "docker")
     for value, span in found("ipc_lock"):

@@ -425,3 +425,49 @@ def test_scripts_inside_containers_keep_the_container(tmp_path: Path) -> None:
     d = only(tmp_path, "pod.yaml", pod)
     assert d["container.kind"] == ("kubernetes", "manifest", 7, 11)
     assert d["container.ipc_host"] == (True, "manifest", 5, 12)
+
+
+def test_memlock_compose(tmp_path: Path) -> None:
+    base = "services:\n  llm:\n    image: ghcr.io/ggml-org/llama.cpp:server-b6000\n    command: -m /m/q.gguf --mlock\n"
+    key = "container.memlock_unlimited"
+    assert only(tmp_path, "compose.yaml", base)[key] == (False, "manifest", 2, 3)  # the runtime's default
+    d = only(tmp_path, "compose.yaml", base + "    ulimits:\n      memlock: -1\n")
+    assert d[key] == (True, "manifest", 6, 16)
+    d = only(tmp_path, "compose.yaml", base + "    ulimits:\n      memlock:\n        soft: -1\n        hard: -1\n")
+    assert d[key] == (True, "manifest", 7, 15)
+    d = only(tmp_path, "compose.yaml", base + "    ulimits:\n      memlock: {soft: 65536, hard: 65536}\n")
+    assert d[key] == (False, "manifest", 6, 23)
+    d = only(tmp_path, "compose.yaml", base + "    ulimits:\n      memlock: 2147483648\n")
+    assert d[key] == (True, "manifest", 6, 16)  # 2 GiB: raised
+    d = only(tmp_path, "compose.yaml", base + "    cap_add:\n      - IPC_LOCK\n")
+    assert d[key] == (True, "manifest", 6, 9)
+    d = only(tmp_path, "compose.yaml", base + "    privileged: true\n")
+    assert d[key] == (True, "manifest", 5, 17)
+    d = only(tmp_path, "compose.yaml", base + "    ulimits:\n      memlock: ${MEMLOCK}\n")
+    assert key not in d  # not in the file
+
+
+def test_memlock_docker(tmp_path: Path) -> None:
+    image = "ghcr.io/ggml-org/llama.cpp:server-b6000 -m /m/q.gguf --mlock\n"
+    key = "container.memlock_unlimited"
+    assert only(tmp_path, "serve.sh", "docker run " + image)[key] == (False, "manifest", 1, 1)
+    assert only(tmp_path, "serve.sh", "docker run --ulimit memlock=-1:-1 " + image)[key] == (True, "manifest", 1, 21)
+    assert only(tmp_path, "serve.sh", "docker run --ulimit=memlock=8192 " + image)[key] == (False, "manifest", 1, 12)
+    d = only(tmp_path, "serve.sh", "docker run --ulimit nofile=65536 --cap-add SYS_NICE " + image)
+    assert d[key] == (False, "manifest", 1, 1)  # another limit, another capability
+    assert only(tmp_path, "serve.sh", "podman run --cap-add=CAP_IPC_LOCK " + image)[key] == (True, "manifest", 1, 12)
+    assert only(tmp_path, "serve.sh", "docker run --privileged " + image)[key] == (True, "manifest", 1, 12)
+    assert key not in only(tmp_path, "serve.sh", "docker run --ulimit \"$LIMIT\" " + image)
+
+
+def test_memlock_kubernetes_is_unknown(tmp_path: Path) -> None:
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: llm\nspec:\n  containers:\n    - name: llm\n"
+           "      image: ghcr.io/ggml-org/llama.cpp:server-b6000\n      args: [\"-m\", \"/m/q.gguf\", \"--mlock\"]\n")
+    d = only(tmp_path, "pod.yaml", pod)
+    assert d["container.kind"][0] == "kubernetes" and "container.memlock_unlimited" not in d
+    d = only(tmp_path, "pod.yaml", pod + "      securityContext:\n        capabilities:\n          add: [IPC_LOCK]\n")
+    assert d["container.memlock_unlimited"] == (True, "manifest", 12, 17)
+    d = only(tmp_path, "pod.yaml", pod + "      securityContext:\n        privileged: true\n")
+    assert d["container.memlock_unlimited"] == (True, "manifest", 11, 21)
+    d = only(tmp_path, "pod.yaml", pod + "      securityContext:\n        capabilities:\n          add: [NET_ADMIN]\n")
+    assert "container.memlock_unlimited" not in d

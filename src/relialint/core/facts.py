@@ -252,6 +252,10 @@ VOCABULARY: dict[str, FactSpec] = {
               "--shm-size, a Kubernetes memory-backed emptyDir at /dev/shm with a sizeLimit)"),
         _spec("container.shm_enlarged", "bool", "/dev/shm is larger than the runtime's 64 MiB default: host IPC, "
               "a shm size of 1 GiB or more, or a memory-backed emptyDir at /dev/shm; false where none of these"),
+        _spec("container.memlock_unlimited", "bool", "the container's process may lock a model in RAM: compose "
+              "ulimits memlock -1 (or soft limit >= 1 GiB), docker run --ulimit memlock=-1, privileged or the "
+              "IPC_LOCK capability (also a Kubernetes securityContext); false for a compose service or docker run "
+              "that sets none; otherwise unknown in Kubernetes"),
         _spec("lora.unmounted_path", "string", "the first absolute LoRA adapter path (vLLM --lora-modules, llama.cpp "
               "--lora/--lora-scaled) under none of container.mount_targets; unset where every adapter is mounted; "
               "only where the mount targets are known (an adapter the image itself holds is not a mount either)"),

@@ -439,6 +439,45 @@ def container_facts(deployment: Deployment, command: Command) -> None:
     _exposure(facts, kind_span, found, partial)
     _shared_memory(facts, kind_span, found, partial)
     _mounts(facts, kind_span, found, partial)
+    _memlock(facts, kind, kind_span, found, partial)
+
+
+_MEMLOCK_ENOUGH = 1024**3
+"""A memlock limit of at least 1 GiB counts as raised (Docker's runtime default is 8 MiB or 64 KiB)."""
+
+
+def _memlock(facts: FactSet, kind: str, kind_span: Span, found: Callable[[str], list[tuple[str, Span]]],
+             partial: bool) -> None:
+    """``container.memlock_unlimited``: the process may lock a model's memory. True with ``IPC_LOCK`` (privileged,
+    or the capability added: mlock then ignores the limit) or a memlock soft limit of ``-1`` or at least 1 GiB;
+    false for a compose service or a ``docker run`` that sets neither (the runtime's default limit); unknown in a
+    Kubernetes pod without IPC_LOCK (no pod field sets RLIMIT_MEMLOCK), a Helm chart, or where a value is not in
+    the file."""
+    key = "container.memlock_unlimited"
+    unsure = partial or kind not in ("compose", "docker")
+    for value, span in found("ipc_lock"):
+        if value == UNKNOWN:
+            unsure = True
+        else:
+            facts.set(key, _label_fact(True, span, f"{value}: CAP_IPC_LOCK lets the process lock memory past "
+                                                   "RLIMIT_MEMLOCK"))
+            return
+    limits = found("memlock")
+    if limits:
+        value, span = limits[-1]
+        number = int(value) if re.fullmatch(r"-?\d+", value.strip()) else None
+        if number is None:
+            facts.unknown(key)
+        elif number < 0 or number >= _MEMLOCK_ENOUGH:
+            facts.set(key, _label_fact(True, span, f"memlock soft limit {value}"))
+        elif not unsure:
+            facts.set(key, _label_fact(False, span, f"memlock soft limit {value} bytes"))
+        return
+    if unsure:
+        facts.unknown(key)
+    else:
+        facts.set(key, _label_fact(False, kind_span, "no memlock ulimit and no IPC_LOCK: the runtime's default "
+                                                     "limit (8 MiB or 64 KiB)"))
 
 
 def _exposure(facts: FactSet, kind_span: Span, found: Callable[[str], list[tuple[str, Span]]],

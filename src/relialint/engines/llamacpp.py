@@ -85,6 +85,7 @@ OPTIONS: dict[str, str] = {
     "--cache-reuse": "cache-reuse", "-mm": "mmproj", "--mmproj": "mmproj", "-mmu": "mmproj-url",
     "--mmproj-url": "mmproj-url",
     "--rope-scaling": "rope-scaling", "--rope-scale": "rope-scale", "--yarn-orig-ctx": "yarn-orig-ctx",
+    "--mlock": "mlock",
 }
 FACTS = {"ubatch-size": ("llama.ubatch", int), "batch-size": ("llama.batch", int),
          "n-gpu-layers": ("llama.n_gpu_layers", str), "split-mode": ("llama.split_mode", str),

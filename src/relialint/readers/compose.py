@@ -11,6 +11,7 @@ variable neither ``.env`` nor a default gives is unknown.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
@@ -182,9 +183,29 @@ def _service(name: YScalar, service: YMap, src: Src, interp: Interpolator, resul
     result.commands.extend(commands)
 
 
+def _memlock(service: YMap, labels: list[tuple[str, str, Span]],
+             value: Callable[[YNode | None], str | None]) -> None:
+    """``memlock`` (the soft limit of ``ulimits: memlock: N`` or ``{soft: N, hard: M}``, in bytes, ``-1`` for none)
+    and ``ipc_lock`` (``privileged: true``, or ``cap_add`` with ``IPC_LOCK`` / ``ALL``: mlock ignores the limit)."""
+    ulimits = service.get("ulimits")
+    memlock = ulimits.get("memlock") if isinstance(ulimits, YMap) else None
+    node = memlock.get("soft") if isinstance(memlock, YMap) else memlock
+    text = value(node)
+    if text is not None and node is not None:
+        labels.append(("memlock", text, node.span))
+    privileged = service.get("privileged")
+    if isinstance(privileged, YScalar) and value(privileged) in ("true", "True", "yes"):
+        labels.append(("ipc_lock", "privileged", privileged.span))
+    for item in seq_items(service.get("cap_add")):
+        text = value(item)
+        if text is not None and text.upper().removeprefix("CAP_") in ("IPC_LOCK", "ALL"):
+            labels.append(("ipc_lock", text, item.span))
+
+
 def _platform(name: YScalar, service: YMap, interp: Interpolator) -> list[tuple[str, str, Span]]:
     """The container labels of a service (``Command.container_labels``): CPU limit, published ports, network and IPC
-    mode, ``shm_size``, mount targets, each value interpolated (``UNKNOWN`` where ``.env`` does not give it)."""
+    mode, ``shm_size``, the memlock limit and ``IPC_LOCK``, mount targets, each value interpolated (``UNKNOWN``
+    where ``.env`` does not give it)."""
     labels: list[tuple[str, str, Span]] = [("kind", "compose", name.span)]
 
     def value(node: YNode | None) -> str | None:
@@ -217,6 +238,7 @@ def _platform(name: YScalar, service: YMap, interp: Interpolator) -> list[tuple[
     scalar("network", service.get("network_mode"))
     scalar("ipc", service.get("ipc"))
     scalar("shm_size", service.get("shm_size"))
+    _memlock(service, labels, value)
     for item in seq_items(service.get("volumes")):
         if isinstance(item, YMap):
             scalar("mount", item.get("target"))

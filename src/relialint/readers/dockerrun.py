@@ -43,6 +43,8 @@ def docker_run(words: list[Word], env: list[EnvVar], span: Span, opener: FileOpe
             flag, eq, inline = text[:2], "=", text[2:]  # -p8000:8000, -v/a:/b, -eNAME=1: a value in the same word
         if flag in ("-P", "--publish-all"):
             platform.append(("publish_all", "", word.span))
+        if flag == "--privileged" and inline.lower() not in ("false", "0"):
+            platform.append(("ipc_lock", "privileged", word.span))  # every capability: mlock ignores the limit
         if flag in _DOCKER_VALUE_FLAGS:
             value: Word | None
             if eq:
@@ -81,7 +83,7 @@ def docker_run(words: list[Word], env: list[EnvVar], span: Span, opener: FileOpe
 
 _PLATFORM_FLAGS = {"--cpus": "cpus", "-p": "publish", "--publish": "publish", "--network": "network",
                    "--net": "network", "--ipc": "ipc", "--shm-size": "shm_size", "-v": "mount", "--volume": "mount",
-                   "--mount": "mount", "--tmpfs": "mount"}
+                   "--mount": "mount", "--tmpfs": "mount", "--ulimit": "memlock", "--cap-add": "ipc_lock"}
 
 
 def _platform(flag: str, value: Word) -> list[tuple[str, str, Span]]:
@@ -91,6 +93,15 @@ def _platform(flag: str, value: Word) -> list[tuple[str, str, Span]]:
     if label is None:
         return []
     text = value.text
+    if flag == "--ulimit":  # memlock=SOFT[:HARD]: the soft limit, which mlock checks
+        if text is None:
+            return [(label, UNKNOWN, value.span)]  # a limit not in the file may be memlock's
+        name, _, limit = text.partition("=")
+        return [(label, limit.split(":", 1)[0].strip(), value.span)] if name.strip() == "memlock" else []
+    if flag == "--cap-add":
+        if text is None or text.upper().removeprefix("CAP_") in ("IPC_LOCK", "ALL"):
+            return [(label, text if text is not None else UNKNOWN, value.span)]
+        return []
     if text is None:
         return [(label, UNKNOWN, value.span)]
     if label == "publish":

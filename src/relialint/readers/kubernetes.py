@@ -214,7 +214,8 @@ def helm_labels(values: YMap | None, at: Span) -> list[tuple[str, str, Span]]:
 
 def pod_labels(container: YMap, pod: YMap) -> list[tuple[str, str, Span]]:
     """The container labels (``Command.container_labels``) of one container of a pod spec: its CPU limit, host
-    network and IPC, host ports, mount targets, and a memory-backed ``emptyDir`` mounted at ``/dev/shm``."""
+    network and IPC, host ports, mount targets, a memory-backed ``emptyDir`` mounted at ``/dev/shm``, and
+    ``IPC_LOCK`` (``securityContext.privileged`` or ``capabilities.add``)."""
     name = container.get("name")
     at = name.span if isinstance(name, YScalar) else container.span
     labels: list[tuple[str, str, Span]] = [("kind", "kubernetes", at), *cpu_limit_labels(container)]
@@ -222,6 +223,16 @@ def pod_labels(container: YMap, pod: YMap) -> list[tuple[str, str, Span]]:
         node = pod.get(key)
         if isinstance(node, YScalar) and node.value is True:
             labels.append((label, "host", node.span))
+    security = container.get("securityContext")
+    if isinstance(security, YMap):  # CAP_IPC_LOCK: mlock ignores RLIMIT_MEMLOCK (container.memlock_unlimited)
+        privileged = security.get("privileged")
+        if isinstance(privileged, YScalar) and privileged.value is True:
+            labels.append(("ipc_lock", "privileged", privileged.span))
+        capabilities = security.get("capabilities")
+        for item in seq_items(capabilities.get("add") if isinstance(capabilities, YMap) else None):
+            text = scalar_text(item)
+            if text is not None and text.upper().removeprefix("CAP_") in ("IPC_LOCK", "ALL"):
+                labels.append(("ipc_lock", text, item.span))
     for port in seq_items(container.get("ports")):
         host_port = port.get("hostPort") if isinstance(port, YMap) else None
         if isinstance(port, YMap) and isinstance(host_port, YScalar) and host_port.value is not None:

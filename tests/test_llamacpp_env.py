@@ -250,3 +250,14 @@ def test_a_generated_file_of_misspelt_names_is_bounded(monkeypatch: pytest.Monke
     found = llamacpp_flags.check_unread(env, [], None)
     assert len(found) == 100
     assert len(calls) == llamacpp_flags.SUGGESTIONS
+
+
+def test_a_variable_whose_option_the_command_line_also_gives_is_overridden(tmp_path: Path) -> None:
+    text = ("services:\n  llm:\n    image: ghcr.io/ggml-org/llama.cpp:server-cuda-b5763\n    environment:\n"
+            "      - LLAMA_ARG_N_PARALLEL=4\n      - LLAMA_ARG_CTX_SIZE=32768\n"
+            "    command: [\"-m\", \"/models/q.gguf\", \"-c\", \"8192\"]\n")
+    (found,) = facts(tmp_path, "compose.yaml", text)
+    assert found["llama.env_overridden"] == ("LLAMA_ARG_CTX_SIZE", "env", 6, 9)
+    assert found["flag.llama.cpp.ctx-size"] == ("8192", "flag", 7, 39)  # at the -c
+    (clean,) = facts(tmp_path, "compose.yaml", text.replace('"-c", "8192"', '"--port", "8080"'))
+    assert clean["llama.env_overridden"] == (None, "inferred", None, None)

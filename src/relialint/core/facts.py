@@ -363,6 +363,9 @@ VOCABULARY: dict[str, FactSpec] = {
               "a variable llama-server's build(s) do nothing with: an LLAMA_ARG_* name (or a name some build reads for "
               "an option, LLAMA_LOG_FILE) the build does not read, or a switch's variable whose value it does not "
               "apply, with the builds that read it and the name to use; one instance per such variable"),
+        _spec("llama.env_overridden", "string",
+              "the first LLAMA_ARG_* variable (located at the variable) whose option the llama-server command line "
+              "also gives, in some build that reads it; unset where no variable's option is on the command line"),
         _spec("llama.env_not_read", "bool",
               "derived per build world: the build does nothing with the variable of this llama.unread_env instance "
               "(set from each tabled build's variables; unknown for a build outside the tables; true in every "

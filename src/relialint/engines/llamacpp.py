@@ -282,6 +282,8 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, kind
     if launch.server:
         setattr(deployment, _WORDS, list(launch.args))
     _option_facts(facts, parse(launch.args, launch.version[0] if launch.version else None))
+    if launch.server:
+        _env_overridden(facts, command.env)
     if _complete(launch):
         facts.closed.add("flag.llama.cpp.")
     serve_facts(deployment, "flag.llama.cpp.", ("api-key", "api-key-file"), ("LLAMA_API_KEY", "LLAMA_ARG_API_KEY_FILE"),
@@ -344,6 +346,23 @@ def _env_options(facts: FactSet, env: list[EnvVar], version: Version | None, wor
                 for fact_key, fact in model_facts(value, Word(value, var.span, source=var.source),
                                                   name == "hf-repo").items():
                     facts.set(fact_key, replace(fact, origin="env") if fact_key == "model.name" else fact)
+
+
+def _env_overridden(facts: FactSet, env: list[EnvVar]) -> None:
+    """``llama.env_overridden``: the first ``LLAMA_ARG_*`` variable (at the variable) whose option the command line
+    also gives (``flag.llama.cpp.*`` of origin ``flag``), in any build that reads it; known unset where none is."""
+    read = llamacpp_flags.table().env
+    for var in env:
+        if var.name not in read or var.span is None:
+            continue
+        for _lo, _hi, option, _handler in read[var.name]:
+            name = OPTIONS.get(str(option))
+            current = facts.get(f"flag.llama.cpp.{name}") if name is not None else None
+            if current is not None and current.origin == "flag":
+                facts.set("llama.env_overridden", at(var.name, "env", var.span,
+                                                     f"the command line's --{name} is applied after {var.name}"))
+                return
+    facts.set("llama.env_overridden", Fact(None, "inferred"))
 
 
 def _env_value(option: str | None, value: str | None) -> str | None:

@@ -22,6 +22,19 @@ VERDICTS = frozenset({"args.unknown_option", "args.unread_env", "args.unlisted_e
 """The option and environment checks' verdicts (tests/test_flags.py, test_llamacpp_flags.py and
 test_vllm_environ.py assert them, per version): not what a shape's text sets."""
 
+
+def _container(word: str = "docker", *, ipc: str | None = None, port: str | None = None) -> dict[str, Expected]:
+    """The ``container.*`` facts a ``docker``/``podman run`` states (merge27): a setting the line leaves out is read
+    as off, at the command's first word; ``--ipc=host`` both shares the host's IPC and lifts the small /dev/shm."""
+    return {
+        "container.kind": ("docker", word, "manifest"),
+        "container.ipc_host": (ipc is not None, ipc or word, "manifest"),
+        "container.shm_enlarged": (ipc is not None, ipc or word, "manifest"),
+        "container.memlock_unlimited": (False, word, "manifest"),
+        "container.mount_targets": (",", word, "manifest"),
+        "container.port_on_all_interfaces": (port is not None, port or word, "manifest"),
+    }
+
 SHAPES: list[tuple[str, dict[str, dict[str, Expected]]]] = [
     ("vllm serve meta-llama/Llama-3.1-8B-Instruct", {
         "vllm": {"model.name": ("meta-llama/Llama-3.1-8B-Instruct", "meta-llama/")},
@@ -30,7 +43,7 @@ SHAPES: list[tuple[str, dict[str, dict[str, Expected]]]] = [
         "vllm": {"model.name": ("meta-llama/Llama-3.1-8B-Instruct", "meta-llama/")},
     }),
     ("vllm serve m --host 0.0.0.0 --port 8000 --api-key $KEY", {
-        "vllm": {"model.name": ("m", "serve ^m")},
+        "vllm": {"model.name": ("m", "serve ^m"), "serve.host": ("0.0.0.0", "--host")},  # serve.host (merge27)
     }),
     ("vllm serve m -tp 8 -pp 2", {
         "vllm": {"model.name": ("m", "serve ^m"), "parallel.pipeline": (2, "-pp"), "parallel.tensor": (8, "-tp")},
@@ -221,6 +234,7 @@ SHAPES: list[tuple[str, dict[str, dict[str, Expected]]]] = [
             "gpu.vendor": ("nvidia", "vllm/vllm-openai:v0.30.0", "image"),
             "host.os": ("linux", "vllm/vllm-openai:v0.30.0", "image"),
             "model.name": ("m", "vllm/vllm-openai:v0.30.0 ^m"), "serve.dtype": ("float16", "--dtype"),
+            **_container(port="-p ^8000:8000"),
         },
     }),
     # `latest` is the newest release, 0.33.0 or later; two devices named in --gpus
@@ -231,6 +245,7 @@ SHAPES: list[tuple[str, dict[str, dict[str, Expected]]]] = [
             "gpu.count": (2, "--gpus ^'\"device=0,1\"'", "manifest"),
             "gpu.vendor": ("nvidia", "--runtime ^nvidia", "manifest"),
             "host.os": ("linux", "vllm/vllm-openai:latest", "image"), "model.name": ("m", "--model ^m"),
+            **_container(ipc="--ipc=host"),
         },
     }),
     ("docker run -e HF_TOKEN=$HF_TOKEN --env VLLM_USE_V1=1 vllm/vllm-openai:v0.9.2 --model m", {
@@ -241,6 +256,7 @@ SHAPES: list[tuple[str, dict[str, dict[str, Expected]]]] = [
             "env.VLLM_USE_V1": ("1", "VLLM_USE_V1=1", "env"),
             "gpu.vendor": ("nvidia", "vllm/vllm-openai:v0.9.2", "image"),
             "host.os": ("linux", "vllm/vllm-openai:v0.9.2", "image"), "model.name": ("m", "--model ^m"),
+            "container.kind": ("docker", "docker", "manifest"),
         },
     }),
     ("docker run --entrypoint vllm vllm/vllm-openai:v0.30.0 serve m", {
@@ -249,6 +265,7 @@ SHAPES: list[tuple[str, dict[str, dict[str, Expected]]]] = [
             "engine.version": ("0.30.0", "vllm/vllm-openai:v0.30.0", "image"),
             "gpu.vendor": ("nvidia", "vllm/vllm-openai:v0.30.0", "image"),
             "host.os": ("linux", "vllm/vllm-openai:v0.30.0", "image"), "model.name": ("m", "serve ^m"),
+            **_container(),
         },
     }),
     ("docker run --rm --device /dev/kfd --device /dev/dri rocm/vllm:rocm7.0.0_vllm_0.11.1_20251024 vllm serve m", {
@@ -257,6 +274,7 @@ SHAPES: list[tuple[str, dict[str, dict[str, Expected]]]] = [
             "engine.version": ("0.11.1", "rocm/vllm:rocm7.0.0_vllm_0.11.1_20251024", "image"),
             "gpu.vendor": ("amd", "--device ^/dev/kfd", "manifest"),
             "host.os": ("linux", "rocm/vllm:rocm7.0.0_vllm_0.11.1_20251024", "image"), "model.name": ("m", "serve ^m"),
+            **_container(),
         },
     }),
     ("podman run --gpus all vllm/vllm-openai-rocm:v0.30.0 m", {
@@ -266,6 +284,7 @@ SHAPES: list[tuple[str, dict[str, dict[str, Expected]]]] = [
             "gpu.vendor": ("amd", "vllm/vllm-openai-rocm:v0.30.0", "image"),
             "host.os": ("linux", "vllm/vllm-openai-rocm:v0.30.0", "image"),
             "model.name": ("m", "vllm/vllm-openai-rocm:v0.30.0 ^m"),
+            **_container("podman"),
         },
     }),
     ("docker run -d --name llm --env-file .env vllm/vllm-openai:v0.11.0 --model m", {
@@ -274,6 +293,7 @@ SHAPES: list[tuple[str, dict[str, dict[str, Expected]]]] = [
             "engine.version": ("0.11.0", "vllm/vllm-openai:v0.11.0", "image"),
             "gpu.vendor": ("nvidia", "vllm/vllm-openai:v0.11.0", "image"),
             "host.os": ("linux", "vllm/vllm-openai:v0.11.0", "image"), "model.name": ("m", "--model ^m"),
+            **_container(),
         },
     }),
     ("llama-server -m model.gguf -c 4096 -ngl 99", {
@@ -342,6 +362,7 @@ SHAPES: list[tuple[str, dict[str, dict[str, Expected]]]] = [
             "gpu.vendor": ("nvidia", "ghcr.io/ggml-org/llama.cpp:server-cuda-b6123", "image"),
             "host.os": ("linux", "ghcr.io/ggml-org/llama.cpp:server-cuda-b6123", "image"),
             "model.name": ("/models/m.gguf", "-m ^/models/m.gguf"),
+            **_container(port="-p ^8080:8080"),
         },
     }),
     ("docker run ghcr.io/ggerganov/llama.cpp:full-rocm --server -m /m.gguf", {
@@ -350,6 +371,7 @@ SHAPES: list[tuple[str, dict[str, dict[str, Expected]]]] = [
             "gpu.vendor": ("amd", "ghcr.io/ggerganov/llama.cpp:full-rocm", "image"),
             "host.os": ("linux", "ghcr.io/ggerganov/llama.cpp:full-rocm", "image"),
             "model.name": ("/m.gguf", "-m ^/m.gguf"),
+            **_container(),
         },
     }),
     ("docker run ghcr.io/ggml-org/llama.cpp:server-vulkan -m /m.gguf -ngl all", {
@@ -357,6 +379,7 @@ SHAPES: list[tuple[str, dict[str, dict[str, Expected]]]] = [
             "engine.backend": ("vulkan", "ghcr.io/ggml-org/llama.cpp:server-vulkan", "image"),
             "host.os": ("linux", "ghcr.io/ggml-org/llama.cpp:server-vulkan", "image"),
             "llama.n_gpu_layers": ("all", "-ngl"), "model.name": ("/m.gguf", "-m ^/m.gguf"),
+            **_container(),
         },
     }),
     ("vllm bench serve --model m --metric-percentiles 50", {

@@ -17,6 +17,12 @@ def family(base: str, name: str, arch: str, vllm: str, llamacpp: str, **facts: o
     return {"model.family": (name, token), **{f"model.{k}": (v, f"{base} ({name})") for k, v in facts.items()}}
 
 
+def family_no_floor(base: str, name: str, arch: str, **facts: object) -> dict[str, tuple[object, str]]:
+    """A family of data/model_families.yaml that names no engine floor (``llama-3``, ``qwen2.5``, merge27)."""
+    return {"model.family": (name, f"{base}: {name} ({arch})"),
+            **{f"model.{k}": (v, f"{base} ({name})") for k, v in facts.items()}}
+
+
 def table(name: str) -> dict[str, tuple[object, str]]:
     return {i.key: (i.value, i.token) for i in infer(name)}
 
@@ -25,16 +31,16 @@ def table(name: str) -> dict[str, tuple[object, str]]:
     ("meta-llama/Llama-3.1-8B-Instruct", {
         "model.quantization": (None, PLAIN.format("meta-llama")),
         "model.kv_cache_scales": (None, PLAIN.format("meta-llama")),
-        "model.moe": (False, "Llama-3.1-8B (Llama 2/3.x, dense)"),
-        "model.sliding_window": (False, "Llama-3.1-8B (Llama 2/3.x)")}),
+        **family_no_floor("Llama-3.1-8B-Instruct", "llama-3", "LlamaForCausalLM", moe=False, hybrid=False,
+                          sliding_window=False)}),
     ("Qwen/Qwen3-30B-A3B-FP8", {
         "model.quantization": ("fp8", "FP8"), "model.weight_only": (False, "FP8"),
         **family("Qwen3-30B-A3B-FP8", "qwen3-moe", "Qwen3MoeForCausalLM", "0.8.4", "b4876", moe=True, hybrid=False,
                  sliding_window=False)}),
     ("RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-dynamic", {
         "model.quantization": ("fp8", "FP8-dynamic"), "model.weight_only": (False, "FP8-dynamic"),
-        "model.moe": (False, "Meta-Llama-3.1-8B (Llama 2/3.x, dense)"),
-        "model.sliding_window": (False, "Meta-Llama-3.1-8B (Llama 2/3.x)")}),
+        **family_no_floor("Meta-Llama-3.1-8B-Instruct-FP8-dynamic", "llama-3", "LlamaForCausalLM", moe=False,
+                          hybrid=False, sliding_window=False)}),
     ("nvidia/Qwen3-235B-A22B-NVFP4", {
         "model.quantization": ("nvfp4", "NVFP4"),
         **family("Qwen3-235B-A22B-NVFP4", "qwen3-moe", "Qwen3MoeForCausalLM", "0.8.4", "b4876", moe=True,
@@ -45,16 +51,16 @@ def table(name: str) -> dict[str, tuple[object, str]]:
                  sliding_window=False)}),
     ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4", {
         "model.quantization": ("gptq", "GPTQ-Int4"), "model.weight_only": (True, "GPTQ-Int4"),
-        "model.moe": (False, "Qwen2.5-7B (Qwen2.5/Qwen3, dense)"),
-        "model.sliding_window": (False, "Qwen2.5-7B (Qwen2.5)")}),
+        **family_no_floor("Qwen2.5-7B-Instruct-GPTQ-Int4", "qwen2.5", "Qwen2ForCausalLM", moe=False, hybrid=False,
+                          sliding_window=False)}),
     ("TheBloke/Mistral-7B-Instruct-v0.1-AWQ", {
         "model.quantization": ("awq", "AWQ"), "model.weight_only": (True, "AWQ"),
         "model.moe": (False, "Mistral-7B (Mistral-7B, dense)"),
         "model.sliding_window": (True, "Mistral-7B-Instruct-v0.1 (Mistral-7B v0.1)")}),
     ("neuralmagic/Llama-3.2-1B-Instruct-quantized.w8a8", {
         "model.quantization": ("int8", "w8a8"), "model.weight_only": (False, "w8a8"),
-        "model.moe": (False, "Llama-3.2-1B (Llama 2/3.x, dense)"),
-        "model.sliding_window": (False, "Llama-3.2-1B (Llama 2/3.x)")}),
+        **family_no_floor("Llama-3.2-1B-Instruct-quantized.w8a8", "llama-3", "LlamaForCausalLM", moe=False,
+                          hybrid=False, sliding_window=False)}),
     ("unsloth/gemma-3-12b-it-bnb-4bit", {
         "model.quantization": ("bitsandbytes", "bnb-4bit"), "model.weight_only": (True, "bnb-4bit"),
         **family("gemma-3-12b-it-bnb-4bit", "gemma3", "Gemma3ForConditionalGeneration/Gemma3ForCausalLM", "0.8.0",
@@ -106,8 +112,12 @@ def test_located_with_origin_and_note() -> None:
         "model.name": ("meta-llama/Llama-3.1-8B-Instruct", "flag", 1, 12, None),
         "model.quantization": (None, "inferred", 1, 12, "from the model name: " + PLAIN.format("meta-llama")),
         "model.kv_cache_scales": (None, "inferred", 1, 12, "from the model name: " + PLAIN.format("meta-llama")),
-        "model.moe": (False, "inferred", 1, 12, "from the model name: Llama-3.1-8B (Llama 2/3.x, dense)"),
-        "model.sliding_window": (False, "inferred", 1, 12, "from the model name: Llama-3.1-8B (Llama 2/3.x)"),
+        # the llama-3 family of data/model_families.yaml (merge27)
+        "model.family": ("llama-3", "inferred", 1, 12,
+                         "from the model name: Llama-3.1-8B-Instruct: llama-3 (LlamaForCausalLM)"),
+        "model.moe": (False, "inferred", 1, 12, "from the model name: Llama-3.1-8B-Instruct (llama-3)"),
+        "model.hybrid": (False, "inferred", 1, 12, "from the model name: Llama-3.1-8B-Instruct (llama-3)"),
+        "model.sliding_window": (False, "inferred", 1, 12, "from the model name: Llama-3.1-8B-Instruct (llama-3)"),
     }
 
 

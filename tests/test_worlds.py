@@ -113,12 +113,14 @@ def test_a_request_level_record_waits_on_the_user_and_a_version_pin_does_not_sho
 
 
 def test_a_value_that_only_differs_from_an_excluded_one_does_not_show_the_finding() -> None:
-    # RL253 (Gemma 4 on SM100) excludes ModelOpt FP4 MoE checkpoints (model.quantization ne modelopt_fp4). A Llama
+    # RL253 (Gemma 4 on SM100) excludes ModelOpt FP4 MoE checkpoints (model.quantization ne modelopt_fp4). A Llama 2
     # model (no family in the table, no quantization by its name) merely differs from the excluded value: a guard,
     # counted.
     text = "python3 -m sglang.launch_server --model-path {} --port 30000\n"
-    assert _rows(_lint(text.format("meta-llama/Llama-3.1-8B-Instruct"), show=True), "RL253") == [
+    assert _rows(_lint(text.format("meta-llama/Llama-2-7b-chat-hf"), show=True), "RL253") == [
         ("RL253", "possible", 1, 46, False)]
+    # Llama 3.1 is in the table since merge27 (family llama-3, not Gemma 4): no RL253 at all
+    assert _rows(_lint(text.format("meta-llama/Llama-3.1-8B-Instruct"), show=True), "RL253") == []
 
 
 # -- shown and counted through the command line ---------------------------------------------------------------------
@@ -134,8 +136,9 @@ def test_text_lists_only_shown_findings_and_counts_the_rest(tmp_path: Path, monk
     lines = result.output.splitlines()
     assert lines[0] == "1 file, 1 deployment: 0 definite, 0 possible, 0 errors"
     assert lines[1] == (
-        "5 more possible findings that nothing in the files points at depend on the GPU (--gpu), the engine "
-        "version (--engine-version) and attention.fa4, engine.backend, gpu.cc_mode (--fact KEY=VALUE); declare them "
+        "9 more possible findings that nothing in the files points at depend on the GPU (--gpu), the engine "
+        "version (--engine-version) and attention.fa4, container.kind, container.mount_targets, "
+        "container.port_on_all_interfaces, engine.backend, gpu.cc_mode (--fact KEY=VALUE); declare them "
         "(or set them in [tool.relialint]) or list them with --show-possible")
     assert lines[1].endswith("or list them with --show-possible")
     listed = invoke(["serve.sh", "--isolated", "--show-possible"])
@@ -146,8 +149,11 @@ def test_text_lists_only_shown_findings_and_counts_the_rest(tmp_path: Path, monk
     doc = json.loads(invoke(["serve.sh", "--isolated", "--format", "json"]).output)
     assert {(f["code"], f["shown"]) for f in doc["findings"]} == {
         ("RL107", False), ("RL117", False), ("RL122", False), ("RL206", False),
-        ("RL217", False)}  # Qwen/Qwen3-8B is known unquantized: no MXFP4 or FP8 record; RL509 is withdrawn
-    assert doc["summary"]["possible_counted"] == 5
+        ("RL217", False), ("RL241", False), ("RL322", False), ("RL601", False), ("RL606", False),
+    }  # Qwen/Qwen3-8B is known unquantized: no MXFP4 or FP8 record; RL509 is withdrawn. merge27 records, each
+    # counted: RL241 (A100 80GB batch defaults), RL322 (a container with no HF-cache volume), RL601 (no API key, port
+    # on every interface), RL606 (request logging up to 0.10.0)
+    assert doc["summary"]["possible_counted"] == 9
 
 
 # -- versions beyond the tables -------------------------------------------------------------------------------------

@@ -5,11 +5,10 @@ with exact value, origin, line and column, as `relialint facts` shows them."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
-from tests.cli_run import invoke
+from tests.cli_run import invoke_on_file
 
 Row = tuple[Any, str, int | None, int | None]
 PREFIXES = ("container.", "serve.host", "serve.api_key", "llama.threads", "llama.parallel", "lora.")
@@ -17,13 +16,7 @@ PREFIXES = ("container.", "serve.host", "serve.api_key", "llama.threads", "llama
 
 def facts(tmp_path: Path, name: str, text: str) -> list[dict[str, Row]]:
     """Every deployment of the file as {key: (value, origin, line, column)} for this issue's keys."""
-    (tmp_path / name).write_text(text)
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        result = invoke(["facts", name, "--format", "json"])
-    finally:
-        os.chdir(cwd)
+    result = invoke_on_file(tmp_path, name, text, ["facts", name, "--format", "json"])
     doc = json.loads(result.output)
     return [{k: (v["value"], v["origin"], v.get("line"), v.get("column")) for k, v in dep["facts"].items()
              if k.startswith(PREFIXES)} for dep in doc["deployments"]]

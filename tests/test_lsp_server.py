@@ -365,15 +365,16 @@ def test_an_unsaved_edit_to_an_env_file_relints_the_compose_file_that_names_it(t
 
     server.handle(did_open(compose.as_uri(), COMPOSE_WITH_ENV_FILE))
     settle()
-    assert compose_diagnostics() == [("RL117", 3, 21)]  # the sampler is off in vllm.env on disk: no RL122
+    # RL322: the hub id Qwen/Qwen3-8B with no cache volume; the sampler is off in vllm.env on disk: no RL122
+    assert compose_diagnostics() == [("RL117", 3, 21), ("RL322", 3, 21)]
     server.handle(did_open(env.as_uri(), "VLLM_USE_FLASHINFER_SAMPLER=0\n"))
     settle()
     server.handle(did_change(env.as_uri(), 2, "HF_TOKEN=x\n"))  # the line that turned the sampler off, deleted
     assert compose.as_uri() in server.due  # the compose file read vllm.env: linted again
     settle()
-    assert compose_diagnostics() == [("RL122", 2, 11), ("RL117", 3, 21)]  # RL122 at 3:12, the image
+    assert compose_diagnostics() == [("RL122", 2, 11), ("RL117", 3, 21), ("RL322", 3, 21)]  # RL122 at 3:12, the image
     assert env.read_text(encoding="utf-8") == "VLLM_USE_FLASHINFER_SAMPLER=0\n"  # nothing was saved
     server.handle({"jsonrpc": "2.0", "method": "textDocument/didClose",
                    "params": {"textDocument": {"uri": env.as_uri()}}})
     settle()
-    assert compose_diagnostics() == [("RL117", 3, 21)]  # the file on disk again
+    assert compose_diagnostics() == [("RL117", 3, 21), ("RL322", 3, 21)]  # the file on disk again

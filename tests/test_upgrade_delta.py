@@ -134,8 +134,11 @@ def test_llama_cpp_items_are_located_at_their_words(tmp_path: Path) -> None:
                      ("option", "changed", "-fa", "definite", 4, 52),
                      ("env", "unread", "LLAMA_ARG_NO_WEBUI", "definite", 6, 7)]
     assert [(i.change, i.subject) for i in upgrade.items if i.kind == "record"] == [
+        ("entered", "RL339"),  # no --ctx-size: --fit sizes the context from b8502
         ("entered", "RL520"), ("entered", "RL506"), ("entered", "RL527"),
-        ("left", "RL346")]  # b4579 runs one slot without -np; b11312 defaults to 4 (RL346)
+        ("left", "RL346"),  # b4579 runs one slot without -np; b11312 defaults to 4 (RL346)
+        ("left", "RL141"), ("left", "RL335"),  # context shift up to b6111; fixed 4096 context on b4094-b8501
+        ("kept", "RL245"), ("kept", "RL519")]  # possible: the container's CPU quota, build options
     assert run.failing == 3
 
 

@@ -125,7 +125,9 @@ def points_at(trigger: Trigger | Mapping[str, Any], facts: FactSet) -> bool:
             any(_leaves_some_out(rng) for rng in compiled.affected) and \
             eval_affected(compiled.affected, facts).value is True:
         return True
-    return any(_points(leaf, positive, facts) for leaf, positive in pairs)
+    # nor does the pin point through a leaf of its own (``engine.version ge X`` beside an unknown model family)
+    return any(_points(leaf, positive, facts) for leaf, positive in pairs
+               if not (waits_on_user and leaf.key == "engine.version"))
 
 
 def _leaves_some_out(rng: Range) -> bool:

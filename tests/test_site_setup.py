@@ -132,11 +132,14 @@ def test_version_choices(records: list[dict[str, Any]]) -> None:
     assert values[-2:] == ["0.34.0", ">0.34.0"]  # the witnesses now read to 0.34.0 (RL100, RL135)
     assert "0.23.1rc1" in values  # a version a record names, between two tabled releases
     llama = site_setup.version_choices("llama.cpp", records)
-    # RL506's bracket: -fa a switch up to b6111, a value from b8502 (the builds between are one class each side)
-    assert [c.label for c in llama[40:47]] == ["b5905 to b6110", "b6111", "b6112 to b8321", "b8322", "b8323",
+    # RL506's bracket: -fa a switch up to b6111, a value from b8502 (the builds between are one class each side);
+    # the merge27 llama.cpp records name more older builds, so the bracket sits further in
+    assert [c.label for c in llama[59:66]] == ["b5905 to b6110", "b6111", "b6112 to b8321", "b8322", "b8323",
                                                "b8324 to b8501", "b8502"]
     runs = [c.builds for c in llama[1:]]
-    assert runs[0] == (0, 2821)  # before b2822, the oldest build a witness read (RL505's older_unchecked)
+    # before b2439, the oldest build a record names (RL224's last_known_good, llama-cpp-python 0.2.72's vendored
+    # build; before merge27 it was b2822, RL505's older_unchecked)
+    assert runs[0] == (0, 2438)
     for before, after in pairwise(runs):  # every build number in exactly one entry
         assert before is not None and after is not None and after[0] == before[1] + 1
 
@@ -179,8 +182,10 @@ def test_hardware_page_lists_each_gpus_records() -> None:
     # RL120: an Arc part has no compute capability, so the refusal of an FP8 KV cache by FlashAttention below SM 9.0
     # (0.8.0-0.10.x) does not rule it out, as it does on an A100
     # RL353 (SGLang, 36-59 GB GPUs): the catalogue leaves the A770's memory open
+    # RL220 and RL547 (gpu.model not a GB200/GB300/GH200) are not ruled out by an Arc part either
     assert records_of["Arc A770"] == ("[RL120](../records/RL120.md), [RL215](../records/RL215.md) (possibly), "
-                                      "[RL353](../records/RL353.md) (possibly)")
+                                      "[RL220](../records/RL220.md), [RL353](../records/RL353.md) (possibly), "
+                                      "[RL547](../records/RL547.md)")
 
 
 def test_gpu_records_marks_what_the_catalogue_cannot_decide() -> None:

@@ -98,13 +98,14 @@ _ISSUE_OR_PR = re.compile(r"\b(?:issue|PR|pull request)s? #(\d+)", re.IGNORECASE
 
 def test_every_issue_or_pr_a_reference_names_is_its_link(records: dict[str, dict[str, Any]]) -> None:
     """An upstream issue or pull request a reference names by number is linked, by that reference or by another of
-    the record's (a fix's reference may name the issues it fixes, each cited on its own; numbers checked by hand)."""
+    the record's (a fix's reference may name the issues it fixes, each cited on its own; numbers checked by hand); a
+    link to one of its comments (RL244's to PR 13194's) links it too."""
     missing: list[str] = []
     for rid, data in records.items():
         urls = [str(ref.get("url") or "") for ref in data["references"]]
         for ref in data["references"]:
             for number in _ISSUE_OR_PR.findall(f"{ref['title']} {ref.get('locator') or ''}"):
-                if not any(re.search(rf"/(?:issues|pull)/{number}$", url) for url in urls):
+                if not any(re.search(rf"/(?:issues|pull)/{number}(?:#issuecomment-\d+)?$", url) for url in urls):
                     missing.append(f"{rid}: #{number} in {ref['title']!r}")
     assert missing == []
 

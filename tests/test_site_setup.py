@@ -96,7 +96,7 @@ def test_blackwell_records_on_a_b200(data: dict[str, Any]) -> None:
 
 def test_the_data_file_says_what_the_linter_says(records: list[dict[str, Any]], data: dict[str, Any]) -> None:
     """Every record, for a sample of setups: the compressed file holds exactly the linter's verdict."""
-    for engine, version, gpu in [("vllm", "0.30.0", "H100"), ("vllm", "0.7.0", "RTX 3070"), ("vllm", ">0.33.0", ""),
+    for engine, version, gpu in [("vllm", "0.30.0", "H100"), ("vllm", "0.7.0", "RTX 3070"), ("vllm", ">0.34.0", ""),
                                  ("llama.cpp", "b8502", "Strix Halo"), ("llama.cpp", "b6112-b8321", "RX 7900 XTX"),
                                  ("llama.cpp", "", "")]:
         choice = _choice(engine, version, records)
@@ -129,14 +129,17 @@ def test_version_choices(records: list[dict[str, Any]]) -> None:
     vllm = site_setup.version_choices("vllm", records)
     values = [c.value for c in vllm]
     assert values[:3] == ["", "<0.6.0", "0.6.0"]  # the oldest release the witnesses read, which records name
-    assert values[-2:] == ["0.33.0", ">0.33.0"]
+    assert values[-2:] == ["0.34.0", ">0.34.0"]  # the witnesses now read to 0.34.0 (RL100, RL135)
     assert "0.23.1rc1" in values  # a version a record names, between two tabled releases
     llama = site_setup.version_choices("llama.cpp", records)
-    # RL506's bracket: -fa a switch up to b6111, a value from b8502 (the builds between are one class each side)
-    assert [c.label for c in llama[40:47]] == ["b5905 to b6110", "b6111", "b6112 to b8321", "b8322", "b8323",
+    # RL506's bracket: -fa a switch up to b6111, a value from b8502 (the builds between are one class each side);
+    # the merge27 llama.cpp records name more older builds, so the bracket sits further in
+    assert [c.label for c in llama[59:66]] == ["b5905 to b6110", "b6111", "b6112 to b8321", "b8322", "b8323",
                                                "b8324 to b8501", "b8502"]
     runs = [c.builds for c in llama[1:]]
-    assert runs[0] == (0, 2821)  # before b2822, the oldest build a witness read (RL505's older_unchecked)
+    # before b2439, the oldest build a record names (RL224's last_known_good, llama-cpp-python 0.2.72's vendored
+    # build; before merge27 it was b2822, RL505's older_unchecked)
+    assert runs[0] == (0, 2438)
     for before, after in pairwise(runs):  # every build number in exactly one entry
         assert before is not None and after is not None and after[0] == before[1] + 1
 
@@ -155,14 +158,20 @@ def test_hardware_page_lists_each_gpus_records() -> None:
     # RL119 is Hopper's (FlashMLA, the reported backend); RL120's examples run on an H100 (FlashAttention 3 takes an
     # FP8 KV cache); RL207 names SM 9.0 before 0.30.0 (FlashInfer's XQA)
     # RL122 and RL133 need the CUDA backend, which an NVIDIA GPU's vendor leaves possible and other vendors rule out;
-    # RL152 (SGLang) was reported on an H100; RL353 (SGLang) is about 36-59 GB GPUs, possibly an H100 by the catalogue
+    # RL152 (SGLang) was reported on an H100; RL353 (SGLang) is about 36-59 GB GPUs, possibly an H100 by the catalogue;
+    # the merge27 records RL220, RL224 (SM 8.0+), RL235/RL236 (NVIDIA, Marlin), RL516, RL517, RL537 and RL547 (not a
+    # GB200/GB300/GH200) hold on an H100 too
     assert records_of["H100"] == ("[RL101](../records/RL101.md), [RL107](../records/RL107.md), "
                                   "[RL116](../records/RL116.md), [RL119](../records/RL119.md), "
                                   "[RL120](../records/RL120.md), [RL122](../records/RL122.md), "
                                   "[RL133](../records/RL133.md), [RL152](../records/RL152.md), "
                                   "[RL206](../records/RL206.md), [RL207](../records/RL207.md), "
                                   "[RL217](../records/RL217.md), [RL218](../records/RL218.md), "
-                                  "[RL219](../records/RL219.md), [RL353](../records/RL353.md) (possibly)")
+                                  "[RL219](../records/RL219.md), [RL220](../records/RL220.md), "
+                                  "[RL224](../records/RL224.md), [RL235](../records/RL235.md), "
+                                  "[RL236](../records/RL236.md), [RL353](../records/RL353.md) (possibly), "
+                                  "[RL516](../records/RL516.md), [RL517](../records/RL517.md), "
+                                  "[RL537](../records/RL537.md), [RL547](../records/RL547.md)")
     assert "| Hopper | 9.0 (`sm_90`) |" in rows["H100"]
     assert '<span id="gpu-h100"></span>' in rows["H100"]
     b200 = rows["B200"]
@@ -173,8 +182,10 @@ def test_hardware_page_lists_each_gpus_records() -> None:
     # RL120: an Arc part has no compute capability, so the refusal of an FP8 KV cache by FlashAttention below SM 9.0
     # (0.8.0-0.10.x) does not rule it out, as it does on an A100
     # RL353 (SGLang, 36-59 GB GPUs): the catalogue leaves the A770's memory open
+    # RL220 and RL547 (gpu.model not a GB200/GB300/GH200) are not ruled out by an Arc part either
     assert records_of["Arc A770"] == ("[RL120](../records/RL120.md), [RL215](../records/RL215.md) (possibly), "
-                                      "[RL353](../records/RL353.md) (possibly)")
+                                      "[RL220](../records/RL220.md), [RL353](../records/RL353.md) (possibly), "
+                                      "[RL547](../records/RL547.md)")
 
 
 def test_gpu_records_marks_what_the_catalogue_cannot_decide() -> None:

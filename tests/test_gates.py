@@ -22,7 +22,7 @@ def test_each_gate_reports_its_code_at_the_token() -> None:
     assert result.exit_code == 2
     lines = [line.replace(str(GATES) + "/", "") for line in result.output.splitlines()]
     assert lines == [
-        "RL190-gates-broken.yaml:7:1: KB018 a record chosen by the catalogue-growth rule states its reach: the exact "
+        "RL190-gates-broken.yaml:7:1: KB021 a record chosen by the catalogue-growth rule states its reach: the exact "
         "strings searched in public configs, the files each found, and the estimate",
         f"RL190-gates-broken.yaml:13:14: KB014 'issue 5678' names issue or PR 5678, {UNLINKED}",
         f"RL190-gates-broken.yaml:14:3: KB014 'PR #1234' names issue or PR 1234, {UNLINKED}",
@@ -63,10 +63,10 @@ def test_kb018_a_record_of_the_growth_rule_states_its_reach_and_links_upstream(t
 
     folder = _copy(tmp_path, edit)
     problems = [(p.line, p.column, p.code, p.message) for p in semantic(load_dir(folder))
-                if p.path.endswith("RL192-gates-no-reach.yaml") and p.code == "KB018"]
+                if p.path.endswith("RL192-gates-no-reach.yaml") and p.code == "KB021"]
     assert problems == [
-        (24, 3, "KB018", "no public config can hit this record's trigger (reach estimate 0): it waits"),
-        (18, 1, "KB018", "a record chosen by the catalogue-growth rule links its upstream source (an issue, pull "
+        (24, 3, "KB021", "no public config can hit this record's trigger (reach estimate 0): it waits"),
+        (18, 1, "KB021", "a record chosen by the catalogue-growth rule links its upstream source (an issue, pull "
                          "request, documentation page or source file) by url"),
     ]
 
@@ -82,14 +82,14 @@ def test_kb019_two_records_with_one_trigger(tmp_path: Any) -> None:
 
     folder = _copy(tmp_path, edit)
     problems = [(p.path.rsplit("/", 1)[-1], p.line, p.column, p.code, p.message)
-                for p in semantic(load_dir(folder)) if p.code == "KB019"]
-    assert problems == [("RL193-gates-same-trigger.yaml", 32, 3, "KB019",
+                for p in semantic(load_dir(folder)) if p.code == "KB022"]
+    assert problems == [("RL193-gates-same-trigger.yaml", 32, 3, "KB022",
                          "RL193's trigger tests exactly what RL191's does: one cause and trigger is one record")]
 
 
 def test_no_two_shipped_records_share_a_trigger() -> None:
     result = load_dir(shipped_dir())
-    assert [p for p in semantic(result) if p.code in ("KB018", "KB019")] == []
+    assert [p for p in semantic(result) if p.code in ("KB021", "KB022")] == []
 
 
 def test_the_shipped_records_pass_every_gate() -> None:

@@ -229,7 +229,7 @@ def test_08_write_baseline_to_a_read_only_folder(tmp_path: Path, good: Path) -> 
 
 def _record(folder: Path, old: str = "", new: str = "") -> Path:
     """A copy of RL120 as a user's record RL199 in ``folder`` (with its witness result), one text replaced. An id
-    outside the catalogue's older records states its reach (KB018), so the copy gets one."""
+    outside the catalogue's older records states its reach (KB021), so the copy gets one."""
     text = (ROOT / "records" / "RL120-fp8-kv-cache-sleep-level2-gibberish.yaml").read_text(encoding="utf-8")
     text = text.replace("id: RL120", "id: RL199", 1).replace("related: [RL115, RL123, RL124]", "related: []", 1)
     text += "reach: {estimate: 3, searched: 2026-12-02, queries: [{text: '--kv-cache-dtype fp8', hits: 3}]}\n"

@@ -40,7 +40,7 @@ def test_every_evidence_number_is_in_the_seed() -> None:
         from_code = any(ref.get("kind") == "upstream" and "wheel" in str(ref.get("locator") or "")
                         for ref in loaded.data.get("references") or [])
         # issue 27: a record of the catalogue-growth rule links its upstream source (an engine's code at a release
-        # tag, its documentation, a tracker thread, a vendor's documentation) by url (gate KB018)
+        # tag, its documentation, a tracker thread, a vendor's documentation) by url (gate KB021)
         linked = not before_reach(record.id) and any(
             ref.get("url") for ref in loaded.data.get("references") or [] if ref.get("kind") != "source")
         assert from_seed or upstream.drawn_from_tracker(loaded.data) or from_code or linked, record.id

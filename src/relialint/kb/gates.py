@@ -6,7 +6,7 @@
 - ``KB015``: every bound of an affected range says where it comes from (``bound_sources``), and names no bound
   the range does not set;
 - ``KB016``: a comment cuts a prose value short (an unquoted ``text #1234`` ends the YAML value at ``text``);
-- ``KB018``: a record the catalogue-growth rule chose (any id not in ``BEFORE_REACH``) states its ``reach`` (a record
+- ``KB021``: a record the catalogue-growth rule chose (any id not in ``BEFORE_REACH``) states its ``reach`` (a record
   with a config trigger that no public config can hit waits: its estimate must be above 0) and links its upstream
   source by ``url``.
 """
@@ -88,14 +88,14 @@ def _reach_and_link(loaded: LoadedRecord) -> list[Problem]:
         return []
     problems: list[Problem] = []
     if record.reach is None:
-        problems.append(_problem(loaded, ("published",), "KB018",
+        problems.append(_problem(loaded, ("published",), "KB021",
                                  "a record chosen by the catalogue-growth rule states its reach: the exact "
                                  "strings searched in public configs, the files each found, and the estimate"))
     elif record.trigger is not None and record.reach.estimate == 0:
-        problems.append(_problem(loaded, ("reach", "estimate"), "KB018",
+        problems.append(_problem(loaded, ("reach", "estimate"), "KB021",
                                  "no public config can hit this record's trigger (reach estimate 0): it waits"))
     if not any(ref.url for ref in record.references if ref.kind != "source"):
-        problems.append(_problem(loaded, ("references",), "KB018",
+        problems.append(_problem(loaded, ("references",), "KB021",
                                  "a record chosen by the catalogue-growth rule links its upstream source (an "
                                  "issue, pull request, documentation page or source file) by url"))
     return problems

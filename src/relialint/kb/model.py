@@ -173,7 +173,7 @@ class ReachQuery(_Strict):
 
 class Reach(_Strict):
     """How many public deployment configs can hit the record: the estimate, and the searches it rests on, so anyone
-    can rerun them. A record with a config trigger that no public config can hit waits (``KB018``)."""
+    can rerun them. A record with a config trigger that no public config can hit waits (``KB021``)."""
 
     estimate: int = Field(ge=0, description="public config files that can hit the record")
     searched: datetime.date = Field(description="the day the searches were run")
@@ -235,7 +235,7 @@ class Record(_Strict):
     references: list[Reference] = Field(min_length=1)
     related: list[str] = Field(default_factory=list)
     reach: Reach | None = Field(default=None, description="how many public configs can hit the record (required "
-                                                          "from the catalogue-growth rule on, KB018)")
+                                                          "from the catalogue-growth rule on, KB021)")
     trigger: Trigger | None = None
     runtime_trigger: Trigger | None = Field(
         default=None, description="a trigger over the runtime.* facts of a live host, evaluated by relialint probe "

@@ -84,7 +84,7 @@ def canonical_when(predicate: object) -> str:
 
 
 def _shared_triggers(result: LoadResult) -> list[Problem]:
-    """KB019: two active records whose triggers test the same facts the same way are one finding told twice (or two
+    """KB022: two active records whose triggers test the same facts the same way are one finding told twice (or two
     causes that the configuration cannot tell apart): merge them, or narrow the one the source shows narrower."""
     problems: list[Problem] = []
     seen: dict[str, LoadedRecord] = {}
@@ -95,7 +95,7 @@ def _shared_triggers(result: LoadResult) -> list[Problem]:
                 continue
             key = name + canonical_when(when)
             if key in seen:
-                problems.append(problem(loaded, (name, "when"), "KB019",
+                problems.append(problem(loaded, (name, "when"), "KB022",
                                          f"{loaded.record.id}'s {name} tests exactly what "
                                          f"{seen[key].record.id}'s does: one cause and trigger is one record"))
             seen.setdefault(key, loaded)

@@ -55,7 +55,8 @@ def _ids(pages: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize(("query", "wanted"), [
-    ("--max-model-len", {"RL302"}),
+    # records about the flag itself: the V1 context shrink, the decimal "32k", the LongRoPE Phi and Gemma 3 caps
+    ("--max-model-len", {"RL302", "RL337", "RL338", "RL140", "RL340"}),
     ("--kv-cache-dtype fp8", {"RL105"}),
     ("--kv-cache-dtype=fp8", {"RL105"}),
     ("--flash-attn", {"RL506"}),

@@ -67,7 +67,9 @@ def _ids(pages: list[str]) -> list[str]:
     ("VLLM_USE_V2_MODEL_RUNNER", {"RL107"}),
     ("VLLM_ATTENTION_BACKEND", {"RL504"}),
     ("Hopper", {"RL206", "RL218", "RL219"}),  # the H100 decode regression, the Hopper MoE backend defaults
-    ("Ada", {"RL101"}),
+    # RL230 (llama.cpp CUDA on Windows, measured on an RTX 4090) and RL353 (SGLang's CUDA-graph ceiling on 36-59 GB
+    # cards: L40, L40S) hold on Ada GPUs by their triggers; RL101 holds on every GPU below 10.0 and ranks below them
+    ("Ada", {"RL101", "RL230", "RL353"}),
     ("Ampere", {"RL117"}),  # cascade attention on FlashAttention 2 GPUs (RL105, FP8 KV without FP8, is withdrawn)
     ("Volta", {"RL207"}),  # FlashInfer cannot graph speculative decode below SM 9.0
     ("RDNA3", {"RL301"}),
@@ -90,9 +92,10 @@ def test_search_finds_what_users_type_in_the_top_three(page: Any, base_url: str,
 
 @pytest.mark.parametrize(("query", "first", "not_top"), [
     # records whose H100 example is the one that passes; RL152 (SGLang FA3 + FP8 KV, reported on H100) and RL119
-    # both fire on an H100
-    ("H100", {"RL119", "RL152"}, {"RL102", "RL104"}),
-    ("B200", {"RL104"}, {"RL101"}),  # RL101's B200 example passes (native FP4)
+    # both fire on an H100, and RL206 (the SM90 FA4 decode regression) names H100 in its title
+    ("H100", {"RL119", "RL152", "RL206"}, {"RL102", "RL104"}),
+    # RL101's B200 example passes (native FP4); RL225 (NCCL P2P off on NVLink GPUs) names B200 and holds on it
+    ("B200", {"RL104", "RL225"}, {"RL101"}),
     # NVFP4 decode on Blackwell; RL557 (SGLang, DeepSeek-V3.2's KV cache forced to FP8 from compute capability 10.0)
     ("Blackwell", {"RL215", "RL557"}, {"RL101", "RL401"}),
 ])

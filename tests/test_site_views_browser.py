@@ -23,22 +23,44 @@ pytestmark = pytest.mark.slow
 BLACKWELL = {"RL102", "RL104", "RL106"}
 
 
-def _results(page: Any, query: str) -> list[str]:
-    """Type ``query`` into Material's search box as a user does; the result pages in order (``records/RL206/``)."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+COUNT_SEARCHES = """(() => {
+  // Count the queries the page hands Material's search worker (message type 2) and the answers it gets back
+  // (type 3): the results on screen are the last query's once every query has had its answer.
+  const Original = window.Worker;
+  window.__rlSearch = { sent: 0, answered: 0 };
+  function Counting(url, options) {
+    const worker = new Original(url, options);
+    const post = worker.postMessage.bind(worker);
+    worker.postMessage = (message, ...rest) => {
+      if (message && message.type === 2) window.__rlSearch.sent += 1;
+      return post(message, ...rest);
+    };
+    worker.addEventListener("message", (event) => {
+      if (event.data && event.data.type === 3) window.__rlSearch.answered += 1;
+    });
+    return worker;
+  }
+  Counting.prototype = Original.prototype;
+  window.Worker = Counting;
+})();"""
 
+
+def _results(page: Any, query: str) -> list[str]:
+    """Type ``query`` into Material's search box as a user does; the result pages in order (``records/RL206/``).
+
+    Every key sends a query; the list is read once the worker has answered every one of them, so that a loaded
+    machine cannot hand back the list of a half-typed query (or the empty list shown while one is pending)."""
+    if not page.evaluate("() => Boolean(window.__rlSearch)"):
+        page.add_init_script(COUNT_SEARCHES)
+        page.reload()
     box = page.locator("input.md-search__input")
-    for _attempt in range(TIMEOUT_MS // 2_000):
-        box.click()
-        box.fill("")
-        box.press_sequentially(query)
-        try:
-            page.locator(".md-search-result__item").first.wait_for(state="visible", timeout=2_000)
-            break
-        except PlaywrightTimeout:
-            continue
-    # The last key's results replace the previous ones when the search worker answers: read until two reads a
-    # moment apart agree (a loaded machine answers later; no fixed wait decides it).
+    box.click()
+    box.fill("")
+    box.press_sequentially(query)
+    page.wait_for_function("typed => window.__rlSearch.sent > 0 && window.__rlSearch.answered >= window.__rlSearch.sent"
+                           " && document.querySelector('input.md-search__input').value === typed",
+                           arg=query, timeout=TIMEOUT_MS)
+    # the answer is drawn in the frames after it arrives: read until two reads a moment apart agree
     hrefs: list[str] | None = None
     for _poll in range(TIMEOUT_MS // 300):
         page.wait_for_timeout(300)

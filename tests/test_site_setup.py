@@ -140,7 +140,7 @@ def test_the_five_setups_exactly(data: dict[str, Any]) -> None:
         "RL601": ("p", port), "RL602": ("p", model)}
     assert lookup(data, "llama.cpp", "b6000", "Strix Halo", "", "linux") == {
         "RL108": ("p", "the backend"), "RL109": ("p", "the backend"), "RL141": ("d", ""),
-        "RL244": ("p", model), "RL245": ("p", "whether the container's CPU limit; the backend"),
+        "RL244": ("p", model), "RL245": ("p", "the container's CPU limit in CPUs; the backend"),
         "RL335": ("d", ""), "RL346": ("d", ""),
         "RL519": ("p", "the build option GGML_CUDA_DISABLE_GRAPHS; the build option GGML_CUDA_ENABLE_UNIFIED_MEMORY; "
                        "the build option GGML_CUDA_NO_PINNED"),
@@ -171,8 +171,11 @@ def test_backend_and_os_decide_what_the_cli_decides(data: dict[str, Any], tmp_pa
         assert lookup(data, "llama.cpp", "b6000", "Strix Halo", backend, os) == as_page("llama.cpp", found), \
             (backend, os)
     hip = lookup(data, "llama.cpp", "b6000", "Strix Halo", "hip", "linux")
-    assert hip["RL108"][0] == "d"
-    assert "RL108" not in lookup(data, "llama.cpp", "b6000", "Strix Halo", "vulkan", "linux")
+    # with HIP stated, the backend no longer decides: RL532 is definite, RL108 is left open by the build alone
+    # (b6000 lies where its affected range is not known either way), nothing left to set
+    assert hip["RL532"] == ("d", "") and hip["RL108"] == ("p", "")
+    vulkan = lookup(data, "llama.cpp", "b6000", "Strix Halo", "vulkan", "linux")
+    assert "RL108" not in vulkan and "RL109" not in vulkan and vulkan["RL532"] == ("d", "")
 
 
 def test_the_data_file_says_what_the_linter_says(data: dict[str, Any], tmp_path: Path) -> None:

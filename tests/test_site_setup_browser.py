@@ -93,7 +93,7 @@ def test_backend_and_os_are_chosen_and_kept_in_the_url(page: Any, base_url: str,
     page.wait_for_function("location.search.includes('backend=hip')")
     assert "os=linux" in page.evaluate("location.search")
     assert _shown(page) == _cli(tmp_path, "llama.cpp", "b6000", "Strix Halo", "hip", "linux")
-    assert _shown(page)["RL108"] == ("definite", "")
+    assert _shown(page)["RL532"] == ("definite", "")  # possible ("the backend") before HIP was chosen
     assert page.locator("#rl-setup-command").inner_text().endswith(
         "--os linux --fact engine.backend=hip --show-possible")
     # vLLM offers no backend choice (the GPU decides it): the list is hidden and the URL drops it

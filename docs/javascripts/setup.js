@@ -177,8 +177,8 @@
     if (g > 0) words.push("--gpu", quoted(state.data.gpus[g].value));
     var version = engine.versions[v];
     if (v > 0 && version.value.charAt(0) !== "<" && version.value.charAt(0) !== ">") {
-      words.push("--engine-version", (version.builds && version.builds[0] !== version.builds[1])
-        ? "b" + version.builds[0] : version.value);
+      words.push("--engine-version", state.build || ((version.builds && version.builds[0] !== version.builds[1])
+        ? "b" + version.builds[0] : version.value));
     }
     if (o > 0) words.push("--os", state.data.oses[o].value);
     if (b > 0) words.push("--fact", "engine.backend=" + engine.backends[b].value);
@@ -191,7 +191,7 @@
     var engine = data.engines[state.engine];
     var params = new URLSearchParams(window.location.search);
     params.set("engine", engine.id);
-    var version = engine.versions[Number(state.version.value)].value;
+    var version = state.build || engine.versions[Number(state.version.value)].value;
     if (version) params.set("version", version); else params.delete("version");
     var gpu = data.gpus[Number(state.gpu.value)].value;
     if (gpu) params.set("gpu", gpu); else params.delete("gpu");
@@ -220,7 +220,7 @@
     var backendSelect = form.querySelector("#rl-setup-backend");
     var osSelect = form.querySelector("#rl-setup-os");
     var state = {
-      data: data, base: base, engine: 0, version: versionSelect, gpu: gpuSelect, backend: backendSelect, os: osSelect,
+      data: data, base: base, engine: 0, build: null, version: versionSelect, gpu: gpuSelect, backend: backendSelect, os: osSelect,
       results: document.getElementById("rl-setup-results"), summary: document.getElementById("rl-setup-summary")
     };
     data.engines.forEach(function (e, i) { engineSelect.appendChild(option(String(i), e.label)); });
@@ -233,6 +233,9 @@
     engineSelect.value = String(state.engine);
     fillVersions(versionSelect, data.engines[state.engine]);
     var vi = versionIndex(data.engines[state.engine], params.get("version"));
+    // a build inside a run of builds (?version=b6000): kept as written in the URL and the command line until the
+    // version is changed (every build of the run gets the same verdicts)
+    if (vi > 0 && /^b\d+$/.test(params.get("version") || "")) state.build = params.get("version");
     if (vi < 0) problems.push("version " + params.get("version"));
     versionSelect.value = String(Math.max(vi, 0));
     var gi = gpuIndex(data.gpus, params.get("gpu"));
@@ -253,6 +256,7 @@
     }
     engineSelect.addEventListener("change", function () {
       state.engine = Number(engineSelect.value);
+      state.build = null;
       fillVersions(versionSelect, data.engines[state.engine]);
       versionSelect.value = "0";
       fillBackends(backendSelect, data.engines[state.engine]);
@@ -260,7 +264,11 @@
       render(state);
     });
     [versionSelect, gpuSelect, backendSelect, osSelect].forEach(function (s) {
-      s.addEventListener("change", function () { keepInUrl(state); render(state); });
+      s.addEventListener("change", function () {
+        if (s === versionSelect) state.build = null;
+        keepInUrl(state);
+        render(state);
+      });
     });
     if (!problems.length) keepInUrl(state);
     render(state);

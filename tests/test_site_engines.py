@@ -117,12 +117,12 @@ def test_my_setup_offers_the_third_engine_with_its_versions_and_verdicts(monkeyp
     assert engine["launch"] == "toyserve"  # the engine's default launch, which the verdicts are about
     # every GPU, backend and OS alike (the trigger reads none); the default launch (`toyserve`) leaves prefix caching
     # to the engine's default: on from 2.0, so definite from 2.0 on; newer than the tables, the default is not
-    # known (decided by the setting); before 2.0, nothing; a version not given, decided by the version
+    # known (decided by the setting); before 2.0, nothing; a version not given, decided by both
     ((backends, oses, ((gpus, runs),)),) = record["cells"]["toyserve"]
     assert (backends, oses) == (None, None)
     assert gpus == list(range(len(data["gpus"])))
     assert [(lo, hi, code, data["depends"][dep] if dep >= 0 else "") for lo, hi, code, dep in runs] == [
-        (0, 0, "p", "the ToyServe version"), (3, 3, "d", ""), (4, 4, "p", "--toy-cache")]
+        (0, 0, "p", "the ToyServe version; --toy-cache"), (3, 3, "d", ""), (4, 4, "p", "--toy-cache")]
 
 
 def test_what_decides_a_possible_verdict_is_said_in_the_engines_own_options(monkeypatch: pytest.MonkeyPatch) -> None:

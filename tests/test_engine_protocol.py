@@ -35,6 +35,7 @@ class ToyServe(NoGpuDefaults):
     variable read only by 1.0."""
 
     name, label, scheme, takes_version, shares_gpu_memory = "toyserve", "ToyServe", "pep440", True, False
+    default_launch, backends = "toyserve", ()
 
     def may_launch(self, result: FileResult) -> bool:
         return "toyserve" in result.text
@@ -89,6 +90,9 @@ class ToyServe(NoGpuDefaults):
 
     def tabled_versions(self) -> Sequence[Version]:
         return (V1, V2)
+
+    def option_env(self, key: str) -> list[str]:
+        return []
 
     def choice_points(self) -> Sequence[Version]:
         return (V1, V2)

@@ -32,6 +32,7 @@ from relialint.site import feed as site_feed
 from relialint.site import releases as site_releases
 from relialint.site import setup as site_setup
 from relialint.site.common import SiteRecord
+from relialint.site.setup_launch import deciding
 from tests.cli_run import invoke
 from tests.test_engine_protocol import V1, V2, ToyServe
 
@@ -95,10 +96,8 @@ def _use(monkeypatch: pytest.MonkeyPatch, registry: Registry) -> None:
 def _fresh_caches() -> Iterator[None]:
     """The site's per-process memos hold what the registry of the moment decided."""
     site_setup._cached.cache_clear()
-    site_setup._depends.cache_clear()
     yield
     site_setup._cached.cache_clear()
-    site_setup._depends.cache_clear()
 
 
 def test_the_toys_satisfy_the_release_protocols() -> None:
@@ -115,22 +114,24 @@ def test_my_setup_offers_the_third_engine_with_its_versions_and_verdicts(monkeyp
     (record,) = data["records"]
     assert record["engines"] == ["toyserve"]
     assert record["by"] == {"toyserve": ["version"]}
-    # every GPU alike (the trigger reads none); from 2.0 on (newer than the tables too), decided by the setting;
-    # before 2.0, nothing; a version not given, decided by both
-    ((gpus, runs),) = record["cells"]["toyserve"]
+    assert engine["launch"] == "toyserve"  # the engine's default launch, which the verdicts are about
+    # every GPU, backend and OS alike (the trigger reads none); the default launch (`toyserve`) leaves prefix caching
+    # to the engine's default: on from 2.0, so definite from 2.0 on; newer than the tables, the default is not
+    # known (decided by the setting); before 2.0, nothing; a version not given, decided by both
+    ((backends, oses, ((gpus, runs),)),) = record["cells"]["toyserve"]
+    assert (backends, oses) == (None, None)
     assert gpus == list(range(len(data["gpus"])))
-    assert [(lo, hi, code, data["depends"][dep]) for lo, hi, code, dep in runs] == [
-        (0, 0, "p", "engine.version, prefix_caching.enabled (--toy-cache)"),
-        (3, 4, "p", "prefix_caching.enabled (--toy-cache)")]
+    assert [(lo, hi, code, data["depends"][dep] if dep >= 0 else "") for lo, hi, code, dep in runs] == [
+        (0, 0, "p", "the ToyServe version; --toy-cache"), (3, 3, "d", ""), (4, 4, "p", "--toy-cache")]
 
 
 def test_what_decides_a_possible_verdict_is_said_in_the_engines_own_options(monkeypatch: pytest.MonkeyPatch) -> None:
     _use(monkeypatch, default_registry().with_engine(ToyReleases()))
-    assert site_setup._depends("toyserve", ("prefix_caching.enabled", "flag.toyserve.turbo", "env.TOY_X")) == (
-        "prefix_caching.enabled (--toy-cache), flag.toyserve.turbo (--turbo), env.TOY_X (TOY_X)")
-    assert site_setup._depends("vllm", ("prefix_caching.enabled",)) == (
-        "prefix_caching.enabled (--enable-prefix-caching)")
-    assert site_setup._depends("llama.cpp", ("llama.split_mode",)) == "llama.split_mode (--split-mode)"
+    # the options and variables a user would set, never the fact key (issue 29)
+    assert deciding("toyserve", ("prefix_caching.enabled", "flag.toyserve.turbo", "env.TOY_X")) == (
+        "--toy-cache; --turbo; TOY_X")
+    assert deciding("vllm", ("prefix_caching.enabled",)) == "--enable-prefix-caching"
+    assert deciding("llama.cpp", ("llama.split_mode",)) == "--split-mode"
 
 
 def test_the_catalogue_filter_lists_the_third_engine_by_its_label(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,7 +16,7 @@ from relialint.core import hardware
 from relialint.engines.registry import default_registry
 from relialint.engines.releases import release_delta
 from relialint.run.upgrade import record_changes
-from relialint.site import setup as site_setup
+from relialint.site import setup_launch
 from tests.test_site_browser import ARTIFACTS, base_url, browser, built_site, local_tab, page, records
 from tests.test_site_views_browser import AXE_TAGS, _axe_script
 
@@ -79,8 +79,10 @@ def _groups(page: Any) -> dict[str, list[str]]:
 
 def _expected_records(records: dict[str, dict[str, Any]], engine: str, gpu: str, old: str, new: str
                       ) -> dict[str, list[str]]:
-    """What "my setup" decides on each side, compared as the view compares it."""
+    """What "my setup" decides on each side (the linter's verdict on the engine's default launch), compared as the
+    view compares it."""
     found = hardware.resolve(gpu)
+    linter = setup_launch.LaunchLinter()
     out: dict[str, list[str]] = {"entered": [], "left": [], "kept": []}
     rank = {"blocker": 0, "major": 1, "minor": 2}
     for rid, data in sorted(records.items(), key=lambda r: (rank[r[1]["severity"]], r[0])):
@@ -88,7 +90,7 @@ def _expected_records(records: dict[str, dict[str, Any]], engine: str, gpu: str,
             continue
         if data.get("engines") and engine not in data["engines"]:
             continue
-        sides = [site_setup.verdict(data, engine, found, _version(engine, v)) for v in (old, new)]
+        sides = [linter.verdict(data, setup_launch.Setup(engine, found, _version(engine, v))) for v in (old, new)]
         before, after = (None if s is None else s.certainty[0] for s in sides)
         if before is None and after is None:
             continue

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from relialint.core import hardware
-from relialint.core.findings import evaluate
 from relialint.engines.registry import default_registry
 from relialint.site import build as site
 from relialint.site import setup as site_setup
+from relialint.site import setup_launch
 from tests.conftest import ROOT
 
 RECORDS = ROOT / "records"
@@ -37,92 +37,180 @@ def data(records: list[dict[str, Any]]) -> dict[str, Any]:
     return site_setup.setup_data(records)
 
 
-def _choice(engine: str, value: str, records: list[dict[str, Any]]) -> site_setup.VersionChoice:
-    return next(c for c in site_setup.version_choices(engine, records) if c.value == value)
+FIVE = [  # issue 29's acceptance setups: (engine, version, GPU, backend, OS)
+    ("vllm", "0.30.0", "H100", "", ""),
+    ("vllm", "0.10.1", "RTX 4090", "", ""),
+    ("vllm", "0.23.0", "B200", "", ""),
+    ("llama.cpp", "b6000", "Strix Halo", "", "linux"),
+    ("vllm", "0.11.0", "MI300X", "", ""),
+]
 
 
-def lookup(data: dict[str, Any], engine: str, version: str, gpu: str) -> dict[str, tuple[str, str]]:
+def version_index(entry: dict[str, Any], version: str) -> int:
+    """The version list's entry for ``version``, as setup.js finds it: its value, or the run of builds it is in."""
+    for i, choice in enumerate(entry["versions"]):
+        if choice["value"] == version:
+            return i
+    number = int(version[1:])
+    return next(i for i, c in enumerate(entry["versions"]) if c.get("builds") and
+                c["builds"][0] <= number <= c["builds"][1])
+
+
+def lookup(data: dict[str, Any], engine: str, version: str, gpu: str, backend: str = "", os: str = ""
+           ) -> dict[str, tuple[str, str]]:
     """What docs/javascripts/setup.js shows for a setup, read from the data file the same way: record id ->
     (outcome, what decides it)."""
-    engine_entry = next(e for e in data["engines"] if e["id"] == engine)
-    v = next(i for i, c in enumerate(engine_entry["versions"]) if c["value"] == version)
+    entry = next(e for e in data["engines"] if e["id"] == engine)
+    v = version_index(entry, version)
     g = next(i for i, c in enumerate(data["gpus"]) if c["value"] == gpu)
+    b = next(i for i, c in enumerate(entry["backends"]) if c["value"] == backend)
+    o = next(i for i, c in enumerate(data["oses"]) if c["value"] == os)
     out: dict[str, tuple[str, str]] = {}
     for record in data["records"]:
-        for members, runs in record["cells"].get(engine, []):
-            if g not in members:
+        for backends, oses, rows in record["cells"].get(engine, []):
+            if (backends is not None and b not in backends) or (oses is not None and o not in oses):
                 continue
-            for lo, hi, outcome, dep in runs:
-                if lo <= v <= hi:
-                    out[record["id"]] = (outcome, data["depends"][dep] if dep >= 0 else "")
+            for members, runs in rows:
+                if g not in members:
+                    continue
+                for lo, hi, outcome, dep in runs:
+                    if lo <= v <= hi:
+                        out[record["id"]] = (outcome, data["depends"][dep] if dep >= 0 else "")
+            break
     return out
 
 
-def test_vllm_0_30_0_on_h100_lists_the_decode_regression_not_the_blackwell_records(data: dict[str, Any]) -> None:
-    shown = lookup(data, "vllm", "0.30.0", "H100")
-    # possible: whether vLLM runs FA4 for the model (0.30.0 upgrades from FA3 on SM90 only for some models)
-    assert shown["RL206"] == ("p", "attention.backend (--attention-backend, --attention-config), "
-                                   "attention.fa4 (--attention-config)")
-    for rid in BLACKWELL_ONLY:
-        assert rid not in shown, rid
-    assert "RL105" not in shown  # FP8 KV cache without native FP8: an H100 has it
-    assert "RL108" not in shown  # a llama.cpp record
-    by = {r["id"]: r["by"] for r in data["records"]}
-    # FA4 can run on SM90 by default from 0.20.0 (witnessed; 0.19.1 and older are clean): the record depends on the
-    # version as well as the GPU (definite only on 0.30.0, the measured release, with FA4 stated)
-    assert by["RL206"] == {"vllm": ["gpu", "version"]}
-    assert by["RL501"] == {"vllm": []}
+def cli(tmp_path: Path, engine: str, version: str, gpu: str, backend: str = "", os: str = ""
+        ) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """``relialint check`` (in this process) on the engine's default launch for the setup: record id ->
+    (certainty, missing facts)."""
+    from tests.cli_run import invoke
+
+    launch = tmp_path / f"{engine}-launch.sh"
+    launch.write_text(default_registry().get(engine).default_launch + "\n", encoding="utf-8")  # type: ignore[union-attr]
+    args = ["check", str(launch), "--isolated", "--show-possible", "--format", "json"]
+    args += (["--gpu", gpu] if gpu else []) + (["--engine-version", version] if version else [])
+    args += (["--os", os] if os else []) + (["--fact", f"engine.backend={backend}"] if backend else [])
+    result = invoke(args)
+    assert result.exception is None and result.exit_code in (0, 1), result.output
+    return {f["code"]: (f["certainty"], tuple(f["missing_facts"])) for f in json.loads(result.stdout)["findings"]}
 
 
-def test_the_decode_regression_needs_both_its_gpu_and_its_version(data: dict[str, Any]) -> None:
-    assert "RL206" in lookup(data, "vllm", "0.30.0", "H200")
+def as_page(engine: str, found: dict[str, tuple[str, tuple[str, ...]]]) -> dict[str, tuple[str, str]]:
+    """The CLI's findings as the page words them."""
+    return {rid: ("d", "") if certainty == "definite" else ("p", setup_launch.deciding(engine, missing))
+            for rid, (certainty, missing) in found.items()}
+
+
+def test_each_engine_names_its_default_launch() -> None:
+    registry = default_registry()
+    launches = {e.name: e.default_launch for e in registry.versioned()}
+    assert launches == {"vllm": 'vllm serve "$MODEL"', "llama.cpp": 'llama-server -m "$MODEL"',
+                        "sglang": 'python -m sglang.launch_server --model-path "$MODEL"'}
+    assert registry.get("llama.cpp").backends == ("cuda", "hip", "vulkan", "metal", "sycl", "cpu")  # type: ignore[union-attr]
+    assert registry.get("vllm").backends == ()  # type: ignore[union-attr]
+
+
+def test_the_five_setups_say_exactly_what_the_cli_says(data: dict[str, Any], tmp_path: Path) -> None:
+    for engine, version, gpu, backend, os in FIVE:
+        found = cli(tmp_path, engine, version, gpu, backend, os)
+        assert lookup(data, engine, version, gpu, backend, os) == as_page(engine, found), (engine, version, gpu)
+
+
+def test_the_five_setups_exactly(data: dict[str, Any]) -> None:
+    """The records and certainties of the five setups, as the CLI gives them on a default launch today (checked
+    by the test above; written out so that a change of a record shows here)."""
+    model = "the model"
+    quantization = "the model (or --quantization)"  # model.quantization: from the model, or --quantization
+    port = "whether a port of the container is reachable on every host interface"
+    mounts = "the container the launch runs in; every mount target of the container; the model"
+    # RL206 on H100 + 0.30.0: possible, not definite as issue 29 read it: the record now holds only where vLLM runs
+    # FA4 on SM90, which 0.30.0 does for some models only; --attention-config (FA4 stated) decides it
+    assert lookup(data, "vllm", "0.30.0", "H100") == {
+        "RL107": ("p", "whether NVIDIA Confidential Computing mode on"), "RL206": ("p", "--attention-config"),
+        "RL213": ("p", model), "RL322": ("p", mounts), "RL338": ("p", model), "RL601": ("p", port),
+        "RL602": ("p", model)}
+    assert lookup(data, "vllm", "0.10.1", "RTX 4090") == {
+        "RL117": ("d", ""), "RL122": ("p", "the backend"), "RL140": ("p", model), "RL322": ("p", mounts),
+        "RL601": ("p", port), "RL602": ("p", model)}
+    assert lookup(data, "vllm", "0.23.0", "B200") == {
+        "RL104": ("p", quantization),
+        "RL107": ("p", "VLLM_USE_V2_MODEL_RUNNER; whether NVIDIA Confidential Computing mode on"),
+        "RL212": ("p", model), "RL215": ("p", quantization), "RL322": ("p", mounts), "RL338": ("p", model),
+        "RL601": ("p", port), "RL602": ("p", model)}
+    assert lookup(data, "llama.cpp", "b6000", "Strix Halo", "", "linux") == {
+        "RL108": ("p", "the backend"), "RL109": ("p", "the backend"), "RL141": ("d", ""),
+        "RL244": ("p", model), "RL245": ("p", "the container's CPU limit in CPUs; the backend"),
+        "RL335": ("d", ""), "RL346": ("d", ""),
+        "RL519": ("p", "the build option GGML_CUDA_DISABLE_GRAPHS; the build option GGML_CUDA_ENABLE_UNIFIED_MEMORY; "
+                       "the build option GGML_CUDA_NO_PINNED"),
+        "RL532": ("p", "the backend"), "RL546": ("p", "the build option GGML_HIP_UMA; the backend")}
+    # RL215 (NVFP4 on Blackwell) stays possible on an MI300X because the catalogue leaves AMD's native FP4 open
+    # (the hardware modelling's to decide); no CUDA-only record (RL122) is listed
+    assert lookup(data, "vllm", "0.11.0", "MI300X") == {
+        "RL140": ("p", model), "RL215": ("p", "whether tensor cores with native FP4; " + quantization),
+        "RL322": ("p", mounts), "RL601": ("p", port),
+        "RL602": ("p", model)}
+
+
+def test_the_decode_regression_needs_its_gpu_and_its_version(data: dict[str, Any]) -> None:
+    """RL206 (FA4 on SM90): on an H200 as on an H100, never on a B200, not before 0.20.0 (no FA4 on SM90 by default)."""
+    assert lookup(data, "vllm", "0.30.0", "H200")["RL206"] == ("p", "--attention-config")
     assert "RL206" not in lookup(data, "vllm", "0.30.0", "B200")
-    # the baseline the source measured against, which no released code shows unaffected: possible, not clean
-    assert lookup(data, "vllm", "0.26.0", "H100")["RL206"][0] == "p"
-    assert lookup(data, "vllm", "0.31.0", "H100")["RL206"][0] == "p"  # after the one observed: not known either way
-    assert "RL206" not in lookup(data, "vllm", "0.19.1", "H100")  # no FA4 on SM90 by default before 0.20.0
-    assert lookup(data, "vllm", "", "H100")["RL206"][1] == ("attention.backend (--attention-backend, "
-                                                            "--attention-config), attention.fa4 "
-                                                            "(--attention-config), engine.version")
+    assert "RL206" not in lookup(data, "vllm", "0.19.1", "H100")
+    by = {r["id"]: r["by"] for r in data["records"]}
+    assert by["RL206"] == {"vllm": ["gpu", "version"]}
+    assert by["RL108"] == {"llama.cpp": ["gpu", "version", "backend"]}
 
 
-def test_blackwell_records_on_a_b200(data: dict[str, Any]) -> None:
-    shown = lookup(data, "vllm", "0.30.0", "B200")
-    assert {"RL104", "RL106"} <= set(shown)
-    assert "RL102" not in shown  # sm_121 only (GB10)
-    assert "RL101" not in shown  # a B200 has native FP4: RL101's passing example
-    assert "RL102" in lookup(data, "vllm", "0.30.0", "GB10")
+def test_backend_and_os_decide_what_the_cli_decides(data: dict[str, Any], tmp_path: Path) -> None:
+    """Strix Halo with llama.cpp: the HIP backend turns the backend's records definite or absent, as the CLI's
+    ``--fact engine.backend=hip`` does; the OS is kept as ``--os`` gives it."""
+    for backend, os in [("hip", "linux"), ("vulkan", "linux"), ("cuda", ""), ("", "windows"), ("cpu", "macos")]:
+        found = cli(tmp_path, "llama.cpp", "b6000", "Strix Halo", backend, os)
+        assert lookup(data, "llama.cpp", "b6000", "Strix Halo", backend, os) == as_page("llama.cpp", found), \
+            (backend, os)
+    hip = lookup(data, "llama.cpp", "b6000", "Strix Halo", "hip", "linux")
+    # with HIP stated, the backend no longer decides: RL532 is definite, RL108 is left open by the build alone
+    # (b6000 lies where its affected range is not known either way), nothing left to set
+    assert hip["RL532"] == ("d", "") and hip["RL108"] == ("p", "")
+    vulkan = lookup(data, "llama.cpp", "b6000", "Strix Halo", "vulkan", "linux")
+    assert "RL108" not in vulkan and "RL109" not in vulkan and vulkan["RL532"] == ("d", "")
 
 
-def test_the_data_file_says_what_the_linter_says(records: list[dict[str, Any]], data: dict[str, Any]) -> None:
-    """Every record, for a sample of setups: the compressed file holds exactly the linter's verdict."""
-    for engine, version, gpu in [("vllm", "0.30.0", "H100"), ("vllm", "0.7.0", "RTX 3070"), ("vllm", ">0.34.0", ""),
-                                 ("llama.cpp", "b8502", "Strix Halo"), ("llama.cpp", "b6112-b8321", "RX 7900 XTX"),
-                                 ("llama.cpp", "", "")]:
-        choice = _choice(engine, version, records)
-        row = hardware.resolve(gpu) if gpu else None
-        expected: dict[str, tuple[str, str]] = {}
-        for record in records:
-            found = evaluate(site_setup.setup_deployment(engine, row, choice.version), [record],
-                             default_registry().get(engine))
-            if found:
-                definite = any(f.certainty == "definite" for f in found)
-                missing = tuple(sorted({m for f in found for m in f.missing_facts}))
-                expected[str(record["id"])] = ("d" if definite else "p",
-                                               "" if definite or not missing else site_setup._depends(engine, missing))
-        assert lookup(data, engine, version, gpu) == expected, (engine, version, gpu)
+def test_the_data_file_says_what_the_linter_says(data: dict[str, Any], tmp_path: Path) -> None:
+    """More setups, "not sure" ones among them: the compressed file holds exactly the CLI's verdict."""
+    for engine, version, gpu in [("vllm", "0.7.0", "RTX 3070"), ("vllm", "", ""), ("vllm", "0.30.0", ""),
+                                 ("llama.cpp", "b8502", "Strix Halo"), ("llama.cpp", "b7000", "RX 7900 XTX"),
+                                 ("llama.cpp", "", ""), ("sglang", "", "H100")]:
+        found = cli(tmp_path, engine, version, gpu)
+        assert lookup(data, engine, version, gpu) == as_page(engine, found), (engine, version, gpu)
 
 
-def test_every_version_gets_the_verdict_of_its_class(records: list[dict[str, Any]],
-                                                     by_id: dict[str, dict[str, Any]]) -> None:
-    """The verdicts are evaluated once per class of versions; evaluated one by one they are the same."""
-    gpus = [None, hardware.resolve("H100"), hardware.resolve("B200")]
-    for rid in ("RL206", "RL503", "RL541"):
-        versions = {"vllm": site_setup.version_choices("vllm", records)}
-        grid = site_setup.record_setups(by_id[rid], gpus, {**versions, "llama.cpp": []}).cells["vllm"]
+def test_every_setup_gets_the_verdict_of_its_class(records: list[dict[str, Any]],
+                                                   by_id: dict[str, dict[str, Any]]) -> None:
+    """The verdicts are evaluated once per class of setups; evaluated one by one they are the same."""
+    gpus = [None, hardware.resolve("H100"), hardware.resolve("B200"), hardware.resolve("RTX 4090"),
+            hardware.resolve("MI300X")]
+    versions = [c.version for c in site_setup.version_choices("vllm", records)]
+    linter = setup_launch.LaunchLinter()
+    for rid in ("RL206", "RL117", "RL107"):
+        grid = setup_launch.launch_setups(by_id[rid], gpus, {"vllm": versions}, linter).grids["vllm"][(0, 0)]
         for g, gpu in enumerate(gpus):
-            for v, choice in enumerate(versions["vllm"]):
-                assert grid[g][v] == site_setup.verdict(by_id[rid], "vllm", gpu, choice.version), (rid, gpu, choice)
+            for v, version in enumerate(versions):
+                assert grid[g][v] == setup_launch.LaunchLinter().verdict(
+                    by_id[rid], setup_launch.Setup("vllm", gpu, version)), (rid, gpu, version)
+
+
+def test_possible_names_settings_not_fact_keys(data: dict[str, Any]) -> None:
+    for text in data["depends"]:
+        for word in text.replace(";", " ").split():
+            assert not (word.count(".") == 1 and word.split(".")[0] in ("attention", "engine", "gpu", "model",
+                                                                          "container", "kv_cache", "host")), text
+    assert setup_launch.deciding("vllm", ("attention.backend",)) == \
+        "--attention-backend or --attention-config or VLLM_ATTENTION_BACKEND"
+    assert setup_launch.deciding("vllm", ("kv_cache.dtype",)) == "--kv-cache-dtype"
+    assert setup_launch.deciding("vllm", ("engine.version",)) == "the vLLM version"
 
 
 def test_version_choices(records: list[dict[str, Any]]) -> None:

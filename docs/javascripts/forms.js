@@ -1,5 +1,5 @@
 // Form helpers shared by the "my setup" (setup.js) and "upgrade" (upgrade.js) pages: an <option>, the GPU list
-// grouped by vendor, and the GPU a ?gpu= parameter names. Loaded before both (mkdocs.yml extra_javascript).
+// grouped by vendor, the GPU a ?gpu= parameter names, and a record's verdict looked up in data/setup.json. Loaded before both (mkdocs.yml extra_javascript).
 (function () {
   "use strict";
 
@@ -44,5 +44,30 @@
     return -1;
   }
 
-  window.relialintForms = { option: option, fillGpus: fillGpus, gpuIndex: gpuIndex };
+  // A record's "my setup" verdict in data/setup.json (relialint.site.setup_launch) for engine id, GPU choice,
+  // version choice, backend choice and OS choice (indexes; 0 is "not sure"): {outcome: "d" | "p", depends: index
+  // into data.depends or -1}, or null where the linter reports nothing. Per engine, the record's cells are groups
+  // [backend choices or null (any), OS choices or null (any), rows]; a row is [GPU choices, runs of version choices
+  // [first, last, outcome, depends]].
+  function verdictAt(record, engineId, gpu, version, backend, os) {
+    var groups = (record.cells || {})[engineId] || [];
+    for (var k = 0; k < groups.length; k++) {
+      var backends = groups[k][0];
+      var oses = groups[k][1];
+      if ((backends !== null && backends.indexOf(backend) < 0) || (oses !== null && oses.indexOf(os) < 0)) continue;
+      var rows = groups[k][2];
+      for (var i = 0; i < rows.length; i++) {
+        if (rows[i][0].indexOf(gpu) < 0) continue;
+        var runs = rows[i][1];
+        for (var j = 0; j < runs.length; j++) {
+          if (runs[j][0] <= version && version <= runs[j][1]) return { outcome: runs[j][2], depends: runs[j][3] };
+        }
+        return null;
+      }
+      return null;
+    }
+    return null;
+  }
+
+  window.relialintForms = { option: option, fillGpus: fillGpus, gpuIndex: gpuIndex, verdictAt: verdictAt };
 })();

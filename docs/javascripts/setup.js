@@ -1,8 +1,9 @@
-// The "my setup" page (docs/setup.md): fills its three lists from the generated data file (data/setup.json) and
-// shows the records that apply to the chosen engine, version and GPU. Every verdict in the file was decided at build
-// time by the linter itself (relialint.site_setup); this script only looks them up: per record and engine, groups
-// of GPU choices with runs of version choices and their outcome ("d" definite, "p" possible). The choice is kept in
-// the URL (?engine=vllm&version=0.30.0&gpu=H100), so a view can be linked.
+// The "my setup" page (docs/setup.md): fills its lists from the generated data file (data/setup.json) and shows
+// the records that apply to the chosen engine, version, GPU, backend and OS. Every verdict in the file was decided
+// at build time by the linter itself on the engine's default launch (relialint.site.setup_launch); this script only
+// looks them up: per record and engine, groups of backend and OS choices, each with groups of GPU choices with runs
+// of version choices and their outcome ("d" definite, "p" possible). The choice is kept in the URL
+// (?engine=llama.cpp&version=b6000&gpu=Strix+Halo&backend=hip&os=linux), so a view can be linked.
 (function () {
   "use strict";
 
@@ -11,6 +12,7 @@
   var option = window.relialintForms.option;
   var fillGpus = window.relialintForms.fillGpus;
   var gpuIndex = window.relialintForms.gpuIndex;
+  var verdictAt = window.relialintForms.verdictAt;
 
   function fillVersions(select, engine) {
     select.textContent = "";
@@ -34,18 +36,18 @@
     return -1;
   }
 
-  function lookup(record, engine, gpu, version) {
-    var rows = (record.cells || {})[engine];
-    if (!rows) return null;
-    for (var i = 0; i < rows.length; i++) {
-      if (rows[i][0].indexOf(gpu) < 0) continue;
-      var runs = rows[i][1];
-      for (var j = 0; j < runs.length; j++) {
-        if (runs[j][0] <= version && version <= runs[j][1]) return { outcome: runs[j][2], depends: runs[j][3] };
-      }
-      return null;
+  // A value of a simple list (backends, OSes) from the URL: 0 ("not sure") when absent, -1 when not listed.
+  function valueIndex(list, wanted) {
+    if (wanted === null || wanted === "") return 0;
+    for (var i = 1; i < list.length; i++) {
+      if (list[i].value === wanted.toLowerCase()) return i;
     }
-    return null;
+    return -1;
+  }
+
+  function fillList(select, list) {
+    select.textContent = "";
+    list.forEach(function (x, i) { select.appendChild(option(String(i), x.label)); });
   }
 
   function item(record, found, data, base) {
@@ -69,15 +71,25 @@
       verdict.textContent = "Not decided by configuration: " +
         (record.kind === "runtime" ? "relialint probe reports it from the host." : "catch it with monitoring.");
     } else if (found.outcome === "d") {
-      verdict.innerHTML = "<strong>Applies</strong> to this setup.";
+      li.classList.add("rl-setup-definite");
+      li.dataset.certainty = "definite";
+      var applies = document.createElement("strong");
+      applies.className = "rl-setup-mark rl-setup-mark-definite";
+      applies.textContent = "Definite";
+      verdict.appendChild(applies);
+      verdict.appendChild(document.createTextNode(": applies to this setup as launched."));
     } else {
+      li.classList.add("rl-setup-possible");
+      li.dataset.certainty = "possible";
       var strong = document.createElement("strong");
+      strong.className = "rl-setup-mark rl-setup-mark-possible";
       strong.textContent = "Possible";
       verdict.appendChild(strong);
       verdict.appendChild(document.createTextNode(found.depends >= 0
         ? ": depends on " + data.depends[found.depends] + "."
         : ": the engine version leaves it open."));
     }
+    if (found) li.dataset.record = record.id;
     li.appendChild(verdict);
     return li;
   }
@@ -114,6 +126,8 @@
     var engine = data.engines[state.engine];
     var v = Number(state.version.value);
     var g = Number(state.gpu.value);
+    var b = Number(state.backend.value);
+    var o = Number(state.os.value);
     var specific = [];
     var general = [];
     var watch = [];
@@ -124,7 +138,7 @@
         watch.push({ record: record, found: null });
         return;
       }
-      var found = lookup(record, engine.id, g, v);
+      var found = verdictAt(record, engine.id, g, v, b, o);
       if (!found) return;
       var by = (record.by || {})[engine.id] || [];
       (by.length ? specific : general).push({ record: record, found: found });
@@ -142,9 +156,34 @@
       "Knowledge and host records for this engine: no deployment file shows them.", make(watch)));
     var gpuLabel = g === 0 ? "a GPU not given" : data.gpus[g].label;
     var versionLabel = v === 0 ? "a version not given" : engine.versions[v].label;
-    state.summary.textContent = engine.label + " " + versionLabel + " on " + gpuLabel + ": " +
+    var extra = (b > 0 ? ", " + engine.backends[b].label : "") + (o > 0 ? ", " + data.oses[o].label : "");
+    showLaunch(state, engine, v, g, b, o);
+    state.summary.textContent = engine.label + " " + versionLabel + " on " + gpuLabel + extra + ": " +
       specific.length + " records because of the GPU or version, " + general.length +
       " depending on the configuration, " + watch.length + " not decided by configuration.";
+  }
+
+  function quoted(text) {
+    return /^[A-Za-z0-9._=:\/-]+$/.test(text) ? text : "'" + text.replace(/'/g, "'\\''") + "'";
+  }
+
+  // The launch the verdicts are about, and the command line that gives the same verdicts.
+  function showLaunch(state, engine, v, g, b, o) {
+    var launch = document.getElementById("rl-setup-launch");
+    var command = document.getElementById("rl-setup-command");
+    if (!launch || !command) return;
+    launch.textContent = engine.launch;
+    var words = ["relialint", "check", "launch.sh"];
+    if (g > 0) words.push("--gpu", quoted(state.data.gpus[g].value));
+    var version = engine.versions[v];
+    if (v > 0 && version.value.charAt(0) !== "<" && version.value.charAt(0) !== ">") {
+      words.push("--engine-version", state.build || ((version.builds && version.builds[0] !== version.builds[1])
+        ? "b" + version.builds[0] : version.value));
+    }
+    if (o > 0) words.push("--os", state.data.oses[o].value);
+    if (b > 0) words.push("--fact", "engine.backend=" + engine.backends[b].value);
+    words.push("--show-possible");
+    command.textContent = words.join(" ");
   }
 
   function keepInUrl(state) {
@@ -152,19 +191,36 @@
     var engine = data.engines[state.engine];
     var params = new URLSearchParams(window.location.search);
     params.set("engine", engine.id);
-    var version = engine.versions[Number(state.version.value)].value;
+    var version = state.build || engine.versions[Number(state.version.value)].value;
     if (version) params.set("version", version); else params.delete("version");
     var gpu = data.gpus[Number(state.gpu.value)].value;
     if (gpu) params.set("gpu", gpu); else params.delete("gpu");
+    var backend = engine.backends[Number(state.backend.value)].value;
+    if (backend) params.set("backend", backend); else params.delete("backend");
+    var os = data.oses[Number(state.os.value)].value;
+    if (os) params.set("os", os); else params.delete("os");
     window.history.replaceState(null, "", window.location.pathname + "?" + params.toString() + window.location.hash);
+  }
+
+  // The backend list, shown only where the engine offers a choice (llama.cpp's builds); elsewhere the GPU decides.
+  function fillBackends(select, engine) {
+    fillList(select, engine.backends);
+    select.value = "0";
+    var field = select.closest(".rl-field");
+    if (field) {  // the field's display: flex would override the hidden attribute
+      field.hidden = engine.backends.length < 2;
+      field.style.display = field.hidden ? "none" : "";
+    }
   }
 
   function start(form, data, base) {
     var engineSelect = form.querySelector("#rl-setup-engine");
     var versionSelect = form.querySelector("#rl-setup-version");
     var gpuSelect = form.querySelector("#rl-setup-gpu");
+    var backendSelect = form.querySelector("#rl-setup-backend");
+    var osSelect = form.querySelector("#rl-setup-os");
     var state = {
-      data: data, base: base, engine: 0, version: versionSelect, gpu: gpuSelect,
+      data: data, base: base, engine: 0, build: null, version: versionSelect, gpu: gpuSelect, backend: backendSelect, os: osSelect,
       results: document.getElementById("rl-setup-results"), summary: document.getElementById("rl-setup-summary")
     };
     data.engines.forEach(function (e, i) { engineSelect.appendChild(option(String(i), e.label)); });
@@ -177,11 +233,22 @@
     engineSelect.value = String(state.engine);
     fillVersions(versionSelect, data.engines[state.engine]);
     var vi = versionIndex(data.engines[state.engine], params.get("version"));
+    // a build inside a run of builds (?version=b6000): kept as written in the URL and the command line until the
+    // version is changed (every build of the run gets the same verdicts)
+    if (vi > 0 && /^b\d+$/.test(params.get("version") || "")) state.build = params.get("version");
     if (vi < 0) problems.push("version " + params.get("version"));
     versionSelect.value = String(Math.max(vi, 0));
     var gi = gpuIndex(data.gpus, params.get("gpu"));
     if (gi < 0) problems.push("GPU " + params.get("gpu"));
     gpuSelect.value = String(Math.max(gi, 0));
+    fillBackends(backendSelect, data.engines[state.engine]);
+    var bi = valueIndex(data.engines[state.engine].backends, params.get("backend"));
+    if (bi < 0) problems.push("backend " + params.get("backend"));
+    backendSelect.value = String(Math.max(bi, 0));
+    fillList(osSelect, data.oses);
+    var oi = valueIndex(data.oses, params.get("os"));
+    if (oi < 0) problems.push("OS " + params.get("os"));
+    osSelect.value = String(Math.max(oi, 0));
     var notice = document.getElementById("rl-setup-notice");
     if (problems.length && notice) {
       notice.hidden = false;
@@ -189,13 +256,19 @@
     }
     engineSelect.addEventListener("change", function () {
       state.engine = Number(engineSelect.value);
+      state.build = null;
       fillVersions(versionSelect, data.engines[state.engine]);
       versionSelect.value = "0";
+      fillBackends(backendSelect, data.engines[state.engine]);
       keepInUrl(state);
       render(state);
     });
-    [versionSelect, gpuSelect].forEach(function (s) {
-      s.addEventListener("change", function () { keepInUrl(state); render(state); });
+    [versionSelect, gpuSelect, backendSelect, osSelect].forEach(function (s) {
+      s.addEventListener("change", function () {
+        if (s === versionSelect) state.build = null;
+        keepInUrl(state);
+        render(state);
+      });
     });
     if (!problems.length) keepInUrl(state);
     render(state);

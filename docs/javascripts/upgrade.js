@@ -100,23 +100,16 @@
     return -1;
   }
 
-  // A record's "my setup" verdict for (engine, GPU choice, version value): "d", "p" or null.
+  // A record's "my setup" verdict for (engine, GPU choice, version value), backend and OS not given: "d", "p" or
+  // null (relialintForms.verdictAt).
   function verdict(setup, record, engineId, gpu, versionValue) {
     var engine = setup.engines.filter(function (e) { return e.id === engineId; })[0];
     if (!engine) return null;
     var v = -1;
     engine.versions.forEach(function (c, i) { if (c.value === versionValue) v = i; });
     if (v < 0) return null;
-    var rows = (record.cells || {})[engineId] || [];
-    for (var i = 0; i < rows.length; i++) {
-      if (rows[i][0].indexOf(gpu) < 0) continue;
-      var runs = rows[i][1];
-      for (var j = 0; j < runs.length; j++) {
-        if (runs[j][0] <= v && v <= runs[j][1]) return runs[j][2];
-      }
-      return null;
-    }
-    return null;
+    var found = window.relialintForms.verdictAt(record, engineId, gpu, v, 0, 0);
+    return found ? found.outcome : null;
   }
 
   function recordItem(record, before, after, base) {

@@ -26,6 +26,8 @@ class BenchEngine(NoGpuDefaults):
     scheme = "none"
     takes_version = False
     shares_gpu_memory = False
+    default_launch = ""  # a benchmark serves nothing
+    backends: tuple[str, ...] = ()
 
     def may_launch(self, result: FileResult) -> bool:
         return True
@@ -46,6 +48,9 @@ class BenchEngine(NoGpuDefaults):
 
     def tabled_versions(self) -> Sequence[Version]:
         return ()
+
+    def option_env(self, key: str) -> list[str]:
+        return []
 
     def choice_points(self) -> Sequence[Version]:
         return ()

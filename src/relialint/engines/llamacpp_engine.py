@@ -48,6 +48,10 @@ class LlamaCppEngine(NoGpuDefaults):
     scheme = "build"
     takes_version = True
     shares_gpu_memory = False
+    default_launch = 'llama-server -m "$MODEL"'
+    # the GGML backends a build is made with (docs/build.md upstream: GGML_CUDA, GGML_HIP, GGML_VULKAN, GGML_METAL,
+    # GGML_SYCL; none of them: the CPU build)
+    backends: tuple[str, ...] = ("cuda", "hip", "vulkan", "metal", "sycl", "cpu")
 
     def may_launch(self, result: FileResult) -> bool:
         from relialint.engines.common import may_launch_llama
@@ -88,6 +92,9 @@ class LlamaCppEngine(NoGpuDefaults):
         from relialint.engines import llamacpp_flags
 
         return llamacpp_flags.table().versions()
+
+    def option_env(self, key: str) -> list[str]:
+        return []  # its variables are read as options (``LLAMA_ARG_*``), not tabled per fact
 
     def choice_points(self) -> Sequence[Version]:
         from relialint.engines import llamacpp_flags

@@ -67,6 +67,13 @@ class Engine(FindingsEngine, Protocol):
     shares_gpu_memory: bool
     """Whether its deployments take a fraction of the GPUs' memory (``memory.gpu_utilization``) that adds up with
     the others' on the same GPUs (``memory.gpu_utilization_shared_total``)."""
+    default_launch: str
+    """The smallest launch a user writes, as one shell command line with the model as ``"$MODEL"`` (``vllm serve
+    "$MODEL"``): what the site's "my setup" view lints for a setup, so that its verdicts are the linter's on that
+    line. Empty for a tool that serves nothing (a benchmark)."""
+    backends: tuple[str, ...]
+    """The ``engine.backend`` values a user chooses between when building or installing it (llama.cpp: CUDA, HIP,
+    Vulkan, ...); empty where the GPU decides it (vLLM on an NVIDIA or AMD GPU)."""
 
     def may_launch(self, result: FileResult) -> bool:
         """A cheap prefilter: whether the file can hold one of its launches at all (no parsing)."""
@@ -88,6 +95,10 @@ class Engine(FindingsEngine, Protocol):
 
     def option_flags(self, key: str) -> list[str]:
         """The options that set a fact key (``--max-model-len`` for ``serve.max_model_len``), for the site."""
+
+    def option_env(self, key: str) -> list[str]:
+        """The environment variables that set a fact key (``VLLM_ATTENTION_BACKEND`` for ``attention.backend``), for
+        the site; empty where the engine's tables map none to it."""
 
     def choice_points(self) -> Sequence[Version]:
         """The versions a user may pick from on the site (the tabled ones), oldest first."""

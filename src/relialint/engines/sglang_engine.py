@@ -35,6 +35,8 @@ class SglangEngine(NoGpuDefaults):
     scheme = "pep440"
     takes_version = True
     shares_gpu_memory = True
+    default_launch = 'python -m sglang.launch_server --model-path "$MODEL"'
+    backends: tuple[str, ...] = ()
 
     def may_launch(self, result: FileResult) -> bool:
         """Every launch form names SGLang (the module, the program, the image)."""
@@ -64,6 +66,9 @@ class SglangEngine(NoGpuDefaults):
 
         found = sglang_checks.table()
         return found.parsed if found is not None else ()
+
+    def option_env(self, key: str) -> list[str]:
+        return []
 
     def choice_points(self) -> Sequence[Version]:
         return self.tabled_versions()

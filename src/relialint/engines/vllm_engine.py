@@ -29,6 +29,8 @@ class VllmEngine:
     scheme = "pep440"
     takes_version = True
     shares_gpu_memory = True
+    default_launch = 'vllm serve "$MODEL"'
+    backends: tuple[str, ...] = ()
     gpu_conditions: tuple[Mapping[str, Any], ...] = ()  # set in __init__ from vllm_defaults
     gpu_bounds: tuple[Version, ...] = ()
     gpu_dependent: frozenset[str] = frozenset()
@@ -73,6 +75,12 @@ class VllmEngine:
         from relialint.engines import flagcheck
 
         return flagcheck.vllm_table().parsed
+
+    def option_env(self, key: str) -> list[str]:
+        from relialint.engines.vllm_defaults import ROWS, FromEnv
+
+        return list(dict.fromkeys(row.value.key.removeprefix("env.") for row in ROWS
+                                  if row.fact == key and isinstance(row.value, FromEnv)))
 
     def choice_points(self) -> Sequence[Version]:
         return self.tabled_versions()

@@ -306,34 +306,82 @@ def record_gpus(record: Mapping[str, Any]) -> dict[str, bool]:
 # -- the data file and the page --------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1024)
-def _depends(engine: str, missing: tuple[str, ...]) -> str:
-    """What decides a possible verdict, in the words of the configuration: the fact and the options of ``engine``
-    that set it (the engine says which: ``Engine.option_flags``), or the variable or build option it is."""
-    model = _engine(engine)
-    parts: list[str] = []
-    for key in missing:
-        flags = [key.split(".", 1)[1]] if key.startswith(("env.", "build.")) else model.option_flags(key)
-        parts.append(f"{key} ({', '.join(flags)})" if flags else key)
-    return ", ".join(parts)
-
-
 def _kind(record: Mapping[str, Any]) -> str:
     if record.get("trigger"):
         return "trigger"
     return "runtime" if record.get("runtime_trigger") else "knowledge"
 
 
+def _rows(grid: Sequence[Sequence[Any]], engine: str, depends: dict[str, int]) -> list[list[Any]]:
+    """One grid (GPU choice x version choice) as groups of GPU choices that share their runs of version choices:
+    ``[[gpu indexes], [[first, last, outcome, depends index], ...]]``."""
+    from relialint.site.setup_launch import deciding
+
+    groups: dict[tuple[object, ...], list[int]] = {}
+    runs_of: dict[tuple[object, ...], list[list[Any]]] = {}
+    for g, row in enumerate(grid):
+        runs: list[list[Any]] = []
+        for v, cell in enumerate(row):
+            if cell is None:
+                continue
+            code = "d" if cell.certainty == "definite" else "p"
+            dep = depends.setdefault(deciding(engine, cell.missing), len(depends)) if cell.missing else -1
+            if runs and runs[-1][1] == v - 1 and runs[-1][2:] == [code, dep]:
+                runs[-1][1] = v
+            else:
+                runs.append([v, v, code, dep])
+        key = tuple(tuple(r) for r in runs)
+        groups.setdefault(key, []).append(g)
+        runs_of[key] = runs
+    return [[members, runs_of[key]] for key, members in groups.items() if runs_of[key]]
+
+
+def _cells(grids: Mapping[tuple[int, int], Any], backends: int, oses: int, reads_os: bool, engine: str,
+           depends: dict[str, int]) -> list[list[Any]]:
+    """One engine's verdicts as ``[[backend indexes or null (any), OS indexes or null (any), rows], ...]``: the
+    backend and OS choices that share their rows, grouped (most records read neither: one group)."""
+    import json as _json
+
+    by_rows: dict[str, tuple[list[Any], list[tuple[int, int]]]] = {}
+    for (b, o), grid in grids.items():
+        rows = _rows(grid, engine, depends)
+        if rows:
+            by_rows.setdefault(_json.dumps(rows), (rows, []))[1].append((b, o))
+    out: list[list[Any]] = []
+    every_b, every_o = set(range(backends)), set(range(oses)) if reads_os else {0}
+    for rows, combos in by_rows.values():
+        bs, os_ = sorted({b for b, _ in combos}), sorted({o for _, o in combos})
+        if len(combos) == len(bs) * len(os_):  # a product: one group
+            out.append([None if set(bs) == every_b else bs, None if set(os_) == every_o else os_, rows])
+            continue
+        for b in bs:
+            mine = sorted(o for bb, o in combos if bb == b)
+            out.append([[b], None if set(mine) == every_o else mine, rows])
+    return out
+
+
 def setup_data(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The view's data file: the choices, and per record and engine the verdicts as runs of version choices for
-    groups of GPU choices that share them. Outcomes: ``d`` definite, ``p`` possible (with the index of what decides
-    it in ``depends``); a setup a record does not apply to is left out."""
+    """The view's data file: the choices (engines with their default launch, versions and backends; GPUs; OSes),
+    and per record and engine the linter's verdicts on the engine's default launch
+    (:func:`relialint.site.setup_launch.launch_setups`), as runs of version choices for groups of GPU choices,
+    per group of backend and OS choices. Outcomes: ``d`` definite, ``p`` possible (with the index in ``depends``
+    of what the user would set to decide it); a setup a record is not reported on is left out."""
+    from relialint.site.setup_launch import (
+        BACKEND_LABELS,
+        OS_CHOICES,
+        LaunchLinter,
+        backend_choices,
+        launch_setups,
+        os_choices,
+    )
+
     gpus = gpu_choices()
     versions = {e: version_choices(e, records) for e in engine_names()}
+    linter = LaunchLinter()
     depends: dict[str, int] = {}
     out_records: list[dict[str, Any]] = []
     for record in sorted(records, key=lambda r: str(r["id"])):
-        setups = record_setups(record, gpus, versions)
+        setups = launch_setups(record, gpus, {e: [c.version for c in versions[e]] for e in versions}, linter)
         entry: dict[str, Any] = {
             "id": record["id"], "title": " ".join(str(record["title"]).split()), "severity": record["severity"],
             "impact": record["impact"], "engines": list(record.get("engines") or []), "kind": _kind(record),
@@ -343,43 +391,28 @@ def setup_data(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             entry["withdrawn"] = True
         cells: dict[str, Any] = {}
         specific: dict[str, list[str]] = {}
-        for engine, grid in setups.cells.items():
-            groups: dict[tuple[object, ...], list[int]] = {}
-            runs_of: dict[tuple[object, ...], list[list[Any]]] = {}
-            for g, row in enumerate(grid):
-                runs: list[list[Any]] = []
-                for v, cell in enumerate(row):
-                    if cell is None:
-                        continue
-                    code = "d" if cell.certainty == "definite" else "p"
-                    dep = -1
-                    if cell.missing:
-                        text = _depends(engine, cell.missing)
-                        dep = depends.setdefault(text, len(depends))
-                    if runs and runs[-1][1] == v - 1 and runs[-1][2:] == [code, dep]:
-                        runs[-1][1] = v
-                    else:
-                        runs.append([v, v, code, dep])
-                key = tuple(tuple(r) for r in runs)
-                groups.setdefault(key, []).append(g)
-                runs_of[key] = runs
-            rows = [[members, runs_of[key]] for key, members in groups.items() if runs_of[key]]
-            if rows:
-                cells[engine] = rows
-                specific[engine] = [w for w, on in (("gpu", setups.by_gpu(engine)),
-                                                     ("version", setups.by_version(engine))) if on]
+        for engine, grids in setups.grids.items():
+            groups = _cells(grids, len(backend_choices(engine)), len(os_choices()), setups.reads_os, engine,
+                            depends)
+            if groups:
+                cells[engine] = groups
+                specific[engine] = setups.by(engine)
         entry["cells"] = cells
         entry["by"] = specific
         out_records.append(entry)
     return {
         "generator": "python -m relialint.site",
-        "engines": [{"id": e, "label": _engine(e).label,
+        "engines": [{"id": e, "label": _engine(e).label, "launch": _engine(e).default_launch,
                      "versions": [{"value": c.value, "label": c.label, **({"builds": list(c.builds)}
                                                                           if c.builds else {})}
-                                  for c in versions[e]]} for e in engine_names()],
+                                  for c in versions[e]],
+                     "backends": [{"value": NOT_SURE, "label": "not sure"}] + [
+                         {"value": b, "label": BACKEND_LABELS.get(b, b)} for b in backend_choices(e) if b]}
+                    for e in engine_names()],
         "gpus": [{"value": NOT_SURE, "label": "not sure"}] + [
             {"value": g.name, "label": g.name, "vendor": g.vendor, **({"family": g.family} if g.family else {}),
              "aliases": list(g.aliases)} for g in gpus if g is not None],
+        "oses": [{"value": NOT_SURE, "label": "not sure"}] + [{"value": v, "label": label} for v, label in OS_CHOICES],
         "depends": list(depends),
         "records": out_records,
     }
@@ -406,30 +439,36 @@ def setup_page(banner: str) -> str:
         return (f'<div class="rl-field"><label for="rl-setup-{name}">{html.escape(label)}</label>'
                 f'<select id="rl-setup-{name}" name="{name}"></select></div>')
 
+    launches = ", ".join(f"`{_engine(e).default_launch}`" for e in engine_names())
     return "\n".join([
         "---",
         "title: My setup",
-        "description: Choose an engine, a version and a GPU to see the records that apply to that setup.",
+        "description: Choose an engine, a version, a GPU, a backend and an OS to see the records that apply to that "
+        "setup, with the linter's own certainty.",
         "---",
         "",
         banner,
         "",
         "# My setup",
         "",
-        "Choose the engine, its version and the GPU you serve on: the list shows every record that applies to that "
-        "setup, *definitely* or *possibly*. The verdicts were computed when the site was built, by the linter's own "
-        "evaluation of each record's trigger, as `relialint --gpu NAME --engine-version V` would give them for a "
-        "deployment that says nothing else. Most records also need a flag, a model or an environment variable: those "
-        "are *possible*, and each says which setting decides it. To check an actual deployment file, run "
-        "`relialint FILE --gpu NAME --engine-version V`.",
+        "Choose the engine, its version, the GPU you serve on and, where it matters, the backend and the OS: the list "
+        "shows every record that `relialint check` reports for the engine's smallest launch on that setup "
+        f"({launches}), with the same certainty. The verdicts were computed when the site was built, by the linter's "
+        "own pipeline on that launch. **Definite**: it applies as launched. **Possible**: it depends on something "
+        "the launch does not say (a flag, an environment variable, the model), named beside it. \"Not sure\" leaves "
+        "that fact unknown, as the linter does when you do not give it.",
         "",
         f'<form id="rl-setup" class="rl-setup" data-src="../{SETUP_DATA}" role="search" '
         'aria-label="Choose your setup">',
         select("engine", "Engine"),
         select("version", "Version"),
         select("gpu", "GPU"),
+        select("backend", "Backend"),
+        select("os", "OS"),
         "</form>",
         "",
+        '<p class="rl-setup-launch-line">Launch: <code id="rl-setup-launch"></code><br>'
+        'Same verdicts: <code id="rl-setup-command"></code></p>',
         '<p id="rl-setup-notice" class="rl-setup-notice" role="status" hidden></p>',
         '<p id="rl-setup-summary" class="rl-setup-summary" aria-live="polite"></p>',
         '<div id="rl-setup-results" class="rl-setup-results"></div>',

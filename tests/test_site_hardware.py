@@ -149,8 +149,12 @@ def test_possible_rows_say_what_decides_in_the_users_words() -> None:
     page = (HARDWARE / "cdna3.md").read_text(encoding="utf-8")
     section = page.split("{ #gpu-mi300x }", 1)[1].split("\n## ", 1)[0]
     rl237 = next(line for line in section.splitlines() if line.startswith("| [RL237]"))
-    assert rl237.endswith("| possibly; decided by `--attention-backend` or `--attention-config`, the vLLM version, "
+    assert rl237.endswith("| possibly; decided by `--attention-backend`, `--attention-config`, the vLLM version, "
                           "`VLLM_ROCM_USE_AITER`, `VLLM_ROCM_USE_AITER_MHA`, the model |")
+    # the GPU's own open fact first: the catalogue does not know the MI308X's memory (RL353, 36-59 GB GPUs)
+    mi308x = page.split("{ #gpu-mi308x }", 1)[1].split("\n## ", 1)[0]
+    rl353 = next(line for line in mi308x.splitlines() if line.startswith("| [RL353]"))
+    assert "| possibly; decided by the board's memory size, the SGLang version, `--cuda-graph-backend-decode`," in rl353
     assert "env." not in section and "flag." not in section and "engine.version" not in section
 
 

@@ -117,37 +117,38 @@ _GPU_WORDS = {
 }
 
 
-def user_words(engine: Engine, key: str) -> str:
-    """What sets fact ``key`` in a configuration of ``engine``, as a user would name it: the option, the variable,
+def user_words(engine: Engine, key: str) -> tuple[str, ...]:
+    """What sets fact ``key`` in a configuration of ``engine``, as a user would name it: the options, the variable,
     the build option, the model, the engine version; the fact's description where nothing else names it."""
     from relialint.core.facts import spec_for
 
     if key == "engine.version":
-        return f"the {engine.label} version"
+        return (f"the {engine.label} version",)
     if key == "engine.backend":
-        return f"the backend {engine.label} is built for"
+        return (f"the backend {engine.label} is built for",)
     if key.startswith("env."):
-        return code(key[len("env."):])
+        return (code(key[len("env."):]),)
     if key.startswith("build."):
-        return "the build option " + code(key[len("build."):])
+        return ("the build option " + code(key[len("build."):]),)
     if key.startswith("model."):
-        return "the model"
+        return ("the model",)
     if key in _GPU_WORDS:
-        return _GPU_WORDS[key]
+        return (_GPU_WORDS[key],)
     if key == "host.os":
-        return "the operating system"
+        return ("the operating system",)
     flags = engine.option_flags(key)
     if flags:
-        return " or ".join(code(f) for f in flags[:3])
+        # llama.cpp's engine names its raw flag facts without the dashes (``cache-type-v``)
+        return tuple(code(f if f.startswith("-") else "--" + f) for f in flags)
     spec = spec_for(key)
-    return spec.description if spec is not None else key
+    return (spec.description if spec is not None else key,)
 
 
 def _words(engine: Engine, missing: Sequence[str]) -> tuple[str, ...]:
+    """What decides a possible record, the GPU's own open facts first (the catalogue row leaves them unknown)."""
     out: list[str] = []
-    for word in (user_words(engine, m) for m in missing):
-        if word not in out:
-            out.append(word)
+    for key in sorted(missing, key=lambda m: (not m.startswith("gpu."), m)):
+        out += [w for w in user_words(engine, key) if w not in out]
     return tuple(out)
 
 

@@ -103,7 +103,8 @@ def test_facts_decide_the_shipped_examples_possible_findings(h200_facts: dict[st
         ("RL117", "possible", 7, 12, ["engine.version", "gpu.sm"]),
         ("RL206", "possible", 7, 12, ["attention.fa4", "engine.version", "gpu.sm"]),
         ("RL214", "possible", 7, 12, ["engine.version", "gpu.arch", "model.kv_cache_scheme"]),
-        ("RL215", "possible", 7, 12, ["engine.version", "gpu.native_fp4"]),
+        # RL215 names NVIDIA besides native FP4 (its kernels are CUDA's; AMD and Intel FP4 are unknown)
+        ("RL215", "possible", 7, 12, ["engine.version", "gpu.native_fp4", "gpu.vendor"]),
         ("RL217", "possible", 7, 12, ["engine.version", "gpu.vendor"]),
         ("RL322", "possible", 7, 12, ["container.kind", "container.mount_targets", "engine.version"]),
         ("RL606", "possible", 7, 12, ["engine.version"]),  # prompts logged up to 0.10.0

@@ -239,41 +239,18 @@ def test_engine_independent_and_knowledge_records(data: dict[str, Any]) -> None:
     assert entries["RL202"]["cells"] == {}  # a benchmark command is not a serving setup
 
 
-def test_hardware_page_lists_each_gpus_records() -> None:
+def test_hardware_page_links_each_gpu_to_its_family_page() -> None:
     page = (ROOT / "docs" / "reference" / "hardware.md").read_text(encoding="utf-8")
     rows = {line.split("**")[1]: line for line in page.splitlines() if line.startswith("| <span id=")}
     records_of = {name: line.split(" | ")[1] for name, line in rows.items()}
-    # RL119 is Hopper's (FlashMLA, the reported backend); RL120's examples run on an H100 (FlashAttention 3 takes an
-    # FP8 KV cache); RL207 names SM 9.0 before 0.30.0 (FlashInfer's XQA)
-    # RL122 and RL133 need the CUDA backend, which an NVIDIA GPU's vendor leaves possible and other vendors rule out;
-    # RL152 (SGLang) was reported on an H100; RL353 (SGLang) is about 36-59 GB GPUs, possibly an H100 by the catalogue;
-    # the merge27 records RL220, RL224 (SM 8.0+), RL235/RL236 (NVIDIA, Marlin), RL516, RL517, RL537 and RL547 (not a
-    # GB200/GB300/GH200) hold on an H100 too
-    assert records_of["H100"] == ("[RL101](../records/RL101.md), [RL107](../records/RL107.md), "
-                                  "[RL116](../records/RL116.md), [RL119](../records/RL119.md), "
-                                  "[RL120](../records/RL120.md), [RL122](../records/RL122.md), "
-                                  "[RL133](../records/RL133.md), [RL152](../records/RL152.md), "
-                                  "[RL206](../records/RL206.md), [RL207](../records/RL207.md), "
-                                  "[RL217](../records/RL217.md), [RL218](../records/RL218.md), "
-                                  "[RL219](../records/RL219.md), [RL220](../records/RL220.md), "
-                                  "[RL224](../records/RL224.md), [RL235](../records/RL235.md), "
-                                  "[RL236](../records/RL236.md), [RL353](../records/RL353.md) (possibly), "
-                                  "[RL516](../records/RL516.md), [RL517](../records/RL517.md), "
-                                  "[RL537](../records/RL537.md), [RL547](../records/RL547.md)")
+    # the records of each GPU moved to its family page (docs/hardware/, checked against the evaluator over every
+    # catalogue GPU in tests/test_site_hardware.py); the catalogue row links there, with the count
+    assert records_of["H100"] == "[19 records](../hardware/hopper.md#gpu-h100)"
+    assert records_of["Strix Halo"] == "[8 records](../hardware/rdna3-5.md#gpu-strix-halo)"
+    # RL353 (SGLang, 36-59 GB GPUs): the catalogue leaves the A770's memory open; no other record is about it
+    assert records_of["Arc A770"] == "[1 record](../hardware/intel.md#gpu-arc-a770)"
     assert "| Hopper | 9.0 (`sm_90`) |" in rows["H100"]
     assert '<span id="gpu-h100"></span>' in rows["H100"]
-    b200 = rows["B200"]
-    assert "[RL104](../records/RL104.md)" in b200 and "[RL106](../records/RL106.md)" in b200
-    assert "RL101" not in b200
-    assert "[RL108](../records/RL108.md)" in rows["Strix Halo"]
-    # no record is about an Intel GPU: only RL215, whose FP4 condition the catalogue leaves open for the A770
-    # RL120: an Arc part has no compute capability, so the refusal of an FP8 KV cache by FlashAttention below SM 9.0
-    # (0.8.0-0.10.x) does not rule it out, as it does on an A100
-    # RL353 (SGLang, 36-59 GB GPUs): the catalogue leaves the A770's memory open
-    # RL220 and RL547 (gpu.model not a GB200/GB300/GH200) are not ruled out by an Arc part either
-    assert records_of["Arc A770"] == ("[RL120](../records/RL120.md), [RL215](../records/RL215.md) (possibly), "
-                                      "[RL220](../records/RL220.md), [RL353](../records/RL353.md) (possibly), "
-                                      "[RL547](../records/RL547.md)")
 
 
 def test_gpu_records_marks_what_the_catalogue_cannot_decide() -> None:

@@ -103,7 +103,9 @@ def apply_target(deployment: Deployment, given: dict[str, Fact], notes: list[str
                  registry: Registry | None = None) -> None:
     """Target facts fill what the files leave unknown; where a file says otherwise, the file wins with a note.
     The deployment's engine, from ``registry`` (default: the engines relialint ships), reads a given version in
-    its scheme; one without versions (a benchmark) takes none."""
+    its scheme; one without versions (a benchmark) takes none. What the given facts imply for the engine
+    (:func:`relialint.engines.evidence.implied`: a GPU vendor gives vLLM its backend) is derived as for facts
+    read from the file."""
     engine = engine_of(deployment, registry)
     facts = deployment.facts
     model, among = given.get("gpu.model"), facts.facts.get("gpu.candidates")
@@ -128,6 +130,12 @@ def apply_target(deployment: Deployment, given: dict[str, Fact], notes: list[str
             where = f"{current.path}:{current.line}" if current.path else deployment.path
             notes.append(f"{where}: {key} is {render(current.value)} in the file; the {fact.origin} value "
                          f"{render(fact.value)} is not used")
+    if given:
+        from relialint.engines.evidence import implied
+
+        # a GPU given outside the files gives the engine what one named in the file gives it (vLLM on an AMD GPU
+        # runs its ROCm build, HIP): the same rule, so `--gpu MI300X` and a compose file's /dev/kfd agree
+        implied(deployment)
 
 
 def _version_fits(engine: Engine | None, fact: Fact) -> Fact | None:

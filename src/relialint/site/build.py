@@ -267,13 +267,15 @@ def facts_page(records: Sequence[SiteRecord]) -> str:
 
 
 def gpu_anchor(name: str) -> str:
-    """The id of a GPU's row on the hardware page (``reference/hardware/#gpu-h100``)."""
-    return "gpu-" + re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    """The id of a GPU's row on the hardware page (``reference/hardware/#gpu-h100``), the same on its family page."""
+    from relialint.site.hardware import gpu_anchor as anchor
+
+    return anchor(name)
 
 
 def hardware_page(records: Sequence[SiteRecord]) -> str:
     from relialint.core.hardware import Gpu, catalogue
-    from relialint.site.setup import gpu_records
+    from relialint.site.hardware import gpu_page, gpu_record_count
 
     def yes(value: bool | None) -> str:
         return "unknown" if value is None else ("yes" if value else "no")
@@ -281,11 +283,11 @@ def hardware_page(records: Sequence[SiteRecord]) -> str:
     def memory(value: int | None) -> str:
         return "unknown" if value is None else f"{value} GB"
 
-    about = gpu_records([r.data for r in records])
+    counts = gpu_record_count([r.data for r in records])
 
     def linked(g: Gpu) -> str:
-        return ", ".join(f"[{rid}](../records/{rid}.md)" + ("" if sure else " (possibly)")
-                         for rid, sure in about.get(g.name, []))
+        n = counts.get(g.name, 0)
+        return f"[{n} record{'' if n == 1 else 's'}](../{gpu_page(g)})"
 
     out = [
         "---", "title: Hardware catalogue", "---", "", BANNER, "",
@@ -300,10 +302,10 @@ def hardware_page(records: Sequence[SiteRecord]) -> str:
         "Confidential Computing documentation: Hopper and Blackwell data-centre parts; no part below compute "
         "capability 9.0.",
         "",
-        "The *records* column lists the records whose trigger holds on that GPU and not on every other one, as the "
-        "linter decides them with `--gpu NAME` (the rest of the deployment still decides whether they fire); "
-        "*possibly* where the catalogue leaves one of the GPU's facts unknown. [My setup](../setup.md) lists every "
-        "record for an engine, a version and a GPU.",
+        "The *records* column links each GPU to its family's page, which lists the records that can apply on it as "
+        "the linter decides them with `--gpu NAME`, and what in a configuration decides each "
+        "([all families](../hardware/index.md)). [My setup](../setup.md) lists every record for an engine, a "
+        "version and a GPU.",
         "",
         "## NVIDIA",
         "",
@@ -419,6 +421,9 @@ def render_mkdocs(text: str, records: Sequence[SiteRecord]) -> str:
     steps = site_releases.release_steps([r.data for r in records])
     lines = _between(lines, (site_releases.NAV_BEGIN, site_releases.NAV_END),
                      lambda indent: site_releases.nav_block(steps, indent))
+    from relialint.site import hardware as site_hardware
+
+    lines = _between(lines, (site_hardware.NAV_BEGIN, site_hardware.NAV_END), site_hardware.nav_block)
     return "\n".join(lines) + "\n"
 
 
@@ -435,6 +440,9 @@ def render(records_dir: Path) -> tuple[dict[str, str], list[SiteRecord]]:
     pages["reference/facts.md"] = facts_page(records)
     pages["reference/hardware.md"] = hardware_page(records)
     pages["reference/schema.md"] = schema_page()
+    from relialint.site.hardware import hardware_pages
+
+    pages.update(hardware_pages(BANNER, [r.data for r in records]))
     from relialint.site import feed as site_feed
 
     pages[site_feed.CATALOGUE_FILE] = site_feed.catalogue_json(records)
@@ -466,6 +474,7 @@ def search_and_setup(records: Sequence[SiteRecord]) -> dict[str, str]:
 
 
 _RECORD_PAGE = re.compile(r"^RL[0-9]{3}\.md$")
+_HARDWARE_PAGE = re.compile(r"^[a-z0-9-]+\.md$")
 
 
 def _stale_record_pages(docs: Path, pages: dict[str, str]) -> list[Path]:
@@ -473,7 +482,9 @@ def _stale_record_pages(docs: Path, pages: dict[str, str]) -> list[Path]:
     from relialint.site.releases import PAGE_NAME, RELEASES_DIR
 
     out: list[Path] = []
-    for name, pattern in (("records", _RECORD_PAGE), (RELEASES_DIR, PAGE_NAME)):
+    from relialint.site.hardware import HARDWARE_DIR
+
+    for name, pattern in (("records", _RECORD_PAGE), (RELEASES_DIR, PAGE_NAME), (HARDWARE_DIR, _HARDWARE_PAGE)):
         folder = docs / name
         if folder.is_dir():
             out += [p for p in folder.iterdir() if pattern.match(p.name) and f"{name}/{p.name}" not in pages]

@@ -51,6 +51,8 @@ A11Y_PAGES = [
     "reference/facts/",  # reference pages
     "reference/hardware/",
     "reference/schema/",
+    "hardware/",  # the GPU families' index and a family page
+    "hardware/cdna3/",
     "tags/",
     "404.html",  # the page a broken link lands on
 ]

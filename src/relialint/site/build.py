@@ -137,7 +137,11 @@ def _kind(data: dict[str, Any]) -> str:
 def index_page(records: Sequence[SiteRecord]) -> str:
     """The catalogue: a table of every record, filtered and sorted in the page (``docs/javascripts/catalogue.js``).
     Each filter offers only the values some record has; the engine filter keeps the engine-independent records
-    (``engines: []``), which apply to every engine. Below 45em the rows are laid out as cards (``catalogue.css``)."""
+    (``engines: []``), which apply to every engine. The text filter matches each record's search tokens
+    (``search/record-terms.json``, written with the search index by :mod:`relialint.site.search`), so it shows a
+    record by the words search finds it by. The filters, the table and the empty-result line are left out of the
+    search index (``data-search-exclude``): each record has its own entry. Below 45em the rows are laid out as cards
+    (``catalogue.css``)."""
     out = [
         "---",
         "title: Catalogue",
@@ -173,11 +177,12 @@ def index_page(records: Sequence[SiteRecord]) -> str:
                                                           (r.data.get("engines") or ["any"]))}
                for key in ("severity", "impact", "engines")}
     from relialint.engines.registry import default_registry
+    from relialint.site.search import RECORD_TERMS
 
     shipped = [engine.name for engine in default_registry().versioned()]
     engines = [e for e in shipped if e in present["engines"]]
     engines += sorted(present["engines"] - set(shipped) - {"any"})
-    out += ['<div class="rl-filters" id="rl-filters">',
+    out += ['<div class="rl-filters" id="rl-filters" data-search-exclude>',
             '<div class="rl-filter rl-filter-text"><label for="rl-filter-text">Filter</label> '
             '<input type="search" id="rl-filter-text" data-filter="filter" placeholder="id, word, flag, GPU" '
             'autocomplete="off" spellcheck="false"></div>']
@@ -189,7 +194,7 @@ def index_page(records: Sequence[SiteRecord]) -> str:
             "shown</p>", "</div>", ""]
     heads = "".join(f'<th scope="col" data-sort="{key}"><button type="button" class="rl-sort">{label}</button></th>'
                     for key, label in SORT_COLUMNS)
-    out += ['<table id="rl-catalogue" class="rl-catalogue">',
+    out += [f'<table id="rl-catalogue" class="rl-catalogue" data-search-exclude data-terms="../{RECORD_TERMS}">',
             '<caption class="rl-visually-hidden">Every record; sort by a column heading</caption>',
             f"<thead><tr>{heads}</tr></thead>", "<tbody>"]
     for rec in records:
@@ -213,7 +218,7 @@ def index_page(records: Sequence[SiteRecord]) -> str:
             f'<td class="rl-c-kind">{kind}</td></tr>'
         )
     out += ["</tbody>", "</table>", "",
-            '<p id="rl-empty" class="rl-empty" hidden>No record matches these filters.</p>', ""]
+            '<p id="rl-empty" class="rl-empty" hidden data-search-exclude>No record matches these filters.</p>', ""]
     return "\n".join(out)
 
 

@@ -1,0 +1,99 @@
+"""Issue 29, in a real headless Chromium: what the search index holds and how long after a page loads search answers.
+
+The figures (index bytes and entries, entries from record Examples sections, milliseconds from navigation start to
+the first search result, median of :data:`RUNS` fresh loads) are printed and, where ``RELIALINT_METRICS`` names a
+file, appended to it as one JSON line. Time is recorded, never asserted (``tests/work.py``); the index size is
+bounded in bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import statistics
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_site_browser import TIMEOUT_MS, base_url, browser, built_site, local_tab
+
+__all__ = ["base_url", "browser", "built_site"]  # fixtures: pytest finds them by name here
+
+pytestmark = pytest.mark.slow
+
+RUNS = 5
+QUERY = "H100"
+MAX_INDEX_BYTES = 1_200_000
+"""The built ``search/search_index.json`` in bytes: 3,929,245 before issue 29 (6,290 entries)."""
+
+_HEADING = re.compile(r'<h([1-6])[^>]*\bid="([^"]+)"')
+
+
+def example_anchors(record_html: str) -> set[str]:
+    """The heading ids of a built record page's Examples section: ``examples`` and every heading below it up to the
+    next heading of the same or a higher level."""
+    out: set[str] = set()
+    level = 0
+    for m in _HEADING.finditer(record_html):
+        depth, anchor = int(m.group(1)), m.group(2)
+        if level and depth <= level:
+            level = 0
+        if anchor == "examples":
+            level = depth
+        if level:
+            out.add(anchor)
+    return out
+
+
+def index_figures(site: Path) -> dict[str, int]:
+    """Bytes and entries of the built search index, and how many entries come from record Examples sections."""
+    path = site / "search" / "search_index.json"
+    docs = json.loads(path.read_text(encoding="utf-8"))["docs"]
+    anchors: dict[str, set[str]] = {}
+    examples = 0
+    for doc in docs:
+        page, _, anchor = str(doc["location"]).partition("#")
+        if not anchor or not re.fullmatch(r"records/RL[0-9]+/", page):
+            continue
+        if page not in anchors:
+            anchors[page] = example_anchors((site / page / "index.html").read_text(encoding="utf-8"))
+        examples += anchor in anchors[page]
+    return {"index_bytes": path.stat().st_size, "index_entries": len(docs), "example_entries": examples}
+
+
+def _first_result_ms(browser: Any, base_url: str) -> float:
+    """A fresh tab (no cache) loads the home page; the query is typed again until a result shows, waiting 200 ms
+    each time (the worker answers once its index is built): the page's clock at that moment, from navigation
+    start."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    with local_tab(browser, base_url, viewport={"width": 1366, "height": 900}) as tab:
+        tab.goto(base_url)
+        box = tab.locator("input.md-search__input")
+        result = tab.locator(".md-search-result__item").first
+        for _attempt in range(TIMEOUT_MS // 200):
+            box.click()
+            box.fill("")
+            box.press_sequentially(QUERY)  # Material searches on key events, which fill() does not send
+            try:
+                result.wait_for(state="visible", timeout=200)
+                break
+            except PlaywrightTimeout:
+                continue
+        return float(tab.evaluate("performance.now()"))
+
+
+def test_index_size_and_time_to_first_result(browser: Any, base_url: str, built_site: Path) -> None:
+    figures: dict[str, Any] = index_figures(built_site)
+    times = [_first_result_ms(browser, base_url) for _run in range(RUNS)]
+    figures |= {"first_result_ms_median": round(statistics.median(times)),
+                "first_result_ms_runs": [round(t) for t in times], "query": QUERY}
+    line = json.dumps({"metric": "site-search", **figures}, sort_keys=True)
+    print(line)
+    if os.environ.get("RELIALINT_METRICS"):
+        with Path(os.environ["RELIALINT_METRICS"]).open("a", encoding="utf-8") as out:
+            out.write(line + "\n")
+    assert figures["example_entries"] == 0
+    assert figures["index_bytes"] <= MAX_INDEX_BYTES, figures

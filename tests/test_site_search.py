@@ -132,7 +132,7 @@ def test_the_index_holds_what_users_search() -> None:
          "text": "<ul><li><code>--dp-sync-interval</code>: takes a value</li></ul>"},
         {"location": "usage/#flags", "title": "Flags", "text": "<p>Set <code>-fa</code> or --kv-cache-dtype.</p>"},
     ]
-    index: dict[str, Any] = {"config": {"fields": dict.fromkeys(site_search.FIELDS, {}), "pipeline": []},
+    index: dict[str, Any] = {"config": {"fields": {key: {} for key in site_search.FIELDS}, "pipeline": []},
                              "docs": docs}
     table = {"RL206": {"about": "h100", "kw": "RL206", "mentions": "", "summary": "<p>On SM90</p>"}}
     assert site_search.merge_index(index, table) == []
@@ -198,7 +198,7 @@ def test_one_separator() -> None:
 
     Loader.add_multi_constructor("tag:", lambda loader, suffix, node: None)
     Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)  # noqa: S506
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
     plugin = next(p["search"] for p in config["plugins"] if isinstance(p, dict) and "search" in p)
     assert plugin["pipeline"] == []
     assert site_search._WORD_SEPARATOR.pattern == plugin["separator"]

@@ -97,3 +97,49 @@ def test_index_size_and_time_to_first_result(browser: Any, base_url: str, built_
             out.write(line + "\n")
     assert figures["example_entries"] == 0
     assert figures["index_bytes"] <= MAX_INDEX_BYTES, figures
+
+
+_SEARCH_ALL = """async (query) => {
+  // The site's search worker as Material starts it (window.Worker is search-query.js's wrapper), set up with the
+  // built index and asked one query: every result, where the theme's list shows ten at a time.
+  const config = JSON.parse(document.getElementById("__config").textContent);
+  const base = new URL(config.base + "/", location.href);
+  const worker = new Worker(new URL(config.search, base).href);
+  const index = await (await fetch(new URL("search/search_index.json", base).href)).json();
+  const ask = (message, answer) => new Promise((resolve) => {
+    worker.onmessage = (event) => { if (event.data.type === answer) resolve(event.data.data); };
+    worker.postMessage(message);
+  });
+  await ask({ type: 0, data: { ...index, options: { suggest: false } } }, 1);
+  const result = await ask({ type: 2, data: query }, 3);
+  worker.terminate();
+  return result.items.flat().map((item) => item.location);
+}"""
+
+
+@pytest.mark.parametrize(("query", "some"), [
+    ("H100", {"RL206"}),
+    ("MI300X", set()),  # which records are about an MI300X is hardware29's; the two sets agree either way
+    ("Blackwell", {"RL104"}),
+    ("--kv-cache-dtype", {"RL105"}),
+    ("VLLM_ATTENTION_BACKEND", {"RL504"}),
+    ("gfx1151", {"RL108", "RL109"}),
+    ("-fa", {"RL506"}),
+    ("kv-cache-dtype", {"RL105"}),
+    ("sm_90", {"RL206"}),
+    ("blocker", {"RL101"}),
+])
+def test_the_filter_shows_the_records_search_finds(browser: Any, base_url: str, query: str, some: set[str]) -> None:
+    """For a one-word query, the set of record ids the catalogue's text filter shows equals the set of record pages
+    among all the results search gives (every result, not the first ten shown)."""
+    from urllib.parse import quote
+
+    with local_tab(browser, base_url, viewport={"width": 1366, "height": 900}) as tab:
+        tab.goto(base_url + "records/?filter=" + quote(query))
+        tab.wait_for_selector("#rl-catalogue[data-rl-terms]", state="attached")
+        shown = set(tab.eval_on_selector_all("#rl-catalogue tbody tr:not([hidden])",
+                                             "rows => rows.map(r => r.dataset.id)"))
+        found = {m.group(1) for loc in tab.evaluate(_SEARCH_ALL, query)
+                 if (m := re.fullmatch(r"records/(RL[0-9]+)/", loc))}
+    assert shown == found, (sorted(shown - found), sorted(found - shown))
+    assert some <= shown

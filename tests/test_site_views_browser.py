@@ -248,11 +248,14 @@ def _visible_ids(page: Any) -> list[str]:
 
 def test_text_filter(page: Any, base_url: str) -> None:
     page.goto(base_url + "records/")
+    # issue 29: the filter matches the search tokens of each record (search/record-terms.json), as search does
+    # (tests/test_site_search_browser.py checks the two agree), no longer the row's data-text
+    page.wait_for_selector("#rl-catalogue[data-rl-terms]", state="attached")
     page.fill("#rl-filter-text", "gfx1151")
     page.wait_for_function("location.search.includes('filter=gfx1151')")
-    expected = page.eval_on_selector_all("#rl-catalogue tbody tr",
-                                         "rows => rows.filter(r => r.dataset.text.includes('gfx1151'))"
-                                         ".map(r => r.dataset.id)")
+    terms = page.evaluate("async () => (await fetch('../search/record-terms.json')).json()")
+    ids = page.eval_on_selector_all("#rl-catalogue tbody tr", "rows => rows.map(r => r.dataset.id)")
+    expected = [rid for rid in ids if any(token.startswith("gfx1151") for token in terms[rid])]
     assert {"RL108", "RL109"} <= set(expected)
     assert _visible_ids(page) == expected
     page.fill("#rl-filter-text", "--kv-cache-dtype blocker")

@@ -70,6 +70,9 @@ def test_flag_tokens() -> None:
 def test_search_terms(by_id: dict[str, dict[str, Any]]) -> None:
     rl506 = site_search.terms(by_id["RL506"])["kw"].split()
     assert {"RL506", "fa", "flash_attn", "LLAMA_ARG_FLASH_ATTN"} <= set(rl506)
+    # a record's own flags in a field of their own: RL207's FLASH_ATTN is a backend, not the flag --flash-attn
+    assert {"fa", "flash_attn"} <= set(site_search.terms(by_id["RL506"])["flags"].split())
+    assert "flash_attn" not in site_search.terms(by_id["RL207"])["flags"].split()
     rl206 = site_search.terms(by_id["RL206"])
     about = rl206["about"].split()
     assert {"h100", "hopper", "sm_90", "sm90", "9.0", "gh200"} <= set(about)
@@ -89,7 +92,7 @@ def test_gpu_summary_names_whole_families_once() -> None:
 
 def test_merge_index() -> None:
     index: dict[str, Any] = {
-        "config": {"fields": {"title": {}, "text": {}, "tags": {}, "about": {}, "kw": {}, "mentions": {}},
+        "config": {"fields": {"title": {}, "text": {}, "tags": {}, "about": {}, "flags": {}, "kw": {}, "mentions": {}},
                    "pipeline": []},
         "docs": [
             {"location": "records/RL206/", "title": "RL206: x", "text": "<p>the message</p>"},
@@ -178,12 +181,12 @@ def test_query_rules() -> None:
       every: [R.matchesEvery("--kv-cache-dtype blocker", {kv_cache_dtype: 1, blocker: 1}),
               R.matchesEvery("--kv-cache-dtype blocker", {kv: 1, cache: 1, dtype: 1, blocker: 1}),
               R.matchesEvery("h100", {h100_sxm: 1}), R.matchesEvery("h100 mi300x", {h100: 1}),
-              R.matchesEvery("", {})]
+              R.matchesEvery("", {}), R.matchesEvery("kv-cache-dtype", {kv_cache_dtype: 1, cached: 1, dtypes: 1}),
+              R.matchesEvery("no-such-word", {no: 1, word: 1})]
     }))""")
-    assert out["lunr"] == ["kv_cache_dtype^10", "kv_cache_dtype^10 fp8", "fa^10",
-                           "kv_cache_dtype^10 kv cache dtype", "h100", "vllm x 2 1", "dgx spark",
-                           "h100_sxm^10 h100 sxm", "", ""]
-    assert out["every"] == [True, False, True, False, True]
+    assert out["lunr"] == ["kv_cache_dtype^10", "kv_cache_dtype^10 fp8", "fa^10", "+kv* +cache* +dtype*", "h100",
+                           "+vllm* +x* +2* +1*", "dgx spark", "+h100* +sxm*", "", ""]
+    assert out["every"] == [True, False, True, False, True, True, False]
 
 
 def test_one_separator() -> None:

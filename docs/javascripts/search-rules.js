@@ -8,43 +8,33 @@
 // each word gives clauses, any of which may match a token:
 // * a flag with its dashes ("--max-model-len", "-fa"): the flag as one token, its words joined by "_"
 //   ("max_model_len", the form each record's and page's `kw` holds), matched whole;
-// * a dashed name without them ("kv-cache-dtype"): that token whole, and each part as a prefix;
-// * anything else: each part between separators as a prefix ("h100" matches "h100" and "h100_sxm").
+// * anything else: each part between separators as a prefix ("h100" matches "h100" and "h100_sxm"); a word of
+//   several parts ("kv-cache-dtype", "DGX/Spark") needs every part (lunr's "+"), so "no-such-word" is not "no".
 // lunr's own syntax (a leading "+" or "-", "field:", "^boost", "~fuzz", "*") is read as text, never as operators.
 //
-// The search ranks every entry that matches a clause of any word; the filter shows the records that match a
-// clause of every word. For a one-word query both give the same records.
+// The search ranks every entry that matches a word of the query (all parts of a word of several); the filter
+// shows the records that match every word. For a one-word query both give the same records.
 (function (global) {
   "use strict";
 
   var SEPARATOR = /[\s\-,:;!=\[\]()"`/|*]+|&[lg]t;/;
   var FLAG = /^-+([A-Za-z][A-Za-z0-9]*(?:[-_.]+[A-Za-z0-9]+)*)[-_.]*$/;
-  var DASHED = /^[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+$/;
 
   function flagToken(name) {
     return name.replace(/[-.]+/g, "_").toLowerCase();
   }
 
-  // One word's clauses: [{term: "max_model_len", prefix: false}, ...], each term once.
+  // One word's clauses, each term once: [{term: "max_model_len", prefix: false, required: false}] for a flag, its
+  // parts as prefixes for anything else, each required where there are several.
   function clauses(word) {
-    var out = [];
-    var seen = {};
-    function add(term, prefix) {
-      var key = (prefix ? "*" : "=") + term;
-      if (term && !seen[key]) {
-        seen[key] = true;
-        out.push({ term: term, prefix: prefix });
-      }
-    }
     var flag = FLAG.exec(word);
-    if (flag) {
-      add(flagToken(flag[1]), false);
-      return out;
-    }
-    var text = word.replace(/[:^~*+\\]/g, " ").trim();
-    if (DASHED.test(text)) add(flagToken(text), false);
-    text.split(SEPARATOR).forEach(function (part) { add(part.toLowerCase(), true); });
-    return out;
+    if (flag) return [{ term: flagToken(flag[1]), prefix: false, required: false }];
+    var parts = [];
+    word.replace(/[:^~*+\\]/g, " ").split(SEPARATOR).forEach(function (part) {
+      part = part.toLowerCase();
+      if (part && parts.indexOf(part) < 0) parts.push(part);
+    });
+    return parts.map(function (part) { return { term: part, prefix: true, required: parts.length > 1 }; });
   }
 
   // The words of a query, each with its clauses; words that give none are left out.
@@ -60,11 +50,14 @@
   }
 
   // The query as lunr reads it in Material's worker: a whole-token clause weighted up ("^10", which also keeps
-  // Material from making it a prefix), a prefix clause as it is (Material appends its "*").
+  // Material from making it a prefix), a prefix clause as it is (Material appends its "*"), a required one with
+  // its "+" and "*" (Material leaves a term with "+" as it is).
   function lunrQuery(query) {
     var out = [];
     words(query).forEach(function (found) {
-      found.forEach(function (c) { out.push(c.prefix ? c.term : c.term + "^10"); });
+      found.forEach(function (c) {
+        out.push(!c.prefix ? c.term + "^10" : c.required ? "+" + c.term + "*" : c.term);
+      });
     });
     return out.join(" ");
   }
@@ -77,10 +70,11 @@
     return false;
   }
 
-  // Whether a record with these search tokens (an object used as a set) matches every word of the query.
+  // Whether a record with these search tokens (an object used as a set) matches every word of the query (every
+  // clause of each word: a word has several only where each is required).
   function matchesEvery(query, tokens) {
     return words(query).every(function (found) {
-      return found.some(function (c) { return clauseMatches(c, tokens); });
+      return found.every(function (c) { return clauseMatches(c, tokens); });
     });
   }
 

@@ -13,6 +13,9 @@ fields, generated here into ``docs/data/search-terms.json`` and merged into the 
   or its fix sets, and those its title, summary, cause, fix and message name (not those an example launch happens
   to carry). A flag is one token, its words joined by ``_`` (``--max-model-len`` is ``max_model_len``), which is
   the form the page's query transform gives a flag typed with its dashes (``docs/javascripts/search-worker.js``).
+* ``flags``: the flags of ``kw`` again, in a field of their own, so that a record a flag is for ranks above one
+  whose env var or backend name happens to read the same (``--flash-attn`` finds RL506, the flag, before RL207,
+  whose ``FLASH_ATTN`` is an attention backend).
 * ``mentions``: for a record that does not depend on the GPU, the GPUs its title and summary name; for one whose
   trigger holds on a large share of the catalogue (every GPU without native FP4), those GPUs.
 
@@ -34,7 +37,7 @@ from typing import Any
 from relialint.core.triggers import of
 
 SEARCH_TERMS = "data/search-terms.json"
-FIELDS = ("about", "kw", "mentions")
+FIELDS = ("about", "flags", "kw", "mentions")
 SPECIFIC_SHARE = 0.25
 """A record whose trigger holds on at most this share of the catalogue's GPUs is about them (``about``)."""
 
@@ -208,6 +211,7 @@ def terms(data: Mapping[str, Any]) -> dict[str, str]:
     weak = about.mentioned if specific else about.gpus
     return {
         "about": " ".join(t for g in strong for t in _gpu_tokens(g)),
+        "flags": " ".join(_uniq(flag_token(f) for f in about.flags)),
         "kw": " ".join(_uniq(kw)),
         "mentions": " ".join(t for g in weak for t in _gpu_tokens(g)),
         "summary": _summary_html(str(data.get("summary") or "")),

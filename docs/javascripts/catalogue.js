@@ -2,6 +2,10 @@
 // data-engines, data-kind and data-text (id, slug, title and keywords, lower case). The text box and each
 // <select data-filter="..."> narrow the rows shown; an engine keeps the engine-independent rows ("any"), which
 // apply to every engine. The column headings sort. Filters and sort are kept in the URL, so a view can be shared.
+// The text box shows the records that search finds by every word typed: it matches each record's search tokens
+// (the table's data-terms, search/record-terms.json, written with the search index) by the query rules the search
+// worker uses (javascripts/search-rules.js). Until that file is read, or where it cannot be (a page opened from
+// disk), it matches the words of data-text; the table has data-rl-terms once the search tokens are in use.
 // Material's instant navigation swaps pages without a reload, so bind on every page change (document$) where it
 // exists, else on DOMContentLoaded.
 (function () {
@@ -9,6 +13,7 @@
 
   var SEVERITY_RANK = { blocker: 0, major: 1, minor: 2 };
   var IMPACT_RANK = { "wrong-output": 0, performance: 1, capacity: 2, measurement: 3, "ignored-config": 4 };
+  var rules = window.relialintSearchRules;
 
   function words(text) {
     return String(text || "").toLowerCase().split(/\s+/).map(function (w) {
@@ -16,13 +21,15 @@
     }).filter(Boolean);
   }
 
-  function matches(row, filters) {
+  function matches(row, filters, terms) {
     if (filters.severity && row.dataset.severity !== filters.severity) return false;
     if (filters.impact && row.dataset.impact !== filters.impact) return false;
     if (filters.engine) {
       var engines = (row.dataset.engines || "").split(" ");
       if (engines.indexOf(filters.engine) < 0 && engines.indexOf("any") < 0) return false;
     }
+    if (!filters.filter) return true;
+    if (terms && terms[row.dataset.id]) return rules.matchesEvery(filters.filter, terms[row.dataset.id]);
     var text = row.dataset.text || "";
     return words(filters.filter).every(function (w) { return text.indexOf(w) >= 0; });
   }
@@ -64,7 +71,7 @@
     var rows = state.table.querySelectorAll("tbody tr");
     var shown = 0;
     rows.forEach(function (row) {
-      var ok = matches(row, filters);
+      var ok = matches(row, filters, state.terms);
       row.hidden = !ok;
       if (ok) shown += 1;
     });
@@ -83,6 +90,27 @@
     window.history.replaceState(null, "", window.location.pathname + (query ? "?" + query : "") + window.location.hash);
   }
 
+  // Each record's search tokens, by record id, as sets; then the filter applies again with them.
+  function loadTerms(state) {
+    var url = state.table.dataset.terms;
+    if (!url || !rules || typeof fetch !== "function") return;
+    fetch(new URL(url, window.location.href).href).then(function (response) {
+      if (!response.ok) throw new Error(url + ": HTTP " + response.status);
+      return response.json();
+    }).then(function (table) {
+      var sets = {};
+      Object.keys(table).forEach(function (id) {
+        sets[id] = {};
+        table[id].forEach(function (token) { sets[id][token] = true; });
+      });
+      state.terms = sets;
+      state.table.dataset.rlTerms = "1";
+      apply(state);
+    }).catch(function (err) {
+      console.warn("catalogue filter: no search tokens, matching titles and keywords instead:", err);
+    });
+  }
+
   function init() {
     var table = document.getElementById("rl-catalogue");
     if (!table || table.dataset.rlBound) return;
@@ -92,8 +120,10 @@
       controls: Array.prototype.slice.call(document.querySelectorAll("#rl-filters [data-filter]")),
       counter: document.getElementById("rl-count"),
       empty: document.getElementById("rl-empty"),
-      sort: { key: "id", dir: "asc" }
+      sort: { key: "id", dir: "asc" },
+      terms: null
     };
+    loadTerms(state);
     var params = new URLSearchParams(window.location.search);
     state.controls.forEach(function (c) {
       var wanted = params.get(c.dataset.filter);

@@ -1,41 +1,12 @@
 // The site's search worker: Material's own (named by ?worker=, a path on this site), with every query rewritten
-// by transform() before lunr parses it. Started by javascripts/search-query.js.
-//
-// What users type, and what the index holds (relialint.site_search):
-// * a flag, with its dashes ("--max-model-len", "-fa", "--kv-cache-dtype=fp8"): the flag as one token, its words
-//   joined by "_" ("max_model_len", the form each record's search terms hold), matched whole and weighted up, and
-//   its words on their own, for pages that write it in prose. A "^N" weight also keeps Material from making the
-//   term a prefix ("fa*" would match "fail" and "fast");
-// * NAME=VALUE: both sides;
-// * lunr's own syntax (a leading "+" or "-", "field:", "^boost", "~fuzz") is read as text, never as operators,
-//   and a half-typed flag ("--max-model-") is searched as far as it goes.
+// by the rules of javascripts/search-rules.js before lunr parses it (the catalogue's filter uses the same rules,
+// so that both find a record by the same words). Started by javascripts/search-query.js.
 (function () {
   "use strict";
 
-  var FLAG = /^-+([A-Za-z][A-Za-z0-9]*(?:[-_.]+[A-Za-z0-9]+)*)[-_.]*$/;
-
-  function transform(query) {
-    var out = [];
-    String(query).split(/\s+/).forEach(function (word) {
-      word.split("=").forEach(function (part) {
-        var flag = FLAG.exec(part);
-        if (flag) {
-          var joined = flag[1].replace(/[-.]+/g, "_").toLowerCase();
-          out.push(joined + "^10");
-          flag[1].split(/[-_.]+/).forEach(function (piece) {
-            if (piece && piece.toLowerCase() !== joined) out.push(piece.toLowerCase() + "^1");
-          });
-          return;
-        }
-        part.replace(/[:^~*+]/g, " ").split(" ").forEach(function (text) {
-          text = text.replace(/^-+|-+$/g, "");
-          if (text) out.push(text);
-        });
-      });
-    });
-    return out.join(" ");
-  }
-  self.relialintTransform = transform;
+  importScripts(new URL("search-rules.js", self.location.href).href);
+  var rules = self.relialintSearchRules;
+  self.relialintTransform = rules.lunrQuery;
 
   var add = self.addEventListener;
   self.addEventListener = function (type, listener, options) {
@@ -46,7 +17,7 @@
         if (message && typeof message.data === "string") {
           var copy = {};
           Object.keys(message).forEach(function (key) { copy[key] = message[key]; });
-          copy.data = transform(message.data);
+          copy.data = rules.lunrQuery(message.data);
           event = new MessageEvent("message", { data: copy });
         }
         return inner.call(this, event);

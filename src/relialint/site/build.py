@@ -137,7 +137,13 @@ def _kind(data: dict[str, Any]) -> str:
 def index_page(records: Sequence[SiteRecord]) -> str:
     """The catalogue: a table of every record, filtered and sorted in the page (``docs/javascripts/catalogue.js``).
     Each filter offers only the values some record has; the engine filter keeps the engine-independent records
-    (``engines: []``), which apply to every engine. Below 45em the rows are laid out as cards (``catalogue.css``)."""
+    (``engines: []``), which apply to every engine. The text filter matches each record's search tokens
+    (``search/record-terms.json``, written with the search index by :mod:`relialint.site.search`), so it shows a
+    record by the words search finds it by. The filters, the table and the empty-result line are left out of the
+    search index (``data-search-exclude``): each record has its own entry. Each filter's ``div`` carries the mark
+    too: Material's indexer matches a closing tag to the mark by tag name alone, so the first inner ``</div>``
+    would end the outer one's. Below 45em the rows are laid out as cards
+    (``catalogue.css``)."""
     out = [
         "---",
         "title: Catalogue",
@@ -163,7 +169,7 @@ def index_page(records: Sequence[SiteRecord]) -> str:
             "heading. [My setup](../setup.md) lists the records for an engine, a version and a GPU.", ""]
 
     def select(name: str, label: str, options: Sequence[tuple[str, str]]) -> list[str]:
-        lines = [f'<div class="rl-filter"><label for="rl-filter-{name}">{label}</label> '
+        lines = [f'<div class="rl-filter" data-search-exclude><label for="rl-filter-{name}">{label}</label> '
                  f'<select id="rl-filter-{name}" data-filter="{name}">', '<option value="">all</option>']
         lines += [f'<option value="{html.escape(v)}">{html.escape(t)}</option>' for v, t in options]
         lines.append("</select></div>")
@@ -173,23 +179,24 @@ def index_page(records: Sequence[SiteRecord]) -> str:
                                                           (r.data.get("engines") or ["any"]))}
                for key in ("severity", "impact", "engines")}
     from relialint.engines.registry import default_registry
+    from relialint.site.search import RECORD_TERMS
 
     shipped = [engine.name for engine in default_registry().versioned()]
     engines = [e for e in shipped if e in present["engines"]]
     engines += sorted(present["engines"] - set(shipped) - {"any"})
-    out += ['<div class="rl-filters" id="rl-filters">',
-            '<div class="rl-filter rl-filter-text"><label for="rl-filter-text">Filter</label> '
+    out += ['<div class="rl-filters" id="rl-filters" data-search-exclude>',
+            '<div class="rl-filter rl-filter-text" data-search-exclude><label for="rl-filter-text">Filter</label> '
             '<input type="search" id="rl-filter-text" data-filter="filter" placeholder="id, word, flag, GPU" '
             'autocomplete="off" spellcheck="false"></div>']
     out += select("severity", "Severity", [(s, s) for s in SEVERITIES if s in present["severity"]])
     out += select("impact", "Impact", [(i, i) for i in IMPACTS if i in present["impact"]])
     out += select("engine", "Engine", [*((e, default_registry().label(e)) for e in engines),
                                        *((("any", "engine-independent"),) if "any" in present["engines"] else ())])
-    out += [f'<p class="rl-count" id="rl-count" aria-live="polite">{len(records)} of {len(records)} records '
-            "shown</p>", "</div>", ""]
+    out += ['<p class="rl-count" id="rl-count" aria-live="polite" data-search-exclude>'
+            f"{len(records)} of {len(records)} records shown</p>", "</div>", ""]
     heads = "".join(f'<th scope="col" data-sort="{key}"><button type="button" class="rl-sort">{label}</button></th>'
                     for key, label in SORT_COLUMNS)
-    out += ['<table id="rl-catalogue" class="rl-catalogue">',
+    out += [f'<table id="rl-catalogue" class="rl-catalogue" data-search-exclude data-terms="../{RECORD_TERMS}">',
             '<caption class="rl-visually-hidden">Every record; sort by a column heading</caption>',
             f"<thead><tr>{heads}</tr></thead>", "<tbody>"]
     for rec in records:
@@ -213,7 +220,7 @@ def index_page(records: Sequence[SiteRecord]) -> str:
             f'<td class="rl-c-kind">{kind}</td></tr>'
         )
     out += ["</tbody>", "</table>", "",
-            '<p id="rl-empty" class="rl-empty" hidden>No record matches these filters.</p>', ""]
+            '<p id="rl-empty" class="rl-empty" hidden data-search-exclude>No record matches these filters.</p>', ""]
     return "\n".join(out)
 
 

@@ -13,6 +13,9 @@ fields, generated here into ``docs/data/search-terms.json`` and merged into the 
   or its fix sets, and those its title, summary, cause, fix and message name (not those an example launch happens
   to carry). A flag is one token, its words joined by ``_`` (``--max-model-len`` is ``max_model_len``), which is
   the form the page's query transform gives a flag typed with its dashes (``docs/javascripts/search-worker.js``).
+* ``flags``: the flags of ``kw`` again, in a field of their own, so that a record a flag is for ranks above one
+  whose env var or backend name happens to read the same (``--flash-attn`` finds RL506, the flag, before RL207,
+  whose ``FLASH_ATTN`` is an attention backend).
 * ``mentions``: for a record that does not depend on the GPU, the GPUs its title and summary name; for one whose
   trigger holds on a large share of the catalogue (every GPU without native FP4), those GPUs.
 
@@ -34,7 +37,7 @@ from typing import Any
 from relialint.core.triggers import of
 
 SEARCH_TERMS = "data/search-terms.json"
-FIELDS = ("about", "kw", "mentions")
+FIELDS = ("about", "flags", "kw", "mentions")
 SPECIFIC_SHARE = 0.25
 """A record whose trigger holds on at most this share of the catalogue's GPUs is about them (``about``)."""
 
@@ -43,7 +46,7 @@ _SHORT_FLAG = re.compile(r"(?<![\w-])-[a-zA-Z]{1,4}(?![\w-])")
 _ENV_NAME = re.compile(r"(?<![\w.-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w])")
 _CMAKE_OPTION = re.compile(r"-D([A-Z][A-Z0-9_]+)=")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
-_WORD_SEPARATOR = re.compile(r"[\s\-,:;!=\[\]()\"`/|*]+")
+_WORD_SEPARATOR = re.compile(r'[\s\-,:;!=\[\]()"`/|*]+|&[lg]t;')
 """The index's own separator (``mkdocs.yml``, search ``separator``), for splitting names into the tokens search
 matches."""
 
@@ -208,6 +211,7 @@ def terms(data: Mapping[str, Any]) -> dict[str, str]:
     weak = about.mentioned if specific else about.gpus
     return {
         "about": " ".join(t for g in strong for t in _gpu_tokens(g)),
+        "flags": " ".join(_uniq(flag_token(f) for f in about.flags)),
         "kw": " ".join(_uniq(kw)),
         "mentions": " ".join(t for g in weak for t in _gpu_tokens(g)),
         "summary": _summary_html(str(data.get("summary") or "")),
@@ -238,16 +242,80 @@ def terms_json(records: Sequence[Mapping[str, Any]]) -> str:
 # -- the built index ---------------------------------------------------------------------------------------------
 
 
+RECORD_TERMS = "search/record-terms.json"
+"""Written beside the built index: each record's search tokens, which the catalogue's filter matches
+(``docs/javascripts/catalogue.js``), so that the filter and search find a record by the same words."""
+INDEXED = ("title", "text", "tags", *FIELDS)
+"""The fields of an entry lunr indexes (Material's three and :data:`FIELDS`)."""
+RELEASE_LISTINGS = ("records-entered", "records-left")
+"""Sections of a release page that list records by title: each record has its own entry, and a GPU or flag in a
+title would rank the release page with the record."""
+_RECORD_PAGE = re.compile(r"records/(RL[0-9]+)/")
+_RELEASE_PAGE = re.compile(r"releases/[^/#]+/")
+_TAG = re.compile(r"<[^>]*>")
+_CODE = re.compile(r"<code>(.*?)</code>", re.DOTALL)
+
+
+def index_tokens(entry: Mapping[str, Any]) -> set[str]:
+    """The tokens lunr holds for an index entry, as Material's tokenizer makes them: the text between tags of each
+    indexed field, split by the separator, in lower case; the search plugin's ``pipeline`` is empty, so nothing is
+    stemmed or dropped."""
+    out: set[str] = set()
+    for name in INDEXED:
+        value = entry.get(name)
+        for text in value if isinstance(value, list) else [value] if isinstance(value, str) else []:
+            for block in _TAG.split(str(text)):
+                out.update(_tokens(block))
+    return out
+
+
+def page_flags(entry: Mapping[str, Any]) -> list[str]:
+    """The flags an entry of a page other than a record shows, as search tokens (``kw``): long flags in its title
+    and text, short ones (``-fa``) in its code. The separator splits ``--max-model-len`` into words in the text;
+    this keeps the flag whole, as a flag typed with its dashes is searched."""
+    title, text = str(entry.get("title") or ""), str(entry.get("text") or "")
+    plain = _TAG.sub(" ", title + " " + text)
+    code = " ".join(_CODE.findall(text))
+    flags = [m.group(0).rstrip(".") for m in _LONG_FLAG.finditer(plain)]
+    flags += [m.group(0) for m in _SHORT_FLAG.finditer(code)]
+    return _uniq(flag_token(f) for f in flags)
+
+
+def _kept(doc: Mapping[str, Any]) -> bool:
+    """Whether an entry the search plugin made stays: a record page's first entry (its title; the summary is its
+    text) but none of its sections (examples, evidence set-ups, trigger YAML, version tables, references name GPUs
+    and flags the record is not about); a release page without the sections that list records or list nothing
+    (a heading ending "(0)")."""
+    page, _, anchor = str(doc.get("location", "")).partition("#")
+    if _RECORD_PAGE.fullmatch(page):
+        return not anchor
+    if _RELEASE_PAGE.fullmatch(page) and anchor:
+        return anchor not in RELEASE_LISTINGS and not str(doc.get("title", "")).endswith("(0)")
+    return True
+
+
 def merge_index(index: dict[str, Any], table: Mapping[str, Mapping[str, str]]) -> list[str]:
-    """Lay the records' search fields on the built index (in place): on each record page's first entry, every
-    field, and the summary as its text where it has none. Returns the problems: a configured field missing from
-    the search plugin's ``fields``, a record page with no terms, terms of a page the index lacks."""
+    """Make the built index hold what users search (in place): a record page is one entry, its title and summary
+    (the result's snippet) with every field of ``table``; other pages keep their sections, with the flags they show
+    as ``kw``, less the release sections that list records and those that list nothing (a title ending "(0)").
+    Returns the problems: a configured field missing from the search plugin's ``fields``, a ``pipeline`` that
+    changes tokens (the catalogue's filter matches them as the index splits them), a record page with no terms,
+    terms of a page the index lacks."""
+    config = index.get("config") or {}
     problems = [f"mkdocs.yml: the search plugin's fields lack {name!r}" for name in FIELDS
-                if name not in (index.get("config") or {}).get("fields", {})]
+                if name not in config.get("fields", {})]
+    if config.get("pipeline"):
+        problems.append(f"mkdocs.yml: the search plugin's pipeline must be empty, not {config['pipeline']!r}")
     seen: set[str] = set()
+    docs: list[dict[str, Any]] = []
     for doc in index.get("docs") or []:
-        match = re.fullmatch(r"records/(RL[0-9]+)/", str(doc.get("location", "")))
+        if not _kept(doc):
+            continue
+        docs.append(doc)
+        match = _RECORD_PAGE.fullmatch(str(doc.get("location", "")))
         if not match:
+            if flags := page_flags(doc):
+                doc["kw"] = " ".join(flags)
             continue
         rid = match.group(1)
         entry = table.get(rid)
@@ -258,16 +326,44 @@ def merge_index(index: dict[str, Any], table: Mapping[str, Mapping[str, str]]) -
         for name in FIELDS:
             if entry.get(name):
                 doc[name] = entry[name]
-        if not doc.get("text") and entry.get("summary"):
-            doc["text"] = entry["summary"]
+        doc["text"] = entry.get("summary") or ""
+    index["docs"] = _fold_prefaces(docs)
     problems += [f"{SEARCH_TERMS}: terms for {rid}, which has no page in the index"
                  for rid in sorted(set(table) - seen)]
     return problems
 
 
+def _fold_prefaces(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Material gives a page whose first heading follows other markup (a release page) an empty entry for the page
+    and one for its first heading, with the same title: one result twice. The heading's text goes to the page's
+    entry, which a result links to, and the heading's entry is left out."""
+    out: list[dict[str, Any]] = []
+    for doc in docs:
+        prev = out[-1] if out else None
+        if (prev is not None and "#" not in str(prev.get("location")) and not str(prev.get("text", "")).strip()
+                and str(doc.get("location", "")).startswith(f"{prev.get('location')}#")
+                and doc.get("title") == prev.get("title")):
+            prev["text"] = doc.get("text", "")
+            if doc.get("kw"):
+                prev["kw"] = doc["kw"]
+            continue
+        out.append(doc)
+    return out
+
+
+def record_terms(index: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Each record's search tokens (:func:`index_tokens` of its entry in the merged index), by record id."""
+    out: dict[str, list[str]] = {}
+    for doc in index.get("docs") or []:
+        if match := _RECORD_PAGE.fullmatch(str(doc.get("location", ""))):
+            out[match.group(1)] = sorted(index_tokens(doc))
+    return dict(sorted(out.items()))
+
+
 def on_post_build(config: Any, **_: Any) -> None:
     """MkDocs hook: merge ``docs/data/search-terms.json`` into ``site/search/search_index.json`` (after the search
-    plugin wrote it). A problem is logged as a warning, which fails ``mkdocs build --strict``."""
+    plugin wrote it) and write :data:`RECORD_TERMS` beside it. A problem is logged as a warning, which fails
+    ``mkdocs build --strict``."""
     log = logging.getLogger("mkdocs.hooks.relialint")
     index_path = Path(config["site_dir"]) / "search" / "search_index.json"
     terms_path = Path(config["docs_dir"]) / SEARCH_TERMS
@@ -282,6 +378,8 @@ def on_post_build(config: Any, **_: Any) -> None:
     for problem in merge_index(index, table):
         log.warning(problem)
     index_path.write_text(json.dumps(index, separators=(",", ":"), ensure_ascii=False), encoding="utf-8")
+    (Path(config["site_dir"]) / RECORD_TERMS).write_text(
+        json.dumps(record_terms(index), separators=(",", ":"), ensure_ascii=False), encoding="utf-8")
 
 
 on_post_build.mkdocs_priority = -100  # type: ignore[attr-defined]  # after the search plugin writes the index

@@ -86,7 +86,9 @@ def test_bound_sources_are_shown_beside_their_bound() -> None:
         {"engine": "vllm", "introduced": "0.8.0", "fixed": "0.8.3",
          "bound_sources": {"fixed": "the first release with the fixing commit of PR #15466"}}]}}
     text = "\n".join(versions(data).text)
-    assert "| fixed (first good) | `0.8.3` | the first release with the fixing commit of PR #15466 |" in text
+    # issue 29: the PR number a bound source names links to the record's engine's repository
+    assert ("| fixed (first good) | `0.8.3` | the first release with the fixing commit of "
+            "[PR #15466](https://github.com/vllm-project/vllm/pull/15466) |") in text
     assert "| introduced (first affected) | `0.8.0` | not stated |" in text
     assert versions(data).status == "known"
 

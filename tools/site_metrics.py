@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 
+SEARCH_INDEX = "search/search_index.json"
 ISSUE_NUMBER = r"\b(?:issues?|PRs?|pull requests?)\s+#?\d{2,7}\b|(?<![\w&/#])#\d{2,7}\b"
 """A number in prose that names an issue or PR (a JavaScript regular expression, matched case-insensitively)."""
 
@@ -103,7 +104,10 @@ def measure_pages(browser: Any, base_url: str, records: Iterable[str], progress:
     desktop_context = browser.new_context(viewport=DESKTOP)
     phone_context = browser.new_context(viewport=PHONE)
     for context in (desktop_context, phone_context):
-        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base_url)
+        # only the built site, and not its search index: building it is the page's heaviest work (seconds on a
+        # small machine, once per page) and changes nothing about the page's layout or links
+        context.route("**/*", lambda route: route.continue_()
+                      if route.request.url.startswith(base_url) and SEARCH_INDEX not in route.request.url
                       else route.abort())
     try:
         desktop, phone = desktop_context.new_page(), phone_context.new_page()

@@ -318,7 +318,7 @@ def _trigger(rec: SiteRecord, english: Any) -> list[str]:
         out = [f"relialint reports this record when {md(english(trigger['when']), start=False)}.", ""]
         out += [f"The finding points at the first of {', '.join(code(f) for f in trigger.get('locate') or [])} "
                 "that has a location in the file, and says:" if trigger.get("locate") else "The finding says:", ""]
-        out += [f"> {md(trigger['message'])}", ""]
+        out += [f"> {md(trigger['message'], repo=record_repository(d))}", ""]
         if trigger.get("fix_edit"):
             edits = ", ".join(code(f"{k}={_scalar(v)}") for k, v in trigger["fix_edit"]["set"].items())
             out += [f"The fix is a pure edit of the same invocation (editors offer it as a quick fix): set {edits}.",
@@ -341,7 +341,7 @@ def _reach(d: dict[str, Any]) -> list[str]:
            f"About {reach['estimate']} public configuration files can hit this record (searched {reach['searched']}: "
            f"{searches}).", ""]
     if reach.get("note"):
-        out += [md(reach["note"]), ""]
+        out += [md(reach["note"], repo=record_repository(d)), ""]
     return out
 
 
@@ -353,7 +353,8 @@ def _examples(d: dict[str, Any]) -> list[str]:
     counts = {k: sum(1 for e in examples if e["outcome"] == k) for k in OUTCOME_TITLES}
     body = ["Every example runs as a test (`relialint validate`).", ""]
     for ex in examples:
-        body += [f"### {OUTCOME_TITLES[ex['outcome']]}: {md(ex['name'], start=False)}", ""]
+        body += [f"### {OUTCOME_TITLES[ex['outcome']]}: {md(ex['name'], start=False, repo=record_repository(d))}",
+                 ""]
         given = [f"format {code(ex['format'])}"]
         if ex.get("filename"):
             given.append(f"file {code(ex['filename'])}")

@@ -91,7 +91,7 @@ def _range_sentence(rng: dict[str, Any]) -> str:
     return f"**{name}: {STATUS_WORDS[status]}.** " + sentence[0].upper() + sentence[1:] + "."
 
 
-def _bounds_table(rng: dict[str, Any]) -> list[str]:
+def _bounds_table(rng: dict[str, Any], repo: str | None = None) -> list[str]:
     sources = rng.get("bound_sources") or {}
     rows = [(BOUND_WORDS[k], rng[k], sources.get(k)) for k in BOUND_WORDS if rng.get(k)]
     if not rows:
@@ -102,7 +102,7 @@ def _bounds_table(rng: dict[str, Any]) -> list[str]:
     for word, version, src in rows:
         row = f"| {word} | {code(version)} |"
         if show_sources:
-            row += f" {cell(src) if src else 'not stated'} |"
+            row += f" {cell(src, repo=repo) if src else 'not stated'} |"
         out.append(row)
     return out
 
@@ -110,6 +110,7 @@ def _bounds_table(rng: dict[str, Any]) -> list[str]:
 def versions(data: dict[str, Any]) -> Versions:
     """The affected-versions status of a record and its Markdown text."""
     from relialint.kb.describe import english, leaves, per_version_facts
+    from relialint.site.cite import record_repository
 
     trigger = data.get("trigger")
     engines = [engine_label(e) for e in data.get("engines") or []]
@@ -127,7 +128,7 @@ def versions(data: dict[str, Any]) -> Versions:
         text: list[str] = []
         for rng in ranges:
             text += [_range_sentence(rng), ""]
-            table = _bounds_table(rng)
+            table = _bounds_table(rng, record_repository(data))
             if table:
                 text += [*table, ""]
         if any(r.get("last_known_good") for r in ranges):

@@ -359,7 +359,8 @@ def test_the_aliases_box_links_upstream_fix_and_versions() -> None:
         "- **vLLM**: affected: from [`0.9.0`](../releases/vllm-0.9.0.md); fixed: [`0.19.0`](../releases/vllm-0.19.0.md)"
         "; older versions: not checked",
     ]
-    assert lines[3].startswith("- **As data**: [RL101.json](RL101.json) (OSV-like); **wrong?** [Report a mistake]("
+    assert lines[3].startswith("- **As data**: [RL101.json](../records/RL101.json) (OSV-like); **wrong?** "
+                               "[Report a mistake]("
                                "https://github.com/relialint/relialint/issues/new?title=RL101%3A%20&amp;body=")
     rl206 = _page("RL206").split('<div class="rl-aliases" markdown>', 1)[1].split("</div>", 1)[0]
     # versions nobody checked read "not checked", never as unaffected
@@ -481,7 +482,7 @@ def test_each_record_json_has_the_shape_and_agrees_with_the_record(records: dict
         assert [u for u in [r["url"] for r in doc["references"]] if u in urls] == urls, rid
         assert all(r["type"] in REFERENCE_TYPES.values() for r in doc["references"]), rid
         assert all(re.match(r"^https://github\.com/[^/]+/[^/]+/(issues|pull)/[0-9]+", a) for a in doc["aliases"]), rid
-        assert f"[{rid}.json]({rid}.json)" in _page(rid)
+        assert f"[{rid}.json](../records/{rid}.json)" in _page(rid)
 
 
 def test_record_json_of_a_bounded_record() -> None:

@@ -219,7 +219,7 @@ def aliases(d: dict[str, Any]) -> list[str]:
            f"- **Upstream report**: {', '.join(reports) if reports else 'none recorded'}",
            f"- **Fix**: {', '.join(fixes) if fixes else 'none recorded'}",
            *alias_versions(d),
-           f"- **As data**: [{rid}.json]({rid}.json) (OSV-like); **wrong?** "
+           f"- **As data**: [{rid}.json](../records/{rid}.json) (OSV-like); **wrong?** "
            f"[Report a mistake]({report_url(d).replace('&', '&amp;')})",
            "", "</div>", ""]
     return ["## Upstream and versions { #aliases }", "", *box]
@@ -243,7 +243,7 @@ def record_page(rec: SiteRecord, by_id: dict[str, SiteRecord]) -> str:
         "",
         BANNER,
         "",
-        f"# {rid}: {md(d['title'], start=False)}",
+        f"# {rid}: {md(d['title'], start=False, repo=repo)}",
         "",
     ]
     out += meta_line(d)
@@ -305,7 +305,8 @@ def record_page(rec: SiteRecord, by_id: dict[str, SiteRecord]) -> str:
     out += _details(d)
     out += ["---", "",
             f"This page: {code(record_url(rid))}. In the terminal: {code(f'relialint explain {rid}')}. "
-            f"This record as data: [{rid}.json]({rid}.json); every record: [catalogue.json](../catalogue.json); "
+            f"This record as data: [{rid}.json](../records/{rid}.json); "
+            "every record: [catalogue.json](../catalogue.json); "
             "new and changed records: [Atom feed](../feed.xml).", ""]
     return "\n".join(out)
 

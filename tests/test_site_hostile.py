@@ -121,7 +121,13 @@ def test_record_pages_carry_no_live_markup(generated: tuple[dict[str, str], dict
             assert not set(str(meta.get(key, ""))) & set('<>"'), (rel, key, meta.get(key))
         rendered = render(body)
         assert live_markup(rendered) == [], rel
-        assert not tags(rendered) & LIVE_TAGS, (rel, tags(rendered) & LIVE_TAGS)
+        live = tags(rendered) & LIVE_TAGS
+        # issue 29: the generator folds long sections itself (pymdownx.details, `??? ` at a line start); record text
+        # cannot open one (md() writes a line-start `?` as a reference), so <details> is allowed exactly as often
+        # as the generator wrote a fold
+        if body.count("\n??? ") == rendered.count("<details"):
+            live -= {"details"}
+        assert not live, (rel, live)
 
 
 @pytest.mark.parametrize("rid", ["RL496", "RL597", "RL598", "RL599"])

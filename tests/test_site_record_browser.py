@@ -87,16 +87,19 @@ def test_the_fixed_config_is_copied(browser: Any, base_url: str, records: dict[s
 def test_versions_and_references_read_as_the_records_say(page: Any, base_url: str) -> None:
     page.goto(base_url + "records/RL101/")
     assert "versions: known" in page.locator(".rl-meta").inner_text()
-    assert page.locator("#affected-versions + p").inner_text() == "vLLM: known. Affected from 0.9.0; fixed in 0.19.0."
+    # issue 29: the section says its status, and folds the sentences and bounds under it
+    assert page.locator("#affected-versions + p").inner_text() == "Status: known."
+    folded = "#affected-versions + p + details > p:not(:first-child)"
+    assert page.locator(folded).first.text_content() == "vLLM: known. Affected from 0.9.0; fixed in 0.19.0."
     page.goto(base_url + "records/RL111/")  # a knowledge record: no trigger, no range
     assert "versions: not established" in page.locator(".rl-meta").inner_text()
-    section = page.locator("#affected-versions + p").inner_text()
+    section = str(page.locator(folded).first.text_content())
     assert section.startswith("Not established. The record gives no version range")
     assert "every version" not in page.locator("article").inner_text().split("Affected versions", 1)[1].split(
         "Trigger", 1)[0].lower()
     page.goto(base_url + "records/RL502/")
     assert "versions: bounded" in page.locator(".rl-meta").inner_text()
-    assert page.locator("#affected-versions + p").inner_text() == (
+    assert page.locator(folded).first.text_content() == (
         "vLLM: bounded. Affected from 0.10.0; still affected in 0.33.0, and no fixed version is known.")
     page.goto(base_url + "records/RL503/")
     links = page.eval_on_selector_all("#references + ul a", "els => els.map(e => e.href)")
@@ -125,3 +128,60 @@ def test_data_files_are_served_and_linked(page: Any, base_url: str, records: dic
     page.goto(base_url + "records/RL101/")
     page.locator("article a[href$='catalogue.json']").click()
     page.wait_for_url("**/catalogue.json")
+
+
+# -- issue 29: the source up front --------------------------------------------------------------------------------
+
+
+def test_record_pages_length_and_links_measured(browser: Any, base_url: str,
+                                                records: dict[str, dict[str, Any]]) -> None:
+    """Every record page measured as ``tools/site_metrics.py`` measures it (figures in test-artifacts/): every
+    issue or PR number left as text is in a record that names no single engine (whose repository is then not
+    known, and is never guessed); every reference with a URL is a link; page length has a bound in screens."""
+    from relialint.site.cite import record_repository, reference_url
+    from tests.tools import load_tool
+
+    metrics = load_tool("site_metrics")
+    pages = metrics.measure_pages(browser, base_url, records)
+    figures = metrics.summary(pages)
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "record-page-metrics.json").write_text(json.dumps(figures, indent=1), encoding="utf-8")
+    print(json.dumps(figures, indent=1))
+    plain = {p.record: p.plain_numbers for p in pages if p.plain_numbers}
+    assert {rid: nums for rid, nums in plain.items() if record_repository(records[rid]) is not None} == {}
+    for p in pages:
+        data = records[p.record]
+        refs = data.get("references") or []
+        repo = record_repository(data)
+        assert (p.references, p.linked_references) == (len(refs), sum(1 for r in refs if reference_url(r, repo))), \
+            p.record
+    # issue 29 measured 5.5 (desktop) and 7.2 (phone) screens at most after folding, from 26.6 and 40.3 before
+    assert figures["desktop_screens_max"] <= 6.0 and figures["phone_screens_max"] <= 8.0, figures
+
+
+def test_the_source_links_are_clickable(page: Any, base_url: str) -> None:
+    """The box's links are on top (nothing covers them) and lead where they say: the fix PR, a release page, the
+    record's JSON; "report a mistake" opens a prefilled new issue; a folded section opens on a click."""
+    page.goto(base_url + "records/RL101/")
+    box = page.locator(".rl-aliases")
+    fix = box.locator("a", has_text="vllm-project/vllm#34577")
+    assert fix.get_attribute("href") == "https://github.com/vllm-project/vllm/pull/34577"
+    on_top = """(a) => { const r = a.getBoundingClientRect();
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return hit === a || a.contains(hit); }"""
+    for link in box.locator("a").all():
+        link.scroll_into_view_if_needed()
+        assert link.evaluate(on_top), link.inner_text()
+    report = box.locator("a", has_text="Report a mistake").get_attribute("href")
+    assert str(report).startswith("https://github.com/relialint/relialint/issues/new?title=RL101%3A%20&body=Page%3A")
+    box.locator("a", has_text="0.19.0").click()
+    page.wait_for_url("**/releases/vllm-0.19.0/")
+    page.goto(base_url + "records/RL101/")
+    page.locator(".rl-aliases a", has_text="RL101.json").click()
+    page.wait_for_url("**/records/RL101.json")
+    assert json.loads(page.locator("body").inner_text())["id"] == "RL101"
+    page.goto(base_url + "records/RL101/")
+    cause = page.locator("#cause + details")
+    assert cause.get_attribute("open") is None
+    cause.locator("summary").click()
+    assert cause.get_attribute("open") is not None and cause.locator("p").first.is_visible()

@@ -23,6 +23,7 @@ class BenchEngine(NoGpuDefaults):
 
     name = "bench"
     label = "a benchmark"
+    repository: str | None = None
     scheme = "none"
     takes_version = False
     shares_gpu_memory = False

@@ -45,6 +45,7 @@ class LlamaCppEngine(NoGpuDefaults):
 
     name = "llama.cpp"
     label = "llama.cpp"
+    repository: str | None = "ggml-org/llama.cpp"
     scheme = "build"
     takes_version = True
     shares_gpu_memory = False

@@ -60,6 +60,9 @@ class Engine(FindingsEngine, Protocol):
     ``version_class``, ``version_defaults``, ``varying``) and ``fill_settings`` from
     :class:`relialint.core.findings.FindingsEngine`."""
 
+    repository: str | None
+    """Its source repository on GitHub as ``owner/name`` (``vllm-project/vllm``), where issue and PR numbers in
+    records about it point; ``None`` for a tool with none."""
     scheme: str
     """How its versions are written: ``pep440`` (vLLM), ``build`` (llama.cpp bNNNN), ``none`` (no versions)."""
     takes_version: bool

@@ -45,6 +45,11 @@ class Registry:
         engine = self._by_name.get(name)
         return engine.label if engine is not None else name
 
+    def repository(self, name: str) -> str | None:
+        """The engine's GitHub repository (``owner/name``), or ``None`` (an unknown engine, a tool with none)."""
+        engine = self._by_name.get(name)
+        return engine.repository if engine is not None else None
+
     def with_engine(self, engine: Engine) -> Registry:
         """This registry and one more engine (tried last)."""
         return Registry((*self._engines, engine))

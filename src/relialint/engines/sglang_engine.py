@@ -32,6 +32,7 @@ class SglangEngine(NoGpuDefaults):
 
     name = "sglang"
     label = "SGLang"
+    repository: str | None = "sgl-project/sglang"
     scheme = "pep440"
     takes_version = True
     shares_gpu_memory = True

@@ -26,6 +26,7 @@ class VllmEngine:
 
     name = "vllm"
     label = "vLLM"
+    repository: str | None = "vllm-project/vllm"
     scheme = "pep440"
     takes_version = True
     shares_gpu_memory = True

@@ -2,7 +2,8 @@
 
 One command, ``python -m relialint.site``, writes
 
-* ``docs/records/<ID>.md``: one page per record (URL ``/records/<ID>/``, the URL the linter prints);
+* ``docs/records/<ID>.md``: one page per record (URL ``/records/<ID>/``, the URL the linter prints), and
+  ``docs/records/<ID>.json``, the record as OSV-like JSON (:mod:`relialint.site.record_json`);
 * ``docs/records/index.md``: the catalogue table, filterable in the page by severity, impact and engine;
 * ``docs/reference/facts.md``, ``docs/reference/hardware.md``, ``docs/reference/schema.md``;
 * ``docs/catalogue.json`` (every record with its page URL) and ``docs/feed.xml`` (an Atom feed of new and changed
@@ -454,6 +455,9 @@ def render(records_dir: Path) -> tuple[dict[str, str], list[SiteRecord]]:
 
     pages[site_feed.CATALOGUE_FILE] = site_feed.catalogue_json(records)
     pages[site_feed.FEED_FILE] = site_feed.atom_feed(records)
+    from relialint.site.record_json import json_pages
+
+    pages.update(json_pages(records))
     pages.update(search_and_setup(records))
     pages.update(releases_and_upgrade(records))
     return pages, records
@@ -480,7 +484,7 @@ def search_and_setup(records: Sequence[SiteRecord]) -> dict[str, str]:
     return {SETUP_PAGE: setup_page(BANNER), SETUP_DATA: data_json(data), SEARCH_TERMS: terms_json(data)}
 
 
-_RECORD_PAGE = re.compile(r"^RL[0-9]{3}\.md$")
+_RECORD_PAGE = re.compile(r"^RL[0-9]{3}\.(?:md|json)$")
 _HARDWARE_PAGE = re.compile(r"^[a-z0-9-]+\.md$")
 
 

@@ -3,6 +3,11 @@
 Records written from the reliability chapter locate it with a machine locator, ``seed <file id>, §2.2`` (kept in
 the record and in the JSON export, so tools can follow it); a page shows the chapter's number, title and the
 sections' titles instead. The chapter is not published online, so those references have no link.
+
+A reference with no URL whose title or locator names one issue or PR (``ggml-org/llama.cpp #28604``; ``issue 123``
+in a record of one engine) links to it; issue and PR numbers in the record's prose link the same way
+(:func:`relialint.site.markup.issue_links`), to the repository named beside the number or else the record's
+engine's (:func:`record_repository`), never a guess.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from relialint.base.errors import RelialintError
-from relialint.site.markup import code, md, md_link
+from relialint.site.markup import code, issue_links, md, md_link
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,8 @@ SEED_CHAPTERS: dict[str, Chapter] = {
 
 KIND_WORDS = {"source": "Source", "report": "Report", "fix": "Fix", "upstream": "Upstream"}
 
+GITHUB_ISSUE = re.compile(r"^https://github\.com/(?P<repo>[^/]+/[^/]+)/(?P<kind>issues|pull)/(?P<number>[0-9]+)/?(?:[#?].*)?$")
+"""A GitHub issue or pull request page."""
 _SEED = re.compile(r"^(?P<cited>cited in )?seed (?P<id>[0-9A-Za-z_]+)(?P<rest>.*)$")
 _SECTION = re.compile(r"§\s*([0-9]+(?:\.[0-9]+)*)")
 
@@ -87,14 +94,41 @@ def seed_citation(locator: str | None) -> SeedCitation | None:
     return SeedCitation(chapter, sections, bool(match.group("cited")))
 
 
-def reference_markdown(ref: dict[str, Any]) -> str:
-    """One reference as a Markdown list item: kind, the title as a link where there is a URL, where to find it."""
+def record_repository(data: dict[str, Any]) -> str | None:
+    """The GitHub repository (``owner/name``) an unqualified issue number in a record points at: its engine's,
+    when the record is about exactly one engine that has one; otherwise ``None``."""
+    from relialint.engines.registry import default_registry
+
+    engines = data.get("engines") or []
+    return default_registry().repository(str(engines[0])) if len(engines) == 1 else None
+
+
+def reference_url(ref: dict[str, Any], repo: str | None) -> str | None:
+    """The reference's URL; for one without, the issue or PR its locator (else its title) names, when it names
+    exactly one; else ``None``."""
+    if ref.get("url"):
+        return str(ref["url"])
+    for text in (ref.get("locator"), ref.get("title")):
+        if not text or str(text).strip().startswith(("seed ", "cited in seed ")):
+            continue
+        urls = {link.url for link in issue_links(str(text), repo)}
+        if len(urls) == 1:
+            return urls.pop()
+        if urls:
+            return None
+    return None
+
+
+def reference_markdown(ref: dict[str, Any], repo: str | None = None) -> str:
+    """One reference as a Markdown list item: kind, the title as a link where there is a URL (or an issue or PR
+    it names, :func:`reference_url`), where to find it. ``repo``: the record's engine's repository."""
     kind = KIND_WORDS.get(str(ref["kind"]), md(ref["kind"]))
-    title = md(ref["title"], start=False)
     seed = seed_citation(ref.get("locator"))
-    if seed is not None and not seed.cited and not ref.get("url"):
+    url = reference_url(ref, repo)
+    if seed is not None and not seed.cited and not url:
         return f"- **{kind}**: {seed.text()} (a chapter not published online)"
-    line = f"- **{kind}**: " + (md_link(title, ref["url"]) if ref.get("url") else title)
+    line = f"- **{kind}**: " + (md_link(md(ref["title"], start=False), url) if url
+                                 else md(ref["title"], start=False, repo=repo))
     if seed is not None:
         line += f", as cited in {seed.text()}"
     elif ref.get("locator"):

@@ -43,6 +43,7 @@ def record_entry(rec: SiteRecord) -> dict[str, Any]:
 
     data = _plain(rec.data)
     entry: dict[str, Any] = {"id": rec.id, "url": record_url(rec.id), "page": f"records/{rec.id}/",
+                             "json": f"records/{rec.id}.json",
                              "affected_versions": versions(rec.data).status}
     pair = before_after(rec.data)
     if pair is not None:

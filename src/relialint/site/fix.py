@@ -172,3 +172,36 @@ def before_after(record: dict[str, Any]) -> BeforeAfter | None:
 
 def _context(example: dict[str, Any]) -> dict[str, Any]:
     return {k: example[k] for k in ("gpu", "engine_version", "os", "facts") if example.get(k)}
+
+
+@dataclass(frozen=True)
+class PrintedFinding:
+    """The line ``relialint check`` prints for the record on one of its firing examples."""
+
+    line: str  # the text output's finding line, the example's file name as its path
+    example: str  # the example's name
+    context: dict[str, Any]  # the target it is linted for: gpu, engine_version, os, facts
+
+
+def printed_finding(record: dict[str, Any]) -> PrintedFinding | None:
+    """The finding line the text formatter (the CLI's own, :func:`relialint.report.text.render`) prints for the
+    record's first firing example, linted with only this record in force; ``None`` for a record with no trigger
+    or no example that fires. The temporary folder the example is linted in is left out of the path."""
+    from relialint.core.results import Finding, RunResult
+    from relialint.kb.validate import DEFAULT_FILENAMES
+    from relialint.report.text import render
+
+    if not record.get("trigger"):
+        return None
+    for example in record.get("examples") or []:
+        if example["outcome"] != "fires" or example["format"] in _CAPTURES:
+            continue
+        linted = _lint(record, example, str(example["content"]))
+        found = [f for f in linted[0].findings if f.code == record["id"]] if linted is not None else []
+        if not found:
+            continue
+        fields = {name: getattr(found[0], name) for name in Finding._fields}
+        fields["path"] = str(example.get("filename") or DEFAULT_FILENAMES[example["format"]])
+        text = render(RunResult(findings=[Finding(**fields)], files=1))
+        return PrintedFinding(text.splitlines()[0], str(example["name"]), _context(example))
+    return None

@@ -28,6 +28,7 @@ import html
 import json
 import re
 import string
+from dataclasses import dataclass
 from urllib.parse import quote, urlsplit
 
 REPLACEMENT = "\ufffd"
@@ -127,35 +128,97 @@ def _text(s: str, first: bool, last: bool, pipe: bool = False) -> str:
     return "".join(out)
 
 
-def _markdown(text: object, start: bool, pipe: bool) -> str:
+def _markdown(text: object, start: bool, pipe: bool, repo: str | None = None) -> str:
     parts = prose_parts(text)
     out: list[str] = []
     for index, (is_code, s) in enumerate(parts):
         first, last = start and index == 0, index == len(parts) - 1
-        if is_code and first:
+        if not is_code:
+            out.append(_linked_text(s, first, last, pipe, repo))
+        elif first:
             # a line that starts with backticks can open a fence: the first span is written as an HTML element,
             # whose content Markdown still reads, so it is escaped as text
             out.append(f"<code>{_text(s.strip(), False, False, pipe)}</code>" if s.strip()
                        else _text(f"`{s}`", first, last, pipe))
-        elif is_code:
-            out.append(code(s) if s.strip() else _text(f"`{s}`", first, last, pipe))
         else:
-            out.append(_text(s, first, last, pipe))
+            out.append(code(s) if s.strip() else _text(f"`{s}`", first, last, pipe))
     return "".join(out)
 
 
-def md(text: object, start: bool = True) -> str:
+def md(text: object, start: bool = True, repo: str | None = None) -> str:
     """Record prose as one line of Markdown: whitespace folded, code spans kept as code, the rest shown as the
     characters it is (no HTML, link, emphasis, attribute list or block marker survives). ``start=False`` where the
     text follows other text on its line (a heading after its id, a link label): a block marker cannot start there,
-    so none is escaped."""
-    return _markdown(text, start=start, pipe=False)
+    so none is escaped. Issue and PR numbers in the text become links (:func:`issue_links`): to the repository
+    the text names beside the number, else to ``repo`` (the record's engine's, ``owner/name``), else none."""
+    return _markdown(text, start=start, pipe=False, repo=repo)
 
 
-def cell(text: object) -> str:
+def cell(text: object, repo: str | None = None) -> str:
     """Prose in a Markdown table cell (never at a line start): :func:`md`, with every ``|`` outside code
     escaped."""
-    return _markdown(text, start=False, pipe=True)
+    return _markdown(text, start=False, pipe=True, repo=repo)
+
+
+# -- issue and PR numbers ------------------------------------------------------------------------------------------
+
+_REPO_NAME = r"[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{0,99}[A-Za-z0-9_]"
+_ISSUE_WORD = r"issues?|PRs?|pull requests?"
+ISSUE_NUMBER = re.compile(
+    rf"(?:(?<![\w/.-])(?P<repo>{_REPO_NAME}) ?#(?P<repo_number>[0-9]{{2,7}})"
+    rf"|(?<![\w/.-])(?P<repo_w>{_REPO_NAME}) (?P<repo_word>{_ISSUE_WORD})\s+#?(?P<repo_w_number>[0-9]{{2,7}})"
+    rf"|\b(?P<word>{_ISSUE_WORD})\s+#?(?P<number>[0-9]{{2,7}})"
+    r"|(?<![\w&/#])#(?P<bare>[0-9]{2,7}))\b",
+    re.IGNORECASE)
+"""A number that names an issue or pull request in prose: ``issue 20820``, ``PR #17885``, ``pull request 12``,
+``#38652``, each optionally after the repository it is in (``ggml-org/llama.cpp #28604``,
+``flashinfer-ai/flashinfer#3864``). A ``#`` after a word character, ``&``, ``/`` or another ``#`` is not one
+(``sm#90``, ``&#35;``, a URL's fragment)."""
+_REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$")
+
+
+@dataclass(frozen=True)
+class IssueLink:
+    start: int
+    end: int
+    url: str
+
+
+def issue_url(repo: str, number: str, pull: bool = False) -> str:
+    """The GitHub page of issue or PR ``number`` of ``repo`` (``owner/name``); GitHub sends an issue URL of a PR
+    to the PR."""
+    if not _REPO.match(repo) or repo.endswith((".", "/")):
+        raise ValueError(f"not a GitHub repository: {repo!r}")
+    return f"https://github.com/{repo}/{'pull' if pull else 'issues'}/{int(number)}"
+
+
+def issue_links(text: str, repo: str | None) -> list[IssueLink]:
+    """Where ``text`` names an issue or PR and the page it links to: in the repository named beside the number,
+    else in ``repo``; a number whose repository is not known is no link (never a guess)."""
+    found: list[IssueLink] = []
+    for match in ISSUE_NUMBER.finditer(text):
+        where = match.group("repo") or match.group("repo_w") or repo
+        if where is None:
+            continue
+        word = (match.group("word") or match.group("repo_word") or "").lower()
+        number = next(n for n in (match.group(g) for g in ("repo_number", "repo_w_number", "number", "bare")) if n)
+        found.append(IssueLink(match.start(), match.end(),
+                               issue_url(where, number, pull=word.startswith(("pr", "pull")))))
+    return found
+
+
+def _linked_text(s: str, first: bool, last: bool, pipe: bool, repo: str | None) -> str:
+    """:func:`_text` with each issue or PR number :func:`issue_links` finds as a link."""
+    out: list[str] = []
+    pos = 0
+    for link in issue_links(s, repo):
+        if link.start > pos:
+            out.append(_text(s[pos:link.start], first and pos == 0, False, pipe))
+        out.append(f"[{_text(s[link.start:link.end], False, False, pipe)}]({link.url})")
+        pos = link.end
+    if pos < len(s) or not out:
+        out.append(_text(s[pos:], first and pos == 0, last, pipe))
+    return "".join(out)
 
 
 def code(text: object) -> str:

@@ -91,7 +91,7 @@ def _range_sentence(rng: dict[str, Any]) -> str:
     return f"**{name}: {STATUS_WORDS[status]}.** " + sentence[0].upper() + sentence[1:] + "."
 
 
-def _bounds_table(rng: dict[str, Any]) -> list[str]:
+def _bounds_table(rng: dict[str, Any], repo: str | None = None) -> list[str]:
     sources = rng.get("bound_sources") or {}
     rows = [(BOUND_WORDS[k], rng[k], sources.get(k)) for k in BOUND_WORDS if rng.get(k)]
     if not rows:
@@ -102,7 +102,7 @@ def _bounds_table(rng: dict[str, Any]) -> list[str]:
     for word, version, src in rows:
         row = f"| {word} | {code(version)} |"
         if show_sources:
-            row += f" {cell(src) if src else 'not stated'} |"
+            row += f" {cell(src, repo=repo) if src else 'not stated'} |"
         out.append(row)
     return out
 
@@ -110,6 +110,7 @@ def _bounds_table(rng: dict[str, Any]) -> list[str]:
 def versions(data: dict[str, Any]) -> Versions:
     """The affected-versions status of a record and its Markdown text."""
     from relialint.kb.describe import english, leaves, per_version_facts
+    from relialint.site.cite import record_repository
 
     trigger = data.get("trigger")
     engines = [engine_label(e) for e in data.get("engines") or []]
@@ -127,7 +128,7 @@ def versions(data: dict[str, Any]) -> Versions:
         text: list[str] = []
         for rng in ranges:
             text += [_range_sentence(rng), ""]
-            table = _bounds_table(rng)
+            table = _bounds_table(rng, record_repository(data))
             if table:
                 text += [*table, ""]
         if any(r.get("last_known_good") for r in ranges):
@@ -158,3 +159,80 @@ def versions(data: dict[str, Any]) -> Versions:
             "is not known. relialint checks it whatever the deployment's version.", ""])
     return Versions("unknown", [
         f"**Not established.** The record gives no version range for {which}.", ""])
+
+
+# -- the aliases box -----------------------------------------------------------------------------------------------
+
+
+def release_page(engine: str, version: object) -> str | None:
+    """The site's page of that release (``releases/vllm-0.30.0.md``, relative to ``docs/``) where relialint tables
+    it, else ``None``."""
+    from relialint.engines.registry import default_registry
+    from relialint.engines.releases import releases
+    from relialint.site.releases import page_path
+
+    found = default_registry().get(engine)
+    if found is None or not found.takes_version:
+        return None
+    for tabled in releases(found):
+        if str(tabled) == str(version):
+            return page_path(engine, tabled)
+    return None
+
+
+def version_link(engine: str, version: object) -> str:
+    """A version as code, linked to its release page where the site has one (from a record page)."""
+    page = release_page(engine, version)
+    return f"[{code(version)}](../{page})" if page else code(version)
+
+
+def alias_versions(data: dict[str, Any]) -> list[str]:
+    """Affected and fixed versions for the aliases box, one Markdown list item per range. Versions the record does
+    not establish read "not checked", never as unaffected."""
+    trigger = data.get("trigger") or {}
+    ranges = trigger.get("affected") or []
+    out: list[str] = []
+    for rng in ranges:
+        engine = str(rng["engine"])
+
+        def link(key: str, rng: dict[str, Any] = rng, engine: str = engine) -> str:
+            return version_link(engine, rng[key])
+
+        name = engine_label(engine)
+        if range_status(rng) == "every":
+            out.append(f"- **{name}**: affected: every version; fixed: none known")
+            continue
+        parts: list[str] = []
+        if rng.get("introduced") in EVERY_VERSION:
+            first = "every version"
+        elif rng.get("introduced"):
+            first = f"from {link('introduced')}"
+        else:
+            first = "first affected version not checked"
+        if rng.get("last_affected"):
+            parts.append(f"affected: {first} to {link('last_affected')} (the newest checked)")
+        else:
+            parts.append(f"affected: {first}")
+        if rng.get("observed"):
+            parts.append("seen on " + ", ".join(version_link(engine, v) for v in rng["observed"]))
+        if rng.get("fixed"):
+            parts.append(f"fixed: {link('fixed')}")
+            if rng.get("last_affected"):
+                parts.append(f"between {code(rng['last_affected'])} and {code(rng['fixed'])}: not checked")
+        else:
+            parts.append("fixed: none known")
+            if rng.get("last_affected"):
+                parts.append(f"after {code(rng['last_affected'])}: not checked")
+        if rng.get("last_known_good"):
+            parts.append(f"last known good: {link('last_known_good')}")
+        if rng.get("introduced") not in EVERY_VERSION:
+            parts.append("older versions: not checked")
+        out.append(f"- **{name}**: " + "; ".join(parts))
+    if out:
+        return out
+    status = versions(data)
+    if status.status == "per-version":
+        return [f"- versions: {status.label} ([how](#affected-versions))"]
+    if status.status == "not-applicable":
+        return []
+    return ["- versions: not checked (the record gives no range)"]

@@ -96,7 +96,7 @@ def test_facts_decide_the_shipped_examples_possible_findings(h200_facts: dict[st
 
     serve = ROOT / "examples" / "serve-cmd.sh"
     assert short(_check(serve)[1]) == [
-        ("RL122", "possible", 7, 1, ["engine.backend", "engine.v1", "engine.version", "gpu.sm"]),  # V0 below CC 8.0
+        ("RL122", "possible", 7, 1, ["engine.flashinfer", "engine.v1", "engine.version", "gpu.sm"]),  # V0 below CC 8.0
         ("RL241", "possible", 7, 1, ["engine.version", "gpu.memory_gb", "gpu.model", "gpu.sm"]),  # A100 80GB, 0.8.5
         ("RL601", "possible", 7, 1, ["container.port_on_all_interfaces"]),  # a container the script may run in
         ("RL107", "possible", 7, 12, ["engine.v2_model_runner", "engine.version", "gpu.cc_capable", "gpu.cc_mode"]),
@@ -113,7 +113,7 @@ def test_facts_decide_the_shipped_examples_possible_findings(h200_facts: dict[st
     # the H200's capture: SM90 (RL117 absent), no native FP4 (RL215 absent; RL101 possible only for the version),
     # not RDNA3 (RL214 absent), CC off (RL107 absent); the version still unknown
     assert short(_check(serve, "--facts", str(h200_facts[".toml"]))[1]) == [
-        ("RL122", "possible", 7, 1, ["engine.backend", "engine.v1", "engine.version"]),
+        ("RL122", "possible", 7, 1, ["engine.flashinfer", "engine.v1", "engine.version"]),
         ("RL601", "possible", 7, 1, ["container.port_on_all_interfaces"]),
         ("RL206", "possible", 7, 12, ["attention.fa4", "engine.version"]),
         ("RL217", "possible", 7, 12, ["engine.version"]),  # NVIDIA known; the sampler default depends on the version
@@ -121,11 +121,11 @@ def test_facts_decide_the_shipped_examples_possible_findings(h200_facts: dict[st
         ("RL606", "possible", 7, 12, ["engine.version"]),
         ("RL101", "possible", 8, 3, ["engine.version"]),
     ]
-    # collect-env adds the vLLM version (0.11.0): RL122 stays possible, since a pip install of that version may
-    # lack FlashInfer (engine.backend unknown); RL206 is absent: 0.11.0 is before 0.20.0, the first release that
+    # collect-env adds the vLLM version (0.11.0): RL122 stays possible, since a pip install of that version has
+    # FlashInfer only with its `flashinfer` extra (engine.flashinfer unknown); RL206 is absent: 0.11.0 is before 0.20.0, the first release that
     # picks FA4 on SM90 by default (witnessed); RL217 too (0.11.1-0.16.x); RL101 is definite (0.9.0-0.18.1)
     assert short(_check(serve, "--facts", str(PROBE / "collect-env.txt"))[1]) == [
-        ("RL122", "possible", 7, 1, ["engine.backend"]),
+        ("RL122", "possible", 7, 1, ["engine.flashinfer"]),
         ("RL601", "possible", 7, 1, ["container.port_on_all_interfaces"]),
         ("RL322", "possible", 7, 12, ["container.kind", "container.mount_targets"]), ("RL101", "definite", 8, 3, [])]
     compose = ROOT / "examples" / "compose.yaml"

@@ -131,7 +131,7 @@ def test_the_five_setups_exactly(data: dict[str, Any]) -> None:
         "RL213": ("p", model), "RL322": ("p", mounts), "RL338": ("p", model), "RL601": ("p", port),
         "RL602": ("p", model)}
     assert lookup(data, "vllm", "0.10.1", "RTX 4090") == {
-        "RL117": ("d", ""), "RL122": ("p", "the backend"), "RL140": ("p", model), "RL322": ("p", mounts),
+        "RL117": ("d", ""), "RL122": ("p", "whether FlashInfer is installed"), "RL140": ("p", model), "RL322": ("p", mounts),
         "RL601": ("p", port), "RL602": ("p", model)}
     assert lookup(data, "vllm", "0.23.0", "B200") == {
         "RL104": ("p", quantization),
@@ -145,12 +145,10 @@ def test_the_five_setups_exactly(data: dict[str, Any]) -> None:
         "RL519": ("p", "the build option GGML_CUDA_DISABLE_GRAPHS; the build option GGML_CUDA_ENABLE_UNIFIED_MEMORY; "
                        "the build option GGML_CUDA_NO_PINNED"),
         "RL532": ("p", "the backend"), "RL546": ("p", "the build option GGML_HIP_UMA; the backend")}
-    # RL215 (NVFP4 on Blackwell) stays possible on an MI300X because the catalogue leaves AMD's native FP4 open
-    # (the hardware modelling's to decide); no CUDA-only record (RL122) is listed
+    # no CUDA-only record on an MI300X: not RL122 (FlashInfer, a CUDA library, is absent from the HIP build) nor
+    # RL215 (its NVFP4 kernels are CUDA's: the record names NVIDIA)
     assert lookup(data, "vllm", "0.11.0", "MI300X") == {
-        "RL140": ("p", model), "RL215": ("p", "whether tensor cores with native FP4; " + quantization),
-        "RL322": ("p", mounts), "RL601": ("p", port),
-        "RL602": ("p", model)}
+        "RL140": ("p", model), "RL322": ("p", mounts), "RL601": ("p", port), "RL602": ("p", model)}
 
 
 def test_the_decode_regression_needs_its_gpu_and_its_version(data: dict[str, Any]) -> None:

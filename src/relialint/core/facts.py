@@ -132,6 +132,9 @@ VOCABULARY: dict[str, FactSpec] = {
         _spec("engine.version_range", "string",
               "the engine versions the file allows, as a PEP 440 specifier (`>=0.10.0,<0.11`), e.g. from "
               "`pip install vllm>=0.10.0`"),
+        _spec("engine.flashinfer", "bool",
+              "FlashInfer is installed beside the engine (vLLM's CUDA image ships it; a pip install before 0.11.1 "
+              "has it only with the extra)"),
         _spec("engine.v1", "bool", "vLLM runs the V1 engine"),
         _spec("engine.v2_model_runner", "bool", "vLLM uses the V2 model runner"),
         _spec("engine.ready_timeout_s", "int", "vLLM engine-ready timeout in seconds"),

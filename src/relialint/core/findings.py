@@ -107,7 +107,9 @@ def points_at(trigger: Trigger | Mapping[str, Any], facts: FactSet) -> bool:
     the file's value merely clears (``--max-num-seqs 128`` against "fewer than 8 never cascades") is a guard, true
     of nearly every deployment, not a pointer at the failure; so is an exclusion (``ne``, ``not_in``) that the
     file's value merely differs from (a CUDA image against "not on NPU", a plain model against "not ModelOpt FP4").
-    Nothing points at a record that waits on the container's settings (``container.*``) when the file puts the
+    A vendor condition does not point while the trigger waits on a capability the file leaves unknown (NVIDIA and
+    native FP4): the vendor only agrees with the capability, and the GPU decides. Nothing points at a record that
+    waits on the container's settings (``container.*``) when the file puts the
     launch in no container (a host script, a unit running the engine itself): whether it runs in one, and how,
     no file here says."""
     compiled = _compiled(trigger)
@@ -126,8 +128,12 @@ def points_at(trigger: Trigger | Mapping[str, Any], facts: FactSet) -> bool:
             eval_affected(compiled.affected, facts).value is True:
         return True
     # nor does the pin point through a leaf of its own (``engine.version ge X`` beside an unknown model family)
+    # a vendor beside an unknown capability (NVIDIA and native FP4 unknown) only agrees with the capability: which
+    # GPU, not which vendor, decides such a record, as it does when the file names an H100
+    waits_on_gpu = any(leaf.key in CAPABILITY_KEYS and facts.get(leaf.key) is None for leaf, _ in pairs)
     return any(_points(leaf, positive, facts) for leaf, positive in pairs
-               if not (waits_on_user and leaf.key == "engine.version"))
+               if not (waits_on_user and leaf.key == "engine.version")
+               and not (waits_on_gpu and leaf.key == "gpu.vendor"))
 
 
 def _leaves_some_out(rng: Range) -> bool:

@@ -347,18 +347,23 @@ def _scheme(quant: dict[str, object]) -> tuple[str | None, bool | None]:
 _SPEC = r"(?:===?|!=|~=|<=?|>=?)\s*[\w.*+!]+"
 
 
-def pip_pin(command: Command, package: str) -> tuple[Version | str, Span] | None:
-    """``pip install PACKAGE==X`` (extras allowed: ``sglang[all]==0.4.6``) as a version; ``PACKAGE>=X``,
-    ``PACKAGE>=X,<Y``, ``PACKAGE==0.10.*`` as a PEP 440 specifier (``engine.version_range``); ``None`` for any other
-    command."""
-    words = [w.text or "" for w in command.argv]
+def is_pip_install(command: Command) -> bool:
+    """``pip install ...``, ``pip3 install``, ``uv pip install``, ``python -m pip install``."""
+    words = [w.text or "" for w in command.argv[:4]]
     if not words:
-        return None
+        return False
     head = words[0].rsplit("/", 1)[-1]
     pip = head in ("pip", "pip3") and "install" in words[1:3]
     uv = head == "uv" and words[1:3] == ["pip", "install"]
     module = bool(re.fullmatch(r"python(\d(\.\d+)?)?", head)) and words[1:4] == ["-m", "pip", "install"]
-    if not (pip or uv or module):
+    return pip or uv or module
+
+
+def pip_pin(command: Command, package: str) -> tuple[Version | str, Span] | None:
+    """``pip install PACKAGE==X`` (extras allowed: ``sglang[all]==0.4.6``) as a version; ``PACKAGE>=X``,
+    ``PACKAGE>=X,<Y``, ``PACKAGE==0.10.*`` as a PEP 440 specifier (``engine.version_range``); ``None`` for any other
+    command."""
+    if not is_pip_install(command):
         return None
     name = re.escape(package)
     for word in command.argv:

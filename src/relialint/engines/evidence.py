@@ -31,7 +31,7 @@ from relialint.readers.located import UNKNOWN, Command, EnvVar, Span, Word
 GPU_KEYS = ("gpu.model", "gpu.vendor", "gpu.sm", "gpu.arch", "gpu.native_fp8", "gpu.native_fp4", "gpu.cc_capable",
             "gpu.memory_gb", "gpu.candidates")
 """The GPU facts an image can state (a Jetson image's L4T release names the modules it runs on)."""
-KEYS = ("engine.backend", "host.os", *GPU_KEYS)
+KEYS = ("engine.backend", "engine.flashinfer", "host.os", *GPU_KEYS)
 
 
 class Clue(NamedTuple):  # a NamedTuple: cheaper to create at start-up than a dataclass
@@ -107,7 +107,10 @@ def image_clues(image: Word) -> list[Clue]:
             out += both(read.backend, read.vendor, f"llama.cpp image tag {tag or 'server'}")
         return out
     if repo == "vllm/vllm-openai":
-        return both("cuda", "nvidia", "the vllm/vllm-openai image is vLLM's CUDA build")
+        why = "the vllm/vllm-openai image is vLLM's CUDA build"
+        # its Dockerfile installs FlashInfer; a CUDA base image with vLLM pip-installed may not have it
+        return [*both("cuda", "nvidia", why),
+                _clue("engine.flashinfer", True, "image", image, "the vllm/vllm-openai image installs FlashInfer")]
     if repo == "vllm/vllm-openai-rocm" or repo.startswith("rocm/"):
         return both("hip", "amd", f"{repo} is a ROCm image")
     if repo in ("vllm/vllm-openai-xpu", "intel/vllm", "intel/llm-scaler-vllm"):
@@ -340,8 +343,9 @@ def apply(deployment: Deployment, clues: list[Clue]) -> None:
 def implied(deployment: Deployment) -> None:
     """What one of ``gpu.vendor`` / ``engine.backend`` gives the other when only it is known: a backend runs on
     its vendor (``backend_vendors`` of the catalogue); vLLM runs each vendor on one backend
-    (``VLLM_BACKEND_OF_VENDOR``). Run again after facts from elsewhere in the file (GPU labels and resources of a
-    manifest) have arrived."""
+    (``VLLM_BACKEND_OF_VENDOR``). A build for a backend other than CUDA has no FlashInfer (a CUDA library); a CUDA
+    build may or may not (``engine.flashinfer`` stays unknown unless the image says). Run again after facts from
+    elsewhere in the file (GPU labels and resources of a manifest) have arrived."""
     facts = deployment.facts
     backend = facts.facts.get("engine.backend")
     vendor = facts.facts.get("gpu.vendor")
@@ -351,16 +355,20 @@ def implied(deployment: Deployment) -> None:
         implied = backend_vendors().get(str(backend.value))
         if implied is not None:
             facts.set("gpu.vendor", _derived(implied, backend, f"engine.backend={backend.value} runs on {implied}"))
-    if deployment.engine != "vllm":
-        return
     vendor = facts.facts.get("gpu.vendor")
-    if vendor is not None and backend is None and "engine.backend" not in facts.blocked:
+    if deployment.engine == "vllm" and vendor is not None and backend is None and \
+            "engine.backend" not in facts.blocked:
         implied = VLLM_BACKEND_OF_VENDOR.get(str(vendor.value))
         if implied is not None:
             facts.set("engine.backend", _derived(implied, vendor, f"vLLM on {vendor.value} runs the {implied} backend"))
+    backend = facts.facts.get("engine.backend")
+    if backend is not None and backend.value != "cuda" and facts.facts.get("engine.flashinfer") is None and \
+            "engine.flashinfer" not in facts.blocked:
+        facts.set("engine.flashinfer", _derived(False, backend, f"FlashInfer is a CUDA library: the {backend.value} "
+                                                                 "build has none"))
 
 
-def _derived(value: str, base: Fact, note: str) -> Fact:
+def _derived(value: Value, base: Fact, note: str) -> Fact:
     return Fact(value, "inferred", base.path, base.line, base.column, base.end_line, base.end_column, note,
                 base.source)
 

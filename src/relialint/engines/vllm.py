@@ -13,7 +13,7 @@ from relialint.base import lazyre
 from relialint.base.plain import replace
 from relialint.core.deployment import Deployment
 from relialint.core.facts import Fact, FactSet, Origin, Value, Withheld
-from relialint.core.versions import Version, VersionError, parse_in_family
+from relialint.core.versions import Version, VersionError, parse_in_family, parse_version
 from relialint.engines import evidence, flagcheck
 from relialint.engines.common import (
     UNSEEN,
@@ -22,6 +22,7 @@ from relialint.engines.common import (
     at,
     checkpoint_facts,
     extract_launches,
+    is_pip_install,
     launch_deployment,
     lora_fact,
     model_facts,
@@ -222,20 +223,52 @@ def extract(result: FileResult, opener: FileOpener | None, limit: int | None = N
 
     def apply(deployment: Deployment, command: Command, launch: Launch) -> None:
         _apply_launch(deployment, command, launch, result, opener, pins.pinned)
+        if pins.flashinfer is not None and deployment.facts.get("engine.flashinfer") is None and \
+                "engine.flashinfer" not in deployment.facts.blocked:
+            deployment.facts.set("engine.flashinfer", word_fact(
+                True, "inferred", pins.flashinfer, "a pip install earlier in the file installs FlashInfer"))
 
     return extract_launches(result, "vllm", limit, recognise, apply, pins.observe)
 
 
 class _PipPins:
-    """The latest ``pip install vllm...`` pin of the file so far: a version, or a PEP 440 specifier (a string)."""
+    """The latest ``pip install vllm...`` pin of the file so far: a version, or a PEP 440 specifier (a string); and
+    the word of a ``pip install`` that installs FlashInfer (``vllm[flashinfer]``, ``flashinfer-python``)."""
 
     pinned: tuple[Version | str, Span] | None = None
+    flashinfer: Word | None = None
 
     def observe(self, command: Command) -> bool:
         pin = _pip_pin(command)
         if pin is not None:
             self.pinned = pin
+        if is_pip_install(command):
+            self.flashinfer = next((w for w in command.argv if _installs_flashinfer(w.text or "")), self.flashinfer)
         return pin is not None
+
+
+# FlashInfer's own distribution (flashinfer-python; flashinfer-cubin and flashinfer-jit-cache are add-ons to it), or
+# vLLM's ``flashinfer`` extra, which the wheels declare from 0.10.1 on (their METADATA: `Provides-Extra: flashinfer`)
+_FLASHINFER_DIST = lazyre.compile(r"flashinfer(?:-python)?(?:$|[=<>~!\[ ;])", re.I)
+_VLLM_EXTRA = lazyre.compile(r"vllm\[[\w,\-]*\bflashinfer\b[\w,\-]*\](?:==([\w.]+))?$", re.I)
+_EXTRA_FROM = "0.10.1"
+
+
+def _installs_flashinfer(requirement: str) -> bool:
+    """A pip requirement that installs FlashInfer. ``vllm[flashinfer]`` unpinned resolves to a release new enough to
+    have the extra; pinned, only from 0.10.1 (``vllm[flashinfer]==0.10.0`` installs no FlashInfer); a range may
+    reach below it, so it does not count."""
+    if _FLASHINFER_DIST.match(requirement):
+        return True
+    extra = _VLLM_EXTRA.match(requirement)
+    if extra is None:
+        return False
+    if extra.group(1) is None:
+        return True
+    try:
+        return parse_version(extra.group(1)) >= parse_version(_EXTRA_FROM)
+    except VersionError:
+        return False
 
 
 def _apply_launch(deployment: Deployment, command: Command, launch: Launch, result: FileResult,

@@ -37,6 +37,7 @@ _PHRASES: dict[str, str] = {
     "model.moe": "the model {is} a mixture of experts",
     "model.hybrid": "the model {is} hybrid (Mamba or linear-attention layers)",
     "model.sliding_window": "the model {uses} sliding-window attention",
+    "engine.flashinfer": "FlashInfer {is} installed",
     "engine.v1": "the V1 engine {is} on",
     "engine.v2_model_runner": "the V2 model runner {is} on",
     "attention.flashinfer_q_quant": "FlashInfer Q-quantization {is} enabled",

@@ -287,6 +287,8 @@ def deciding(engine: str, missing: Sequence[str]) -> str:
             said = f"the {model.label} version"
         elif key == "engine.backend":
             said = "the backend"
+        elif key == "engine.flashinfer":
+            said = "whether FlashInfer is installed"
         elif key == "host.os":
             said = "the OS"
         elif key in ("gpu.model", "gpu.vendor", "gpu.sm", "gpu.arch"):

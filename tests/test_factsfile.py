@@ -122,8 +122,9 @@ def test_facts_decide_the_shipped_examples_possible_findings(h200_facts: dict[st
         ("RL101", "possible", 8, 3, ["engine.version"]),
     ]
     # collect-env adds the vLLM version (0.11.0): RL122 stays possible, since a pip install of that version has
-    # FlashInfer only with its `flashinfer` extra (engine.flashinfer unknown); RL206 is absent: 0.11.0 is before 0.20.0, the first release that
-    # picks FA4 on SM90 by default (witnessed); RL217 too (0.11.1-0.16.x); RL101 is definite (0.9.0-0.18.1)
+    # FlashInfer only with its `flashinfer` extra (engine.flashinfer unknown); RL206 is absent: 0.11.0 is before
+    # 0.20.0, the first release that picks FA4 on SM90 by default (witnessed); RL217 too (0.11.1-0.16.x); RL101 is
+    # definite (0.9.0-0.18.1)
     assert short(_check(serve, "--facts", str(PROBE / "collect-env.txt"))[1]) == [
         ("RL122", "possible", 7, 1, ["engine.flashinfer"]),
         ("RL601", "possible", 7, 1, ["container.port_on_all_interfaces"]),

@@ -131,8 +131,8 @@ def test_the_five_setups_exactly(data: dict[str, Any]) -> None:
         "RL213": ("p", model), "RL322": ("p", mounts), "RL338": ("p", model), "RL601": ("p", port),
         "RL602": ("p", model)}
     assert lookup(data, "vllm", "0.10.1", "RTX 4090") == {
-        "RL117": ("d", ""), "RL122": ("p", "whether FlashInfer is installed"), "RL140": ("p", model), "RL322": ("p", mounts),
-        "RL601": ("p", port), "RL602": ("p", model)}
+        "RL117": ("d", ""), "RL122": ("p", "whether FlashInfer is installed"), "RL140": ("p", model),
+        "RL322": ("p", mounts), "RL601": ("p", port), "RL602": ("p", model)}
     assert lookup(data, "vllm", "0.23.0", "B200") == {
         "RL104": ("p", quantization),
         "RL107": ("p", "VLLM_USE_V2_MODEL_RUNNER; whether NVIDIA Confidential Computing mode on"),

@@ -80,8 +80,14 @@ def test_skypilot_task_setup_pins_and_accelerator_names_the_gpu(tmp_path: Path) 
     assert dep["engine.backend"] == ("cuda", "inferred", 2, 17)
     assert dep["@notes"][0]["engine.backend"] == "vLLM on nvidia runs the cuda backend"
     doc = check(tmp_path, "task.yaml", text)
+    # the 0.10.1 wheel has FlashInfer only under its `flashinfer` extra, which this setup does not ask for
     assert [(f["code"], f["certainty"], f["line"], f["column"], f["missing_facts"]) for f in doc["findings"]
-            if f["code"] == "RL122"] == [("RL122", "definite", 11, 3, [])]
+            if f["code"] == "RL122"] == [("RL122", "possible", 11, 3, ["engine.flashinfer"])]
+    extra = text.replace("vllm==0.10.1", "'vllm[flashinfer]==0.10.1'")
+    (dep,) = facts(tmp_path, "task.yaml", extra)
+    assert dep["engine.flashinfer"] == (True, "inferred", 8, 15)
+    assert [(f["code"], f["certainty"], f["missing_facts"]) for f in check(tmp_path, "task.yaml", extra)["findings"]
+            if f["code"] == "RL122"] == [("RL122", "definite", [])]
 
 
 def test_llamacpp_release_archive_gives_build_backend_and_target(tmp_path: Path) -> None:

@@ -59,7 +59,7 @@ def test_phone_first_screen_has_the_summary_and_the_fix(phone: Any, base_url: st
                 and at["text"] + at["line"] <= PHONE["height"]):
             late.append(f"{rid}: summary ends at {at['lead']:.0f}, fix text starts at {at['text']:.0f}")
         assert at["width"] <= PHONE["width"], f"{rid} scrolls sideways: {at['width']} px"
-    assert late == []
+    assert late == [], "\n".join(late)
     ARTIFACTS.mkdir(exist_ok=True)
     phone.goto(f"{base_url}records/RL101/")
     phone.screenshot(path=str(ARTIFACTS / "record-RL101-phone.png"))

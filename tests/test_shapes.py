@@ -230,6 +230,7 @@ SHAPES: list[tuple[str, dict[str, dict[str, Expected]]]] = [
     ("docker run --gpus all -p 8000:8000 vllm/vllm-openai:v0.30.0 m --dtype half", {
         "vllm": {
             "engine.backend": ("cuda", "vllm/vllm-openai:v0.30.0", "image"),
+            "engine.flashinfer": (True, "vllm/vllm-openai:v0.30.0", "image"),
             "engine.version": ("0.30.0", "vllm/vllm-openai:v0.30.0", "image"),
             "gpu.vendor": ("nvidia", "vllm/vllm-openai:v0.30.0", "image"),
             "host.os": ("linux", "vllm/vllm-openai:v0.30.0", "image"),
@@ -241,6 +242,7 @@ SHAPES: list[tuple[str, dict[str, dict[str, Expected]]]] = [
     ("docker run --runtime nvidia --gpus '\"device=0,1\"' --ipc=host vllm/vllm-openai:latest --model m", {
         "vllm": {
             "engine.backend": ("cuda", "vllm/vllm-openai:latest", "image"),
+            "engine.flashinfer": (True, "vllm/vllm-openai:latest", "image"),
             "engine.version_range": (">=0.33.0", "vllm/vllm-openai:latest", "image"),
             "gpu.count": (2, "--gpus ^'\"device=0,1\"'", "manifest"),
             "gpu.vendor": ("nvidia", "--runtime ^nvidia", "manifest"),
@@ -251,6 +253,7 @@ SHAPES: list[tuple[str, dict[str, dict[str, Expected]]]] = [
     ("docker run -e HF_TOKEN=$HF_TOKEN --env VLLM_USE_V1=1 vllm/vllm-openai:v0.9.2 --model m", {
         "vllm": {
             "engine.backend": ("cuda", "vllm/vllm-openai:v0.9.2", "image"),
+            "engine.flashinfer": (True, "vllm/vllm-openai:v0.9.2", "image"),
             "engine.v1": (True, "VLLM_USE_V1=1", "env"),
             "engine.version": ("0.9.2", "vllm/vllm-openai:v0.9.2", "image"),
             "env.VLLM_USE_V1": ("1", "VLLM_USE_V1=1", "env"),
@@ -262,6 +265,7 @@ SHAPES: list[tuple[str, dict[str, dict[str, Expected]]]] = [
     ("docker run --entrypoint vllm vllm/vllm-openai:v0.30.0 serve m", {
         "vllm": {
             "engine.backend": ("cuda", "vllm/vllm-openai:v0.30.0", "image"),
+            "engine.flashinfer": (True, "vllm/vllm-openai:v0.30.0", "image"),
             "engine.version": ("0.30.0", "vllm/vllm-openai:v0.30.0", "image"),
             "gpu.vendor": ("nvidia", "vllm/vllm-openai:v0.30.0", "image"),
             "host.os": ("linux", "vllm/vllm-openai:v0.30.0", "image"), "model.name": ("m", "serve ^m"),
@@ -290,6 +294,7 @@ SHAPES: list[tuple[str, dict[str, dict[str, Expected]]]] = [
     ("docker run -d --name llm --env-file .env vllm/vllm-openai:v0.11.0 --model m", {
         "vllm": {
             "engine.backend": ("cuda", "vllm/vllm-openai:v0.11.0", "image"),
+            "engine.flashinfer": (True, "vllm/vllm-openai:v0.11.0", "image"),
             "engine.version": ("0.11.0", "vllm/vllm-openai:v0.11.0", "image"),
             "gpu.vendor": ("nvidia", "vllm/vllm-openai:v0.11.0", "image"),
             "host.os": ("linux", "vllm/vllm-openai:v0.11.0", "image"), "model.name": ("m", "--model ^m"),

@@ -104,13 +104,16 @@ def _required(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
 
 
 def _nvidia_only(leaf: Mapping[str, Any]) -> bool:
-    """A condition no AMD or Intel GPU meets: the NVIDIA vendor, the CUDA backend, a compute capability (which the
-    catalogue knows to be unset on AMD and Intel rows), native FP4 (Blackwell in the catalogue)."""
+    """A condition no AMD or Intel GPU meets: the NVIDIA vendor, the CUDA backend, FlashInfer (a CUDA library), a
+    compute capability (which the catalogue knows to be unset on AMD and Intel rows), native FP4 (Blackwell in the
+    catalogue)."""
     fact = leaf["fact"]
     if fact == "gpu.vendor":
         return leaf.get("eq") == "nvidia" or leaf.get("in") == ["nvidia"]
     if fact == "engine.backend":
         return leaf.get("eq") == "cuda" or leaf.get("in") == ["cuda"]
+    if fact == "engine.flashinfer":  # a CUDA library: a build for any other backend has none
+        return leaf.get("eq") is True
     if fact == "gpu.sm":
         return any(op in leaf for op in ("eq", "in", "ge", "gt", "le", "lt"))
     return fact == "gpu.native_fp4" and leaf.get("eq") is True
@@ -121,7 +124,7 @@ def test_no_amd_or_intel_gpu_lists_a_cuda_or_blackwell_only_record(
         applies: dict[str, dict[str, bool]]) -> None:
     nvidia_only = {str(r["id"]) for r in records if r.get("trigger") and r["trigger"].get("when")
                    and any(_nvidia_only(leaf) for leaf in _required(r["trigger"]["when"]))}
-    # RL122 needs the CUDA backend (FlashInfer's sampler), RL215 NVIDIA's native FP4 (Blackwell), RL206 SM 9.0: the
+    # RL122 needs FlashInfer (a CUDA library; its sampler), RL215 NVIDIA's native FP4 (Blackwell), RL206 SM 9.0: the
     # check is not empty, and each is listed on some NVIDIA GPU
     assert {"RL122", "RL206", "RL215"} <= nvidia_only
     for rid in ("RL122", "RL206", "RL215"):

@@ -138,7 +138,7 @@ def test_text_lists_only_shown_findings_and_counts_the_rest(tmp_path: Path, monk
     assert lines[1] == (
         "9 more possible findings that nothing in the files points at depend on the GPU (--gpu), the engine "
         "version (--engine-version) and attention.fa4, container.kind, container.mount_targets, "
-        "container.port_on_all_interfaces, engine.backend, gpu.cc_mode (--fact KEY=VALUE); declare them "
+        "container.port_on_all_interfaces, engine.flashinfer, gpu.cc_mode (--fact KEY=VALUE); declare them "
         "(or set them in [tool.relialint]) or list them with --show-possible")
     assert lines[1].endswith("or list them with --show-possible")
     listed = invoke(["serve.sh", "--isolated", "--show-possible"])

@@ -190,16 +190,6 @@ def verdict(record: Mapping[str, Any], engine: str, gpu: Gpu | None,
 # -- every setup, by classes -----------------------------------------------------------------------------------------
 
 
-def _order(version: Version | VersionBound | None, literal: Version) -> object:
-    if version is None:
-        return "unknown"
-    if isinstance(version, VersionBound):
-        return version.order(literal)
-    if not version.comparable(literal):
-        return "other scheme"
-    return -1 if version < literal else (1 if literal < version else 0)
-
-
 def _gpu_key(gpu: Gpu | None, keys: Sequence[str]) -> object:
     if gpu is None:
         return None
@@ -260,6 +250,7 @@ def record_setups(record: Mapping[str, Any], gpus: Sequence[Gpu | None],
                   versions: Mapping[str, Sequence[VersionChoice]]) -> RecordSetups:
     """The record's verdict for every engine, GPU choice and version choice, evaluating one setup per class."""
     from relialint.core.evaluator import Evaluator
+    from relialint.site.setup_launch import version_order
 
     out = RecordSetups(record)
     evaluator = Evaluator()
@@ -267,14 +258,14 @@ def record_setups(record: Mapping[str, Any], gpus: Sequence[Gpu | None],
     if trigger is None or record.get("status") == "withdrawn":
         return out
     # the GPU facts the verdict can turn on: those the trigger reads, and the vendor wherever it reads the backend
-    # (a known vendor rules out the other vendors' backends in the worlds)
+    # or FlashInfer (a known vendor rules out the other vendors' backends in the worlds, and FlashInfer off CUDA)
     keys = sorted({k for k in trigger.keys if k.startswith("gpu.")}
-                  | ({"gpu.vendor"} if "engine.backend" in trigger.keys else set()))
+                  | ({"gpu.vendor"} if {"engine.backend", "engine.flashinfer"} & set(trigger.keys) else set()))
     engines = [e for e in engine_names() if not record.get("engines") or e in record["engines"]]
     for engine in engines:
         model = _engine(engine)
         literals = [f for f in (model.own_version(v) for v in trigger.literals) if f is not None]
-        vkeys = [tuple(_order(c.version, lit) for lit in literals) if c.version is not None else None
+        vkeys = [tuple(version_order(c.version, lit) for lit in literals) if c.version is not None else None
                  for c in versions[engine]]
         memo: dict[tuple[object, object], Verdict | None] = {}
         grid: list[list[Verdict | None]] = []

@@ -195,7 +195,9 @@ def _grid_key(grid: Grid) -> object:
     return tuple(tuple(_key(c) for c in row) for row in grid)
 
 
-def _order(version: Version | VersionBound | None, literal: Version) -> object:
+def version_order(version: Version | VersionBound | None, literal: Version) -> object:
+    """Where a version choice lies against one literal of a trigger: -1, 0, 1, or what keeps it from comparing
+    (unknown, another scheme). Choices with the same orders against every literal get the same verdict."""
     if version is None:
         return "unknown"
     if isinstance(version, VersionBound):
@@ -206,7 +208,7 @@ def _order(version: Version | VersionBound | None, literal: Version) -> object:
 
 
 def _version_key(engine: Engine, version: Version | VersionBound | None, literals: Sequence[Version]) -> object:
-    orders = tuple(_order(version, lit) for lit in literals)
+    orders = tuple(version_order(version, lit) for lit in literals)
     if version is None:
         return None
     if isinstance(version, VersionBound):
@@ -236,7 +238,8 @@ def launch_setups(record: Mapping[str, Any], gpus: Sequence[Gpu | None],
     oses = os_choices() if out.reads_os else [None]
     # a stated backend can tell the GPU's vendor (HIP runs on AMD): it matters where the trigger reads the backend
     # or the GPU (the engines' defaults read neither for the engines that offer a choice of backend)
-    reads_backend = any(k == "engine.backend" or k.startswith("gpu.") for k in trigger.keys)
+    # FlashInfer follows the backend (a CUDA library)
+    reads_backend = any(k in ("engine.backend", "engine.flashinfer") or k.startswith("gpu.") for k in trigger.keys)
     for name in versions:
         if record.get("engines") and name not in record["engines"]:
             continue

@@ -159,7 +159,7 @@ def test_no_accessibility_violations_and_targets_at_least_24px(browser: Any, bas
         for path in ("", "records/", "records/RL101/"):
             _open(tab, base_url, path)
             tab.screenshot(path=str(ARTIFACTS / f"{_slug(path)}-{scheme}-{viewport}.png"))
-    assert problems == []
+    assert problems == [], "\n".join(problems)
 
 
 def test_dark_mode_follows_the_system_until_the_reader_chooses(browser: Any, base_url: str) -> None:

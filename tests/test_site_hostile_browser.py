@@ -143,6 +143,8 @@ def test_my_setup_lists_the_records_as_text(hostile_browser: Any, hostile_url: s
     with local_tab(hostile_browser, hostile_url, viewport={"width": 1366, "height": 900}) as tab:
         _open(tab, hostile_url + "setup/?engine=vllm&version=0.9.2", dialogs)
         items = tab.eval_on_selector_all(".rl-setup-head a", "links => links.map(a => a.textContent)")
-    assert f"RL597: {' '.join(titles['RL597'].split())}" in items
+    # issue 29: "my setup" lists what a default launch can meet; RL597 needs --no-enable-chunked-prefill, so it is
+    # not listed, and RL496's hostile title is the one read back as text
+    assert f"RL597: {' '.join(titles['RL597'].split())}" not in items
     assert f"RL496: {' '.join(titles['RL496'].split())}" in items
     assert dialogs == []

@@ -252,6 +252,8 @@ RELEASE_LISTINGS = ("records-entered", "records-left")
 title would rank the release page with the record."""
 _RECORD_PAGE = re.compile(r"records/(RL[0-9]+)/")
 _RELEASE_PAGE = re.compile(r"releases/[^/#]+/")
+_GPU_SECTION = re.compile(r"hardware/[^/#]+/#gpu-[^/#]+")
+_FIRST_PARAGRAPH = re.compile(r"<p>.*?</p>", re.DOTALL)
 _TAG = re.compile(r"<[^>]*>")
 _CODE = re.compile(r"<code>(.*?)</code>", re.DOTALL)
 
@@ -297,7 +299,8 @@ def _kept(doc: Mapping[str, Any]) -> bool:
 def merge_index(index: dict[str, Any], table: Mapping[str, Mapping[str, str]]) -> list[str]:
     """Make the built index hold what users search (in place): a record page is one entry, its title and summary
     (the result's snippet) with every field of ``table``; other pages keep their sections, with the flags they show
-    as ``kw``, less the release sections that list records and those that list nothing (a title ending "(0)").
+    as ``kw``, less the release sections that list records and those that list nothing (a title ending "(0)"); a
+    GPU's section of a hardware page keeps its name and facts, not the records it lists.
     Returns the problems: a configured field missing from the search plugin's ``fields``, a ``pipeline`` that
     changes tokens (the catalogue's filter matches them as the index splits them), a record page with no terms,
     terms of a page the index lacks."""
@@ -312,6 +315,11 @@ def merge_index(index: dict[str, Any], table: Mapping[str, Mapping[str, str]]) -
         if not _kept(doc):
             continue
         docs.append(doc)
+        if _GPU_SECTION.fullmatch(str(doc.get("location", ""))):
+            # a GPU's section of a hardware page: its name and facts; the records it lists have their own entries,
+            # and their titles and options would rank the GPU's page with each of them
+            first = _FIRST_PARAGRAPH.search(str(doc.get("text") or ""))
+            doc["text"] = first.group(0) if first else ""
         match = _RECORD_PAGE.fullmatch(str(doc.get("location", "")))
         if not match:
             if flags := page_flags(doc):

@@ -127,7 +127,7 @@ def test_the_five_setups_exactly(data: dict[str, Any]) -> None:
     # RL206 on H100 + 0.30.0: possible, not definite as issue 29 read it: the record now holds only where vLLM runs
     # FA4 on SM90, which 0.30.0 does for some models only; --attention-config (FA4 stated) decides it
     assert lookup(data, "vllm", "0.30.0", "H100") == {
-        "RL107": ("p", "whether NVIDIA Confidential Computing mode on"), "RL206": ("p", "--attention-config"),
+        "RL107": ("p", "whether the GPU is in Confidential Computing mode"), "RL206": ("p", "--attention-config"),
         "RL213": ("p", model), "RL322": ("p", mounts), "RL338": ("p", model), "RL601": ("p", port),
         "RL602": ("p", model)}
     assert lookup(data, "vllm", "0.10.1", "RTX 4090") == {
@@ -135,7 +135,7 @@ def test_the_five_setups_exactly(data: dict[str, Any]) -> None:
         "RL322": ("p", mounts), "RL601": ("p", port), "RL602": ("p", model)}
     assert lookup(data, "vllm", "0.23.0", "B200") == {
         "RL104": ("p", quantization),
-        "RL107": ("p", "VLLM_USE_V2_MODEL_RUNNER; whether NVIDIA Confidential Computing mode on"),
+        "RL107": ("p", "VLLM_USE_V2_MODEL_RUNNER; whether the GPU is in Confidential Computing mode"),
         "RL212": ("p", model), "RL215": ("p", quantization), "RL322": ("p", mounts), "RL338": ("p", model),
         "RL601": ("p", port), "RL602": ("p", model)}
     assert lookup(data, "llama.cpp", "b6000", "Strix Halo", "", "linux") == {

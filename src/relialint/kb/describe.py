@@ -72,6 +72,15 @@ def _fmt(value: Any) -> str:
     return f"`{value}`"
 
 
+def fact_phrase(key: str) -> str | None:
+    """A boolean fact said as true in plain English ("the GPU has native FP4"), where the vocabulary of phrases
+    has one."""
+    phrase = _PHRASES.get(key)
+    if phrase is None or "{v}" in phrase:
+        return None
+    return phrase.format(on="on", has="has", uses="uses", does="does", are="are", **{"is": "is"})
+
+
 def leaf_english(leaf: Leaf) -> str:
     key, op, value = leaf.key, leaf.op, leaf.arg
     if op == "present":

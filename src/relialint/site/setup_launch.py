@@ -305,10 +305,15 @@ def deciding(engine: str, missing: Sequence[str]) -> str:
 
 
 def _described(key: str) -> str:
-    """A fact no option or variable sets, as the vocabulary describes it (its first clause): "whether a port of
-    the container is reachable on every host interface"."""
+    """A fact no option or variable sets: a boolean in the records' own phrase ("whether the GPU has native FP4"),
+    else as the vocabulary describes it (its first clause): "whether a port of the container is reachable on every
+    host interface"."""
     from relialint.core.facts import spec_for
+    from relialint.kb.describe import fact_phrase
 
+    phrase = fact_phrase(key)
+    if phrase is not None:
+        return f"whether {phrase}"
     spec = spec_for(key)
     if spec is None:
         return key

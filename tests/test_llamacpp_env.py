@@ -261,3 +261,48 @@ def test_a_variable_whose_option_the_command_line_also_gives_is_overridden(tmp_p
     assert found["flag.llama.cpp.ctx-size"] == ("8192", "flag", 7, 39)  # at the -c
     (clean,) = facts(tmp_path, "compose.yaml", text.replace('"-c", "8192"', '"--port", "8080"'))
     assert clean["llama.env_overridden"] == (None, "inferred", None, None)
+
+
+# -- an open environment: the options its variables may set -----------------------------------------------------------
+
+_LAUNCH = r"C:\AI\llama-b5000-bin-win-cuda-cu12.4-x64\llama-server.exe -m D:\m\Qwen2.5-7B-Instruct-Q4_K_M.gguf -ngl 99"
+_SLOTS = ("RL320", "RL346")
+
+
+def _slot_rows(text: str, kind: str, name: str) -> list[tuple[str, str, int, int, bool, list[str]]]:
+    found = lint_text(text, name, kind, Options()).findings
+    return [(f.code, f.certainty, f.line, f.column, f.shown, list(f.missing_facts)) for f in found if f.code in _SLOTS]
+
+
+def test_a_windows_launcher_leaves_an_option_its_variable_may_set_open() -> None:
+    """A .bat inherits the user's environment, and b5000 reads LLAMA_ARG_N_PARALLEL before the command line: with no
+    -np the single default slot (RL346) is possible, not definite, and shown by the pinned build; RL320, which needs
+    several slots that nothing in the file sets, is possible and counted, not listed."""
+    rows = _slot_rows(f"@echo off\n{_LAUNCH}\n", "windows", "serve.bat")
+    assert rows == [("RL320", "possible", 2, 1, False, ["flag.llama.cpp.parallel"]),
+                    ("RL346", "possible", 2, 1, True, ["flag.llama.cpp.parallel"])]
+
+
+def test_a_shell_script_is_the_whole_launch_so_the_option_is_unset() -> None:
+    """The same line in a shell script: its environment is the file's, so no -np is known unset (RL346 definite) and
+    RL320 cannot hold."""
+    line = "/opt/llama-b5000-bin-ubuntu-x64/llama-server -m /m/Qwen2.5-7B-Instruct-Q4_K_M.gguf -ngl 99"
+    assert _slot_rows(f"#!/bin/sh\n{line}\n", "shell", "serve.sh") == [("RL346", "definite", 2, 1, True, [])]
+
+
+def test_an_option_on_the_launcher_wins_over_any_variable() -> None:
+    """-np 4 on the line: llama-server applies the command line after the variables, so the option is known."""
+    line = f"{_LAUNCH} -np 4 -c 8192"
+    rows = _slot_rows(f"@echo off\n{line}\n", "windows", "serve.bat")
+    assert rows == [("RL320", "definite", 2, line.index("-np") + 1, True, [])]  # at -np, column 108
+
+
+def test_a_default_an_open_variable_may_replace_is_not_assumed(tmp_path: Path) -> None:
+    """llama-server's default -ub/-b fill a complete command line's unset options only where no variable of an open
+    environment may set them: a shell script states them, a Windows launcher leaves them open."""
+    line = "/opt/llama-b5000-bin-ubuntu-x64/llama-server -m /m/x.gguf"
+    shell = facts(tmp_path, "serve.sh", f"#!/bin/sh\n{line}\n")[0]
+    assert (shell["llama.ubatch"][:2], shell["llama.batch"][:2]) == ((512, "default"), (2048, "default"))
+    windows = facts(tmp_path, "serve.bat", f"@echo off\n{_LAUNCH}\n")[0]
+    assert "llama.ubatch" not in windows and "llama.batch" not in windows
+    assert "flag.llama.cpp.parallel" not in windows and windows["flag.llama.cpp.n-gpu-layers"][:2] == ("99", "flag")

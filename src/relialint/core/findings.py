@@ -7,9 +7,9 @@ from typing import Any, Protocol
 
 from relialint import record_url
 from relialint.core.deployment import Deployment
-from relialint.core.evaluate import PredicateError, eval_affected, eval_leaf
+from relialint.core.evaluate import PredicateError, eval_affected, eval_leaf, eval_predicate
 from relialint.core.evaluator import Evaluator
-from relialint.core.facts import PER_VERSION, Fact, FactSet, user_stated
+from relialint.core.facts import CLOSED_UNSET, PER_VERSION, Fact, FactSet, user_stated
 from relialint.core.results import VERSION_DEFAULTED, Finding
 from relialint.core.triggers import Range, Trigger, compile_trigger, leaves
 from relialint.core.worlds import Worlds, WorldsEngine, judge
@@ -111,9 +111,12 @@ def points_at(trigger: Trigger | Mapping[str, Any], facts: FactSet) -> bool:
     native FP4): the vendor only agrees with the capability, and the GPU decides. Nothing points at a record that
     waits on the container's settings (``container.*``) when the file puts the
     launch in no container (a host script, a unit running the engine itself): whether it runs in one, and how,
-    no file here says."""
+    no file here says. Nor at a record that holds only where a variable or an option the file does not give is
+    set (:func:`needs_unseen_setting`): an open environment may set it, but nothing in the file says it does."""
     compiled = _compiled(trigger)
     pairs = list(leaves(compiled.when))
+    if needs_unseen_setting(compiled, facts):
+        return False  # it holds only where a variable or option no line of the file gives is set
     if facts.get("container.kind") is None and any(
             leaf.key and leaf.key.startswith("container.") and facts.get(leaf.key) is None for leaf, _ in pairs):
         return False  # a record about the container, and the file puts the launch in none it shows
@@ -134,6 +137,28 @@ def points_at(trigger: Trigger | Mapping[str, Any], facts: FactSet) -> bool:
     return any(_points(leaf, positive, facts) for leaf, positive in pairs
                if not (waits_on_user and leaf.key == "engine.version")
                and not (waits_on_gpu and leaf.key == "gpu.vendor"))
+
+
+SETTING_PREFIXES = ("env.", "flag.")
+"""The keys a deployment's own lines set: its variables and its engine's options."""
+
+
+def needs_unseen_setting(trigger: Trigger, facts: FactSet) -> bool:
+    """Whether the trigger is false once every variable and option it reads that no line of the file gives (left
+    unknown only because the environment is open: a Dockerfile, a Windows launcher, a ``$OPTS`` splice) is taken
+    as unset: the failure then needs a setting nothing in the file shows. A setting the file gives with a value it
+    does not show (``-e VLLM_X=$X``) is the file's own and is not taken as unset."""
+    unseen = {leaf.key for leaf, _ in leaves(trigger.when) if leaf.key and leaf.key.startswith(SETTING_PREFIXES)
+              and leaf.key not in facts.facts and facts.get(leaf.key) is None}
+    if not unseen:
+        return False
+    as_unset = facts.copy()
+    for key in unseen:
+        as_unset.set(key, CLOSED_UNSET)
+    try:
+        return eval_predicate(trigger.when, as_unset).value is False
+    except PredicateError:
+        return False
 
 
 def _leaves_some_out(rng: Range) -> bool:

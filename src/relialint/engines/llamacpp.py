@@ -286,6 +286,8 @@ def _apply_launch(deployment: Deployment, command: Command, launch: Launch, kind
         _env_overridden(facts, command.env)
     if _complete(launch):
         facts.closed.add("flag.llama.cpp.")
+        if "env." not in facts.closed and launch.server:
+            _env_open_options(facts, [w.text for w in launch.args], _version(facts))
     serve_facts(deployment, "flag.llama.cpp.", ("api-key", "api-key-file"), ("LLAMA_API_KEY", "LLAMA_ARG_API_KEY_FILE"),
                 env_sets=False, host_env=("LLAMA_ARG_HOST",))
     lora_fact(deployment, llama_lora_paths(launch.args) if launch.server else [], "flag.llama.cpp." in facts.closed)
@@ -346,6 +348,25 @@ def _env_options(facts: FactSet, env: list[EnvVar], version: Version | None, wor
                 for fact_key, fact in model_facts(value, Word(value, var.span, source=var.source),
                                                   name == "hf-repo").items():
                     facts.set(fact_key, replace(fact, origin="env") if fact_key == "model.name" else fact)
+
+
+def _env_open_options(facts: FactSet, words: list[str | None], version: Version | None) -> None:
+    """Where the environment is open (a Windows launcher, a Dockerfile's image run by someone else), an option the
+    command line leaves out may still be set by its ``LLAMA_ARG_*`` variable, which llama-server reads before the
+    command line (``common_params_parse_ex``): each option some build of the deployment reads from a variable, and
+    its typed fact (:data:`FACTS`), is unknown unless the file sets it. Options no variable sets stay known
+    unset."""
+    pool = set(llamacpp_flags.env_pool(words, version))
+    for ranges in llamacpp_flags.table().env.values():
+        for lo, hi, option, _handler in ranges:
+            name = OPTIONS.get(str(option))
+            if name is None or not any(lo <= i <= hi for i in pool):
+                continue
+            key = f"flag.llama.cpp.{name}"
+            if not facts.settled(key):
+                facts.unknown(key)
+            if name in FACTS and not facts.settled(FACTS[name][0]):
+                facts.unknown(FACTS[name][0])
 
 
 def _env_overridden(facts: FactSet, env: list[EnvVar]) -> None:
@@ -682,5 +703,5 @@ def version_defaults(facts: FactSet) -> None:
         return
     for key, value in (("llama.ubatch", 512), ("llama.batch", 2048), ("llama.split_mode", "layer"),
                        ("kv_cache.dtype", "f16")):
-        if key not in facts.facts:
+        if not facts.settled(key):  # not where a variable of an open environment may set it
             facts.set(key, Fact(value, "default"))

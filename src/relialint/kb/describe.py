@@ -72,13 +72,20 @@ def _fmt(value: Any) -> str:
     return f"`{value}`"
 
 
+def _verbs(positive: bool) -> dict[str, str]:
+    """The words a :data:`_PHRASES` entry is filled with, for the fact true or false."""
+    return {"on": "on" if positive else "off", "has": "has" if positive else "has no",
+            "is": "is" if positive else "is not", "uses": "uses" if positive else "does not use",
+            "does": "does" if positive else "does not", "are": "are" if positive else "are not"}
+
+
 def fact_phrase(key: str) -> str | None:
     """A boolean fact said as true in plain English ("the GPU has native FP4"), where the vocabulary of phrases
     has one."""
     phrase = _PHRASES.get(key)
     if phrase is None or "{v}" in phrase:
         return None
-    return phrase.format(on="on", has="has", uses="uses", does="does", are="are", **{"is": "is"})
+    return phrase.format(**_verbs(True))
 
 
 def leaf_english(leaf: Leaf) -> str:
@@ -87,11 +94,7 @@ def leaf_english(leaf: Leaf) -> str:
         return f"{key} is {'set' if value else 'not set'}"
     phrase = _PHRASES.get(key)
     if phrase and op in ("eq", "ne") and isinstance(value, bool):
-        positive = value if op == "eq" else not value
-        words = {"on": "on" if positive else "off", "has": "has" if positive else "has no",
-                 "is": "is" if positive else "is not", "uses": "uses" if positive else "does not use",
-                 "does": "does" if positive else "does not", "are": "are" if positive else "are not"}
-        return phrase.format(**words)
+        return phrase.format(**_verbs(value if op == "eq" else not value))
     if phrase and key == "engine.name" and op == "eq":
         return phrase.format(v=value)
     if key in _VALUE_PHRASES and op in ("eq", "in"):

@@ -250,7 +250,7 @@ def record_setups(record: Mapping[str, Any], gpus: Sequence[Gpu | None],
                   versions: Mapping[str, Sequence[VersionChoice]]) -> RecordSetups:
     """The record's verdict for every engine, GPU choice and version choice, evaluating one setup per class."""
     from relialint.core.evaluator import Evaluator
-    from relialint.site.setup_launch import version_order
+    from relialint.site.setup_launch import BACKEND_FACTS, version_order
 
     out = RecordSetups(record)
     evaluator = Evaluator()
@@ -260,7 +260,7 @@ def record_setups(record: Mapping[str, Any], gpus: Sequence[Gpu | None],
     # the GPU facts the verdict can turn on: those the trigger reads, and the vendor wherever it reads the backend
     # or FlashInfer (a known vendor rules out the other vendors' backends in the worlds, and FlashInfer off CUDA)
     keys = sorted({k for k in trigger.keys if k.startswith("gpu.")}
-                  | ({"gpu.vendor"} if {"engine.backend", "engine.flashinfer"} & set(trigger.keys) else set()))
+                  | ({"gpu.vendor"} if BACKEND_FACTS & set(trigger.keys) else set()))
     engines = [e for e in engine_names() if not record.get("engines") or e in record["engines"]]
     for engine in engines:
         model = _engine(engine)

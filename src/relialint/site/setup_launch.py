@@ -195,6 +195,10 @@ def _grid_key(grid: Grid) -> object:
     return tuple(tuple(_key(c) for c in row) for row in grid)
 
 
+BACKEND_FACTS = frozenset({"engine.backend", "engine.flashinfer"})
+"""Facts a GPU's vendor can decide: the backend, and FlashInfer, a CUDA library (off on any other backend)."""
+
+
 def version_order(version: Version | VersionBound | None, literal: Version) -> object:
     """Where a version choice lies against one literal of a trigger: -1, 0, 1, or what keeps it from comparing
     (unknown, another scheme). Choices with the same orders against every literal get the same verdict."""
@@ -238,8 +242,7 @@ def launch_setups(record: Mapping[str, Any], gpus: Sequence[Gpu | None],
     oses = os_choices() if out.reads_os else [None]
     # a stated backend can tell the GPU's vendor (HIP runs on AMD): it matters where the trigger reads the backend
     # or the GPU (the engines' defaults read neither for the engines that offer a choice of backend)
-    # FlashInfer follows the backend (a CUDA library)
-    reads_backend = any(k in ("engine.backend", "engine.flashinfer") or k.startswith("gpu.") for k in trigger.keys)
+    reads_backend = any(k in BACKEND_FACTS or k.startswith("gpu.") for k in trigger.keys)
     for name in versions:
         if record.get("engines") and name not in record["engines"]:
             continue
